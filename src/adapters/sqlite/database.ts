@@ -1,0 +1,60 @@
+/**
+ * Opens the embedded SQLite database and applies the numbered, forward-only migrations of
+ * migrations/sqlite/. Every SQLite adapter receives the same handle from the container.
+ */
+import Database from 'better-sqlite3'
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export type SqliteDb = Database.Database
+
+/** migrations/sqlite at the package root (works from src/ under tsx and from dist/src/ when built). */
+export function sqliteMigrationsDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url))
+  for (let i = 0; i < 6; i++) {
+    const candidate = join(dir, 'migrations', 'sqlite')
+    try {
+      readdirSync(candidate)
+      return candidate
+    } catch {
+      dir = dirname(dir)
+    }
+  }
+  throw new Error('migrations/sqlite not found')
+}
+
+/** Opens (or creates) a database; `:memory:` gives a private in-memory one for tests. */
+export function openSqlite(path: string): SqliteDb {
+  const db = new Database(path)
+  if (path !== ':memory:') db.pragma('journal_mode = WAL')
+  // FULL: a committed transaction survives power loss; group commit amortises the fsync (metering issue).
+  db.pragma('synchronous = FULL')
+  db.pragma('foreign_keys = ON')
+  db.pragma('busy_timeout = 5000')
+  db.pragma('cache_size = -65536')
+  db.pragma('temp_store = MEMORY')
+  migrate(db)
+  return db
+}
+
+/** Applies every migration file (NNN_name.sql) not yet recorded, each in its own transaction. */
+export function migrate(db: SqliteDb, dir: string = sqliteMigrationsDir()): string[] {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)')
+  const done = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version))
+  const files = readdirSync(dir)
+    .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
+    .sort()
+  const applied: string[] = []
+  for (const file of files) {
+    const version = Number(file.slice(0, 3))
+    if (done.has(version)) continue
+    const sql = readFileSync(join(dir, file), 'utf8')
+    db.transaction(() => {
+      db.exec(sql)
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(version, file, Date.now())
+    })()
+    applied.push(file)
+  }
+  return applied
+}

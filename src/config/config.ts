@@ -1,0 +1,70 @@
+import Type from 'typebox'
+import Value from 'typebox/value'
+
+/** Environment variables of the operator interface (decisions D12). */
+export const EnvSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  HOST: Type.String({ default: '127.0.0.1' }),
+  PRONET_DATA_DIR: Type.String({ default: './data' }),
+  DATABASE_URL: Type.Optional(Type.String()),
+  REDIS_URL: Type.Optional(Type.String()),
+  PRONET_ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 1 })),
+  PRONET_SEED: Type.String({ default: 'small' }),
+  PRONET_TEST_CLOCK: Type.Optional(Type.String()),
+  PRONET_SECRET: Type.Optional(Type.String({ minLength: 1 })),
+  PRONET_PLATFORM_HOST: Type.String({ default: 'www.linkedin.com' }),
+  LOG_LEVEL: Type.String({ default: 'info' }),
+})
+
+export type SeedSize = 'none' | 'small' | 'medium' | 'large' | number
+
+export interface Config {
+  readonly port: number
+  readonly host: string
+  readonly dataDir: string
+  readonly databaseUrl: string | undefined
+  readonly redisUrl: string | undefined
+  readonly adminToken: string | undefined
+  readonly seed: SeedSize
+  readonly testClock: boolean
+  readonly secret: string | undefined
+  readonly platformHost: string
+  readonly logLevel: string
+}
+
+export class ConfigError extends Error {}
+
+function parseSeed(raw: string): SeedSize {
+  const v = raw.trim().toLowerCase()
+  if (v === 'none' || v === 'small' || v === 'medium' || v === 'large') return v
+  if (/^\d+$/.test(v) && Number(v) > 0) return Number(v)
+  throw new ConfigError(`PRONET_SEED must be none, small, medium, large or a profile count (got "${raw}")`)
+}
+
+/** Parses the environment once; the result is frozen and passed to whoever needs it. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const picked: Record<string, unknown> = {}
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const value = env[key]
+    if (value !== undefined && value !== '') picked[key] = key === 'PORT' ? Number(value) : value
+  }
+  const withDefaults = Value.Default(EnvSchema, picked)
+  if (!Value.Check(EnvSchema, withDefaults)) {
+    const first = [...Value.Errors(EnvSchema, withDefaults)][0]
+    throw new ConfigError(`invalid environment: ${first?.instancePath.slice(1) ?? ''} ${first?.message ?? ''}`.trim())
+  }
+  const e = withDefaults as Type.Static<typeof EnvSchema>
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: e.PRONET_DATA_DIR,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    adminToken: e.PRONET_ADMIN_TOKEN,
+    seed: parseSeed(e.PRONET_SEED),
+    testClock: e.PRONET_TEST_CLOCK === '1',
+    secret: e.PRONET_SECRET,
+    platformHost: e.PRONET_PLATFORM_HOST.toLowerCase(),
+    logLevel: e.LOG_LEVEL,
+  })
+}

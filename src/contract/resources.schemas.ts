@@ -1,0 +1,406 @@
+/**
+ * The API contract: one TypeBox schema per resource of spec section 2 (and decisions D6, D7).
+ * These schemas are the single source of truth. Ingest and seeding validate records with them,
+ * tests validate every response with them, and /openapi.json is generated from them.
+ *
+ * Conventions: `Nullable(x)` = present, possibly null. `Type.Optional(x)` = may be omitted.
+ * Objects are closed (additionalProperties: false) so a stray field is caught by the tests.
+ */
+import Type, { type TSchema } from 'typebox'
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+const closed = { additionalProperties: false } as const
+const Str = Type.String()
+const Int = Type.Integer()
+const NonNegInt = Type.Integer({ minimum: 0 })
+const Bool = Type.Boolean()
+
+// ---------- Post (2.2) ----------
+
+export const PostTypeSchema = Type.Union(
+  ['text', 'image', 'document', 'article', 'platformVideo'].map((v) => Type.Literal(v)),
+  { description: 'text, image, document, article, or the video value platformVideo' },
+)
+
+export const ReactionsByTypeSchema = Type.Record(Type.String({ pattern: '^[a-z]+$' }), NonNegInt, {
+  description: 'integer counts keyed by lower-case reaction type; only received types; sums to reactionCount',
+})
+
+export const ImageSchema = Type.Object({ url: Str, width: Int, height: Int }, closed)
+
+export const VideoStreamSchema = Type.Object(
+  { url: Str, width: Int, height: Int, bitRate: Int },
+  { ...closed, description: 'one available rendition' },
+)
+
+export const VideoSchema = Type.Object(
+  {
+    url: Str,
+    duration: Type.Integer({ minimum: 0, description: 'milliseconds' }),
+    thumbnail: Str,
+    progressiveStreams: Type.Array(VideoStreamSchema),
+  },
+  closed,
+)
+
+export const PostAuthorSchema = Type.Object(
+  { urn: Str, name: Str, headline: Str, url: Str, imageUrl: Nullable(Str) },
+  closed,
+)
+
+export const PermissionsSchema = Type.Object(
+  {
+    canReact: Bool,
+    canPostComments: Bool,
+    canShare: Bool,
+    commentingDisabled: Bool,
+    allowedCommentersScope: Str,
+    shareAudience: Str,
+    isActivity: Bool,
+    rootShare: Type.Boolean({ description: 'false when the post quotes another one' }),
+  },
+  closed,
+)
+
+export const PostSchema = Type.Object(
+  {
+    id: Type.String({ description: 'activity URN' }),
+    shareUrn: Type.String({ description: 'share or ugcPost URN' }),
+    content: Str,
+    date: Type.String({ format: 'date-time', description: 'original publication time, also for edited posts' }),
+    reactionCount: NonNegInt,
+    commentCount: NonNegInt,
+    sharesCount: NonNegInt,
+    reactionsByType: ReactionsByTypeSchema,
+    postType: PostTypeSchema,
+    shareUrl: Str,
+    imageUrl: Nullable(Str),
+    videoUrl: Nullable(Str),
+    carouselPdfUrl: Nullable(Str),
+    images: Type.Array(ImageSchema),
+    video: Nullable(VideoSchema),
+    resharedPostUrn: Type.Optional(Type.String({ description: 'present only on a reshare with commentary' })),
+    authorType: Type.Union([Type.Literal('Person'), Type.Literal('Company')]),
+    authorProfileId: Type.Optional(Type.String({ description: 'shown on member posts' })),
+    profile: PostAuthorSchema,
+    permissions: PermissionsSchema,
+  },
+  { ...closed, $id: 'Post' },
+)
+
+/** The older shape of /api/v1/posts/updates (spec 2.2). */
+export const PostOlderSchema = Type.Object(
+  {
+    id: Str,
+    content: Str,
+    date: Type.String({ format: 'date-time' }),
+    reactionCount: NonNegInt,
+    commentCount: NonNegInt,
+    imageUrl: Nullable(Str),
+    videoUrl: Nullable(Str),
+    carouselPdfUrl: Nullable(Str),
+    profile: PostAuthorSchema,
+  },
+  { ...closed, $id: 'PostOlder' },
+)
+
+/** The trimmed post inside a profile reaction (D7, observed). */
+export const PostTrimmedSchema = Type.Object(
+  {
+    id: Str,
+    shareUrn: Str,
+    content: Str,
+    date: Type.String({ format: 'date-time' }),
+    reactionCount: NonNegInt,
+    commentCount: NonNegInt,
+    sharesCount: NonNegInt,
+    imageUrl: Nullable(Str),
+    videoUrl: Nullable(Str),
+    carouselPdfUrl: Nullable(Str),
+    profile: PostAuthorSchema,
+    reactionsByType: ReactionsByTypeSchema,
+    shareUrl: Str,
+  },
+  { ...closed, $id: 'PostTrimmed' },
+)
+
+// ---------- Reaction entry (2.3) ----------
+
+export const REACTION_TYPES = ['LIKE', 'EMPATHY', 'ENTERTAINMENT', 'INTEREST', 'PRAISE', 'APPRECIATION'] as const
+export type ReactionType = (typeof REACTION_TYPES)[number]
+export const ReactionTypeSchema = Type.Union(REACTION_TYPES.map((v) => Type.Literal(v)))
+
+export const ReactionEntrySchema = Type.Object(
+  { reactionType: ReactionTypeSchema, post: PostTrimmedSchema },
+  { ...closed, $id: 'ReactionEntry' },
+)
+
+// ---------- Profile (2.4, D7) ----------
+
+export const YearMonthSchema = Type.Object(
+  { year: Int, month: Type.Optional(Type.Integer({ minimum: 1, maximum: 12 })) },
+  closed,
+)
+
+export const TimePeriodSchema = Type.Object(
+  { startDate: Nullable(YearMonthSchema), endDate: Nullable(YearMonthSchema) },
+  { ...closed, description: 'startDate null when the entry has no start date; endDate null while ongoing' },
+)
+
+export const ExperienceSchema = Type.Object(
+  {
+    name: Str,
+    jobTitle: Str,
+    description: Str,
+    dateRange: Str,
+    current: Type.Boolean({ description: 'true only for the primary ongoing position' }),
+    ongoing: Type.Boolean({ description: 'true for every ongoing position (D7)' }),
+    totalDuration: Type.Optional(
+      Type.String({ description: 'e.g. "2 yrs 3 mos", both ends counted, ongoing runs to today; omitted without a start date' }),
+    ),
+    positionUrn: Str,
+    timePeriod: TimePeriodSchema,
+    company: Type.Object({ url: Str, name: Str, logo: Nullable(Str), companyId: Str, urn: Str }, closed),
+  },
+  closed,
+)
+
+export const EducationSchema = Type.Object(
+  {
+    name: Str,
+    description: Type.String({ description: 'synthesized degree plus field' }),
+    dateRange: Str,
+    current: Bool,
+    educationUrn: Str,
+    grade: Str,
+    details: Str,
+    schoolLogo: Nullable(Str),
+    schoolUrl: Str,
+    timePeriod: TimePeriodSchema,
+  },
+  closed,
+)
+
+export const SkillSchema = Type.Object({ name: Str, endorsementCount: NonNegInt }, closed)
+export const LanguageSchema = Type.Object({ name: Str, proficiency: Str }, closed)
+export const CertificationSchema = Type.Object(
+  {
+    name: Str,
+    issuer: Str,
+    issuedAt: Type.String({ pattern: '^\\d{4}-\\d{2}$', description: 'YYYY-MM' }),
+    url: Nullable(Str),
+    credentialId: Nullable(Str),
+    authority: Type.String({ description: 'older duplicate of issuer' }),
+    timePeriod: Type.Object({ startDate: YearMonthSchema }, { ...closed, description: 'older duplicate of issuedAt' }),
+  },
+  closed,
+)
+export const RecommendationSchema = Type.Object(
+  { caption: Str, description: Str, authorFullname: Str, authorUrl: Str },
+  closed,
+)
+export const TestScoreSchema = Type.Object({ name: Str, score: Str, date: Str }, closed)
+
+export const CurrentPositionSchema = Type.Object(
+  { positionUrn: Str, title: Str, name: Str, companyId: Str, companyUrn: Str, publicIdentifier: Str, url: Str },
+  closed,
+)
+export const CurrentSchoolSchema = Type.Object(
+  { educationUrn: Str, schoolId: Str, name: Str, url: Str, logo: Nullable(Str) },
+  closed,
+)
+
+export const ProfileSchema = Type.Object(
+  {
+    id: Type.String({ description: 'profile URN' }),
+    profileId: Type.String({ pattern: '^ACoAA[A-Za-z0-9_-]{34}$' }),
+    memberId: Type.String({ pattern: '^\\d+$' }),
+    publicIdentifier: Str,
+    url: Str,
+    firstName: Str,
+    lastName: Str,
+    title: Str,
+    description: Str,
+    location: Str,
+    geoLocationName: Str,
+    geoCountryName: Str,
+    countryCode: Str,
+    geoUrn: Str,
+    profilePictureUrl: Str,
+    coverImageUrl: Str,
+    connectionType: Type.Literal('OUT_OF_NETWORK'),
+    creatorInfo: Type.Object({ hashTags: Type.Array(Str), website: Str }, closed),
+    jobTitle: Str,
+    companyName: Str,
+    companyPublicId: Str,
+    companyPlatformUrl: Str,
+    currentPosition: Nullable(CurrentPositionSchema),
+    currentSchool: Nullable(CurrentSchoolSchema),
+    followerCount: NonNegInt,
+    connectionsCount: NonNegInt,
+    creator: Bool,
+    influencer: Bool,
+    premium: Bool,
+    isVerified: Bool,
+    openToWork: Type.Optional(Bool),
+    inRemembrance: Bool,
+    openProfile: Type.Optional(Bool),
+    joinDate: Type.Object({ month: Type.Integer({ minimum: 1, maximum: 12 }), year: Int }, closed),
+    pronoun: Type.Optional(Str),
+    experiences: Type.Array(ExperienceSchema),
+    educations: Type.Array(EducationSchema),
+    skills: Type.Array(SkillSchema),
+    languages: Type.Array(LanguageSchema),
+    certifications: Type.Array(CertificationSchema),
+    recommendations: Type.Optional(Type.Array(RecommendationSchema)),
+    testScores: Type.Array(TestScoreSchema),
+    volunteerCauses: Type.Array(Type.String({ pattern: '^[A-Z_]+$' })),
+  },
+  { ...closed, $id: 'Profile' },
+)
+
+// ---------- Company (2.5, D7) ----------
+
+export const COMPANY_TYPE_CODES = [
+  'PUBLIC_COMPANY',
+  'PRIVATELY_HELD',
+  'SELF_EMPLOYED',
+  'SELF_OWNED',
+  'PARTNERSHIP',
+  'GOVERNMENT_AGENCY',
+  'NON_PROFIT',
+  'EDUCATIONAL',
+] as const
+
+export const CompanySchema = Type.Object(
+  {
+    id: Type.String({ description: 'company URN' }),
+    companyId: Type.String({ pattern: '^\\d+$' }),
+    name: Type.Optional(Str),
+    publicIdentifier: Type.Optional(Str),
+    url: Str,
+    websiteUrl: Type.Optional(Str),
+    domain: Type.Optional(Str),
+    industry: Str,
+    industryV1: Str,
+    employeeCount: NonNegInt,
+    employeeCountRange: Type.Object({ start: NonNegInt, end: NonNegInt }, closed),
+    headquarter: Type.Optional(
+      Type.Object(
+        { line1: Str, city: Str, geographicArea: Str, postalCode: Str, country: Str, description: Str, headquarter: Bool },
+        closed,
+      ),
+    ),
+    locations: Type.Array(
+      Type.Object({ city: Str, geographicArea: Str, country: Str, headquarter: Bool }, closed),
+    ),
+    followerCount: NonNegInt,
+    logoUrl: Type.Optional(Str),
+    coverImageUrl: Type.Optional(Str),
+    description: Type.Optional(Str),
+    specialities: Type.Array(Str),
+    companyType: Str,
+    companyTypeCode: Type.Union(COMPANY_TYPE_CODES.map((v) => Type.Literal(v))),
+    hashtags: Type.Array(Str),
+  },
+  { ...closed, $id: 'Company' },
+)
+
+// ---------- Article (2.6) ----------
+
+export const ArticleSchema = Type.Object(
+  {
+    articleUrn: Type.String({ pattern: '^urn:li:platformArticle:\\d+$' }),
+    articleId: Type.String({ pattern: '^\\d+$' }),
+    title: Str,
+    url: Str,
+    description: Str,
+    publishedAt: Nullable(Type.String({ format: 'date-time', description: 'null when the id does not decode' })),
+    coverImageUrl: Nullable(Str),
+    readTimeMinutes: Nullable(Type.Integer({ minimum: 0 })),
+    subtitle: Str,
+  },
+  { ...closed, $id: 'Article' },
+)
+
+// ---------- Comments and post reactions (D6) ----------
+
+export const CommentAuthorSchema = Type.Object(
+  {
+    id: Type.String({ description: 'profile URN, or a company URN for a page' }),
+    name: Str,
+    headline: Str,
+    profilePictureUrl: Nullable(Str),
+    profileUrl: Str,
+    publicId: Nullable(Str),
+    profileId: Nullable(Str),
+  },
+  closed,
+)
+
+const commentFields = {
+  urn: Type.String({ description: 'urn:li:comment:(activity:<postId>,<commentId>)' }),
+  text: Str,
+  createdAt: Type.String({ format: 'date-time' }),
+  reactionCount: NonNegInt,
+  author: CommentAuthorSchema,
+  permalink: Str,
+  pinned: Bool,
+}
+
+export const ReplySchema = Type.Object(
+  { ...commentFields, replies: Type.Array(Type.Never(), { maxItems: 0, description: 'always empty one level down' }) },
+  { ...closed, $id: 'Reply' },
+)
+
+export const CommentSchema = Type.Object(
+  { ...commentFields, replies: Type.Array(ReplySchema) },
+  { ...closed, $id: 'Comment' },
+)
+
+export const PostReactionSchema = Type.Object(
+  {
+    reactionType: ReactionTypeSchema,
+    actor: Type.Object(
+      {
+        urn: Str,
+        name: Str,
+        headline: Str,
+        profileUrl: Str,
+        profilePictureUrl: Nullable(Str),
+        publicId: Nullable(Str),
+        profileId: Nullable(Str),
+      },
+      closed,
+    ),
+  },
+  { ...closed, $id: 'PostReaction' },
+)
+
+// ---------- Batch result (2.10) and error (2.9) ----------
+
+export const BatchResultSchema = Type.Union(
+  [
+    Type.Object({ input: Str, company: CompanySchema }, closed),
+    Type.Object(
+      { input: Str, error: Type.Object({ code: Str, message: Str, status: Int }, closed) },
+      closed,
+    ),
+  ],
+  { $id: 'BatchResult' },
+)
+
+export const ErrorSchema = Type.Object(
+  { error: Str, code: Str, details: Type.Optional(Type.Record(Type.String(), Type.Unknown())) },
+  { $id: 'Error' },
+)
+
+export type Post = Type.Static<typeof PostSchema>
+export type PostOlder = Type.Static<typeof PostOlderSchema>
+export type PostTrimmed = Type.Static<typeof PostTrimmedSchema>
+export type Profile = Type.Static<typeof ProfileSchema>
+export type Experience = Type.Static<typeof ExperienceSchema>
+export type Company = Type.Static<typeof CompanySchema>
+export type Article = Type.Static<typeof ArticleSchema>
+export type Comment = Type.Static<typeof CommentSchema>
+export type PostReaction = Type.Static<typeof PostReactionSchema>

@@ -1,0 +1,258 @@
+/**
+ * The one write path of the content model: seeding and `pronet ingest` both hand records here.
+ * A record is validated against its contract schema, checked for the rules the schema cannot say
+ * (ids that agree with each other, counts that sum), and turned into stored rows with ready JSON.
+ */
+import { Compile } from 'typebox/compile'
+import { INGEST_KINDS, type IngestKind, type IngestRecord, type PostRecord } from '../../contract/ingest.schemas.ts'
+import {
+  PostOlderSchema,
+  PostSchema,
+  PostTrimmedSchema,
+  type Post,
+} from '../../contract/resources.schemas.ts'
+import type { Clock } from '../../ports/clock.ts'
+import type { AuthorRef, ContentRow, ContentStore, WriteOutcome } from '../../ports/content-store.ts'
+import { articlePublishedAt, DIGITS_RE, POST_ID_RE, timeFromId } from './ids.ts'
+import { profileTemplate } from './profile-doc.ts'
+
+const validators = Object.fromEntries(
+  Object.entries(INGEST_KINDS).map(([kind, schema]) => [kind, Compile(schema)]),
+) as { [K in IngestKind]: ReturnType<typeof Compile> }
+
+export class RecordError extends Error {}
+
+const fail = (message: string): never => {
+  throw new RecordError(message)
+}
+
+const POST_FIELDS = Object.keys(PostSchema.properties) as (keyof Post)[]
+const TRIMMED_FIELDS = Object.keys(PostTrimmedSchema.properties) as (keyof Post)[]
+const OLDER_FIELDS = Object.keys(PostOlderSchema.properties) as (keyof Post)[]
+
+function pick(post: PostRecord, fields: readonly (keyof Post)[]): string {
+  const out: Record<string, unknown> = {}
+  for (const f of fields) if (post[f] !== undefined) out[f] = post[f]
+  return JSON.stringify(out)
+}
+
+/** A profile or company URN as an author reference. */
+export function authorFromUrn(urn: string): AuthorRef | undefined {
+  const person = /^urn:li:fsd_profile:(ACoAA[A-Za-z0-9_-]{34})$/.exec(urn)
+  if (person) return { kind: 'person', id: person[1] as string }
+  const company = /^urn:li:(?:fsd_company|company|fsd_organizationalPage|organization):(\d+)$/.exec(urn)
+  if (company) return { kind: 'company', id: company[1] as string }
+  return undefined
+}
+
+/** An activity URN or bare activity id, as the 19-digit id. */
+export function postIdFrom(value: string): string | undefined {
+  const m = /^(?:urn:li:activity:)?(\d{19})$/.exec(value.trim())
+  return m ? (m[1] as string) : undefined
+}
+
+function schemaErrors(kind: IngestKind, data: unknown): string | undefined {
+  const validator = validators[kind]
+  if (validator.Check(data)) return undefined
+  const errors = validator.Errors(data).slice(0, 3)
+  return errors
+    .map((e) => {
+      const path = `data${e.instancePath.replaceAll('/', '.')}`
+      const extra =
+        e.keyword === 'additionalProperties'
+          ? `: ${String((e.params as { additionalProperties?: string[] }).additionalProperties?.join(', '))}`
+          : ''
+      return `${path} ${e.message}${extra}`
+    })
+    .join('; ')
+}
+
+function preparePost(p: PostRecord): ContentRow {
+  const idm = /^urn:li:activity:(\d{19})$/.exec(p.id) ?? fail(`data.id must be urn:li:activity:<19 digits> (got "${p.id}")`)
+  const id = idm[1] as string
+  const share = /^urn:li:(share|ugcPost):(\d+)$/.exec(p.shareUrn) ?? fail('data.shareUrn must be a share or ugcPost URN')
+  const dateMs = Date.parse(p.date)
+  if (Math.abs(dateMs - timeFromId(id)) > 1000) {
+    fail(`data.date must be the time encoded in the activity id (${new Date(timeFromId(id)).toISOString()})`)
+  }
+  const sum = Object.values(p.reactionsByType).reduce((a, b) => a + b, 0)
+  if (sum !== p.reactionCount) fail(`data.reactionsByType sums to ${sum} but reactionCount is ${p.reactionCount}`)
+  if (p.imageUrl !== (p.images[0]?.url ?? null)) fail('data.imageUrl must be the first entry of images (or null)')
+  if (p.videoUrl !== (p.video?.url ?? null)) fail('data.videoUrl must equal video.url (or null)')
+  const author = authorFromUrn(p.profile.urn) ?? fail('data.profile.urn must be a profile or company URN')
+  if (p.authorType === 'Person') {
+    if (author.kind !== 'person') fail('data.profile.urn must be a profile URN on a Person post')
+    if (p.authorProfileId !== author.id) fail('data.authorProfileId must be the id of data.profile.urn')
+  } else {
+    if (author.kind !== 'company') fail('data.profile.urn must be a company URN on a Company post')
+    if (p.authorProfileId !== undefined) fail('data.authorProfileId is shown on member posts only')
+  }
+  if (p.resharedPostUrn !== undefined && postIdFrom(p.resharedPostUrn) === undefined) {
+    fail('data.resharedPostUrn must be an activity URN')
+  }
+  if (p.repostOf !== undefined && postIdFrom(p.repostOf) === undefined) fail('data.repostOf must be an activity URN')
+  const video = p.video?.progressiveStreams[0]
+  const meta = {
+    isEdited: p.isEdited === true,
+    mentionsCompanies: p.mentionsCompanies ?? [],
+    liveVideo: p.liveVideo === true,
+    jobPost: p.jobPost === true,
+    videoSize: video ? { width: video.width, height: video.height } : null,
+  }
+  return {
+    kind: 'post',
+    row: {
+      id,
+      shareKind: share[1] as 'share' | 'ugcPost',
+      shareId: share[2] as string,
+      author,
+      isRepost: p.repostOf !== undefined,
+      doc: pick(p, POST_FIELDS),
+      docTrimmed: pick(p, TRIMMED_FIELDS),
+      docOlder: pick(p, OLDER_FIELDS),
+      text: p.content,
+      meta: JSON.stringify(meta),
+    },
+  }
+}
+
+/** Turns one validated-by-schema record into its row; throws RecordError on a rule violation. */
+export function prepareRecord(record: IngestRecord, nowMs: number, platformHost: string): ContentRow {
+  switch (record.kind) {
+    case 'profile': {
+      const p = record.data
+      if (p.id !== `urn:li:fsd_profile:${p.profileId}`) fail('data.id must be urn:li:fsd_profile:<profileId>')
+      if (p.memberId === p.profileId) fail('data.memberId must differ from profileId')
+      if (p.publicIdentifier.trim() === '') fail('data.publicIdentifier must not be empty')
+      return {
+        kind: 'profile',
+        row: {
+          profileId: p.profileId,
+          memberId: p.memberId,
+          slug: p.publicIdentifier.toLowerCase(),
+          name: `${p.firstName} ${p.lastName}`.trim(),
+          headline: p.title,
+          pictureUrl: p.profilePictureUrl === '' ? null : p.profilePictureUrl,
+          url: p.url,
+          doc: profileTemplate(p),
+        },
+      }
+    }
+    case 'company': {
+      const { pageType, ...c } = record.data
+      if (c.id !== `urn:li:fsd_company:${c.companyId}`) fail('data.id must be urn:li:fsd_company:<companyId>')
+      return {
+        kind: 'company',
+        row: {
+          companyId: c.companyId,
+          slug: c.publicIdentifier ? c.publicIdentifier.toLowerCase() : null,
+          pageType: pageType ?? 'company',
+          name: c.name ?? '',
+          headline: c.description?.slice(0, 120) ?? c.industry,
+          logoUrl: c.logoUrl ?? null,
+          url: c.url,
+          doc: JSON.stringify(c),
+        },
+      }
+    }
+    case 'post':
+      return preparePost(record.data)
+    case 'article': {
+      const { authorProfileId, ...a } = record.data
+      if (a.articleUrn !== `urn:li:platformArticle:${a.articleId}`) {
+        fail('data.articleUrn must be urn:li:platformArticle:<articleId>')
+      }
+      const decoded = articlePublishedAt(a.articleId, nowMs)
+      if (a.publishedAt !== decoded) {
+        fail(`data.publishedAt must be the instant decoded from articleId (${decoded ?? 'null: the id does not decode'})`)
+      }
+      return { kind: 'article', row: { articleId: a.articleId, authorProfileId, doc: JSON.stringify(a) } }
+    }
+    case 'comment': {
+      const c = record.data
+      const m = /^urn:li:comment:\((?:activity|ugcPost):(\d+),(\d+)\)$/.exec(c.urn) as RegExpExecArray
+      const postId = m[1] as string
+      if (!POST_ID_RE.test(postId)) fail('data.urn must name a 19-digit activity id')
+      const author = authorFromUrn(c.author.id) ?? fail('data.author.id must be a profile or company URN')
+      return {
+        kind: 'comment',
+        row: {
+          commentId: m[2] as string,
+          postId,
+          parentId: c.parentCommentId ?? null,
+          author,
+          text: c.text,
+          createdAt: c.createdAt,
+          reactionCount: c.reactionCount,
+          pinned: c.pinned === true,
+          permalink: `https://${platformHost}/feed/update/urn:li:activity:${postId}?commentUrn=${encodeURIComponent(c.urn)}`,
+        },
+      }
+    }
+    case 'postReaction': {
+      const r = record.data
+      const postId = postIdFrom(r.postId) ?? fail('data.postId must be an activity URN or id')
+      const actor = authorFromUrn(r.actor.urn) ?? fail('data.actor.urn must be a profile or company URN')
+      return { kind: 'postReaction', row: { postId, actor, reactionType: r.reactionType } }
+    }
+    case 'profileReaction': {
+      const r = record.data
+      const postId = postIdFrom(r.postId) ?? fail('data.postId must be an activity URN or id')
+      const reactedAt = r.reactedAt !== undefined ? Date.parse(r.reactedAt) : timeFromId(postId)
+      return { kind: 'profileReaction', row: { profileId: r.profileId, postId, reactionType: r.reactionType, reactedAt } }
+    }
+  }
+}
+
+export type RecordOutcome = { ok: true } | { ok: false; reason: string }
+
+/** Validates an untrusted `{kind, data}` value; returns the typed record or the reason it is refused. */
+export function validateRecord(value: unknown): { record: IngestRecord } | { reason: string } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { reason: 'a record must be a JSON object' }
+  const { kind, data, ...rest } = value as Record<string, unknown>
+  const extra = Object.keys(rest)
+  if (extra.length > 0) return { reason: `unknown key(s) ${extra.join(', ')}; a record is {kind, data}` }
+  if (typeof kind !== 'string' || !(kind in INGEST_KINDS)) {
+    return { reason: `kind must be one of ${Object.keys(INGEST_KINDS).join(', ')}` }
+  }
+  const errors = schemaErrors(kind as IngestKind, data)
+  if (errors !== undefined) return { reason: errors }
+  return { record: { kind, data } as IngestRecord }
+}
+
+export interface ContentWriter {
+  /** Validates, prepares and stores records in order; one outcome per record, failures leave nothing. */
+  write(records: readonly unknown[]): Promise<RecordOutcome[]>
+}
+
+export function createContentWriter(deps: { store: ContentStore; clock: Clock; platformHost: string }): ContentWriter {
+  return {
+    async write(records) {
+      const outcomes: RecordOutcome[] = new Array(records.length)
+      const rows: ContentRow[] = []
+      const rowIndex: number[] = []
+      const now = deps.clock.now()
+      records.forEach((value, i) => {
+        const v = validateRecord(value)
+        if ('reason' in v) {
+          outcomes[i] = { ok: false, reason: v.reason }
+          return
+        }
+        try {
+          rows.push(prepareRecord(v.record, now, deps.platformHost))
+          rowIndex.push(i)
+        } catch (e) {
+          if (!(e instanceof RecordError)) throw e
+          outcomes[i] = { ok: false, reason: e.message }
+        }
+      })
+      const written: WriteOutcome[] = rows.length > 0 ? await deps.store.write(rows) : []
+      written.forEach((w, j) => {
+        outcomes[rowIndex[j] as number] = w
+      })
+      return outcomes
+    },
+  }
+}
+
+export const isDigits = (s: string): boolean => DIGITS_RE.test(s)

@@ -1,0 +1,81 @@
+/**
+ * A profile's experience durations depend on today (an ongoing role runs to today), so the stored
+ * profile document is a template: each `totalDuration` value is a placeholder between two raw U+0001
+ * characters. JSON.stringify escapes every control character in user text, so a raw U+0001 can only
+ * be one of ours. Rendering is a split and a few integer operations, with no JSON parse.
+ */
+import { randomBytes } from 'node:crypto'
+import type { Profile } from '../../contract/resources.schemas.ts'
+
+const MARK = '\u0001'
+
+interface YearMonth {
+  year: number
+  month?: number | undefined
+}
+
+/** "2 yrs 3 mos": both ends counted; year-only dates count whole years. */
+export function durationLabel(start: YearMonth, end: YearMonth): string {
+  let months: number
+  if (start.month === undefined || end.month === undefined) {
+    months = Math.max(1, end.year - start.year + 1) * 12
+  } else {
+    months = Math.max(1, end.year * 12 + end.month - (start.year * 12 + start.month) + 1)
+  }
+  const years = Math.floor(months / 12)
+  const rest = months % 12
+  const parts: string[] = []
+  if (years > 0) parts.push(`${years} yr${years > 1 ? 's' : ''}`)
+  if (rest > 0) parts.push(`${rest} mo${rest > 1 ? 's' : ''}`)
+  return parts.join(' ')
+}
+
+function encodeYm(ym: YearMonth | null): string {
+  if (ym === null) return 'now'
+  return ym.month === undefined ? String(ym.year) : `${ym.year}-${ym.month}`
+}
+
+function decodeYm(text: string, today: Date): YearMonth {
+  if (text === 'now') return { year: today.getUTCFullYear(), month: today.getUTCMonth() + 1 }
+  const [y, m] = text.split('-')
+  return m === undefined ? { year: Number(y) } : { year: Number(y), month: Number(m) }
+}
+
+/**
+ * Serialises a profile into its stored template. `totalDuration` given in the input is ignored:
+ * it is always derived from the time period, so it can never disagree with it.
+ */
+export function profileTemplate(profile: Profile): string {
+  const nonce = randomBytes(9).toString('base64url')
+  const specs: string[] = []
+  const experiences = profile.experiences.map((e) => {
+    const { totalDuration: _ignored, ...rest } = e
+    const start = e.timePeriod.startDate
+    if (start === null) return rest
+    specs.push(`${encodeYm(start)}/${encodeYm(e.timePeriod.endDate)}`)
+    // Keep the field where the contract lists it (after `ongoing`).
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(rest)) {
+      out[k] = v
+      if (k === 'ongoing') out.totalDuration = `${nonce}:${specs.length - 1}`
+    }
+    return out
+  })
+  let json = JSON.stringify({ ...profile, experiences })
+  specs.forEach((spec, i) => {
+    json = json.replace(`"${nonce}:${i}"`, `${MARK}${spec}${MARK}`)
+  })
+  return json
+}
+
+/** Renders a stored template for the given instant. */
+export function renderProfile(template: string, nowMs: number): string {
+  if (!template.includes(MARK)) return template
+  const today = new Date(nowMs)
+  const parts = template.split(MARK)
+  for (let i = 1; i < parts.length; i += 2) {
+    const [start, end] = (parts[i] as string).split('/') as [string, string]
+    parts[i] = JSON.stringify(durationLabel(decodeYm(start, today), decodeYm(end, today)))
+  }
+  return parts.join('')
+}

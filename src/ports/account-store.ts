@@ -1,0 +1,42 @@
+/** Accounts and their API keys. Keys are stored only as SHA-256 hashes. */
+export type PlanName = 'free' | 'custom' | 'none'
+export type SubscriptionStatus = 'active' | 'free' | 'trialing' | 'past_due' | 'incomplete' | 'unpaid' | 'canceled'
+
+export interface AccountRecord {
+  id: string
+  name: string
+  createdAt: number
+  suspendedAt: number | null
+  plan: PlanName
+  status: SubscriptionStatus
+  creditsLimit: number
+  rpsLimit: number
+}
+
+export interface ApiKeyRecord {
+  id: string
+  accountId: string
+  prefix: string
+  createdAt: number
+  revokedAt: number | null
+}
+
+export interface KeyLookup {
+  keyId: string
+  accountId: string
+  suspended: boolean
+}
+
+export interface AccountStore {
+  /** Creates an account together with its first key in one transaction. */
+  createAccount(account: AccountRecord, key: ApiKeyRecord & { hash: string }): Promise<void>
+  getAccount(id: string): Promise<AccountRecord | undefined>
+  addKey(key: ApiKeyRecord & { hash: string }): Promise<void>
+  /** Marks a key revoked; false when the account has no such live key. */
+  revokeKey(accountId: string, keyId: string, at: number): Promise<boolean>
+  listKeys(accountId: string): Promise<ApiKeyRecord[]>
+  /** The live (not revoked) key with this hash. */
+  findKeyByHash(hash: string): Promise<KeyLookup | undefined>
+  setSuspended(accountId: string, at: number | null): Promise<boolean>
+  close(): Promise<void>
+}

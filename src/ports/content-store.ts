@@ -1,0 +1,188 @@
+/**
+ * Storage of the content model. Rows arrive prepared by the content writer (domain), documents are
+ * stored as ready-to-send JSON text so a response is assembled by concatenation, never re-serialised.
+ * Ids that are 19-digit decimals (posts, comments, articles) travel as strings; adapters store them as
+ * 64-bit integers so newest-first order is an index scan.
+ */
+export type AuthorKind = 'person' | 'company'
+
+export interface AuthorRef {
+  readonly kind: AuthorKind
+  /** profileId for a person, numeric companyId for a company. */
+  readonly id: string
+}
+
+export interface ProfileRow {
+  profileId: string
+  memberId: string
+  /** publicIdentifier, lower-cased (slugs are matched case-insensitively). */
+  slug: string
+  name: string
+  headline: string
+  pictureUrl: string | null
+  url: string
+  /** Profile JSON; may hold duration placeholders rendered at read time (see profile-doc.ts). */
+  doc: string
+}
+
+export interface CompanyRow {
+  companyId: string
+  /** publicIdentifier, lower-cased; null when the page has none. */
+  slug: string | null
+  pageType: 'company' | 'school' | 'showcase'
+  name: string
+  headline: string
+  logoUrl: string | null
+  url: string
+  doc: string
+}
+
+export interface PostRow {
+  /** activity id (19 digits). */
+  id: string
+  shareKind: 'share' | 'ugcPost'
+  shareId: string
+  author: AuthorRef
+  /** A repost without commentary: stored so feeds can count it, never returned. */
+  isRepost: boolean
+  /** Full Post (2.2). */
+  doc: string
+  /** Trimmed post inside a profile reaction (D7). */
+  docTrimmed: string
+  /** Older shape of posts/updates (2.2). */
+  docOlder: string
+  /** Author's own text, for the search index. */
+  text: string
+  /** JSON of facts used by filters and search (isEdited, mentions, content kinds, media sizes). */
+  meta: string
+}
+
+export interface ArticleRow {
+  articleId: string
+  authorProfileId: string
+  doc: string
+}
+
+export interface CommentRow {
+  commentId: string
+  postId: string
+  parentId: string | null
+  author: AuthorRef
+  text: string
+  createdAt: string
+  reactionCount: number
+  pinned: boolean
+  permalink: string
+}
+
+export interface PostReactionRow {
+  postId: string
+  actor: AuthorRef
+  reactionType: string
+}
+
+export interface ProfileReactionRow {
+  profileId: string
+  postId: string
+  reactionType: string
+  /** Unix ms; orders the feed newest first. */
+  reactedAt: number
+}
+
+export type ContentRow =
+  | { kind: 'profile'; row: ProfileRow }
+  | { kind: 'company'; row: CompanyRow }
+  | { kind: 'post'; row: PostRow }
+  | { kind: 'article'; row: ArticleRow }
+  | { kind: 'comment'; row: CommentRow }
+  | { kind: 'postReaction'; row: PostReactionRow }
+  | { kind: 'profileReaction'; row: ProfileReactionRow }
+
+export type WriteOutcome = { ok: true } | { ok: false; reason: string }
+
+/** The card of a person or company page, as joined into comments and reactions. */
+export interface ActorCard {
+  kind: AuthorKind
+  id: string
+  name: string
+  headline: string
+  pictureUrl: string | null
+  url: string
+  /** lower-cased slug, null for a page without one */
+  slug: string | null
+}
+
+export interface CommentView {
+  commentId: string
+  postId: string
+  text: string
+  createdAt: string
+  reactionCount: number
+  pinned: boolean
+  permalink: string
+  author: ActorCard
+  replies: CommentView[]
+}
+
+export interface PostReactionView {
+  reactionType: string
+  actor: ActorCard
+}
+
+export interface ContentCounts {
+  profiles: number
+  companies: number
+  posts: number
+  articles: number
+  comments: number
+  postReactions: number
+  profileReactions: number
+}
+
+export interface ContentStore {
+  /** Upserts rows in order; each row is atomic, and a failing row (unknown link) is reported and leaves nothing. */
+  write(rows: readonly ContentRow[]): Promise<WriteOutcome[]>
+
+  /** Profile document template by profileId. */
+  getProfileDoc(profileId: string): Promise<string | undefined>
+  /** profileId for a slug (case-insensitive). */
+  findProfileIdBySlug(slug: string): Promise<string | undefined>
+  /** profileId for a numeric member id (`urn:li:member:<id>`). */
+  findProfileIdByMemberId(memberId: string): Promise<string | undefined>
+
+  /** Company document and page kind by companyId. */
+  getCompany(companyId: string): Promise<{ doc: string; pageType: CompanyRow['pageType'] } | undefined>
+  /** companyId for a slug (case-insensitive). */
+  findCompanyIdBySlug(slug: string): Promise<string | undefined>
+
+  /** One page of an author's feed, newest first, reposts included (flagged); `beforeId` is exclusive. */
+  listPosts(
+    author: AuthorRef,
+    beforeId: string | null,
+    limit: number,
+  ): Promise<{ rows: { id: string; isRepost: boolean; doc: string }[]; hasMore: boolean }>
+  /** An author's newest posts in the older shape, reposts without commentary excluded. */
+  listRecentPostsOlder(author: AuthorRef, limit: number): Promise<{ id: string; docOlder: string }[]>
+  /** A post by activity id, or by its share/ugcPost id. */
+  getPost(activityId: string): Promise<{ id: string; doc: string } | undefined>
+  findPostIdByShare(shareKind: 'share' | 'ugcPost', shareId: string): Promise<string | undefined>
+
+  /** A member's reactions, newest first; `after` is the last entry of the previous page (exclusive). */
+  listProfileReactions(
+    profileId: string,
+    after: { reactedAt: number; postId: string } | null,
+    limit: number,
+  ): Promise<{ rows: { reactionType: string; reactedAt: number; postId: string; postDoc: string }[]; hasMore: boolean }>
+
+  /** A member's articles newest first (by id, which encodes time), by offset. */
+  listArticles(profileId: string, offset: number, limit: number): Promise<string[]>
+
+  /** Top-level comments of a post (pinned first, then by reactions, then newest), each with its replies. */
+  listComments(postId: string, offset: number, limit: number): Promise<{ comments: CommentView[]; hasMore: boolean }>
+  /** Reactions to a post in the order they were recorded. */
+  listPostReactions(postId: string, offset: number, limit: number): Promise<{ reactions: PostReactionView[]; hasMore: boolean }>
+
+  /** Row counts; an empty store is seeded on first start. */
+  counts(): Promise<ContentCounts>
+  close(): Promise<void>
+}
