@@ -17,10 +17,10 @@ const Bool = Type.Boolean()
 
 // ---------- Post (2.2) ----------
 
-export const PostTypeSchema = Type.Union(
-  ['text', 'image', 'document', 'article', 'platformVideo'].map((v) => Type.Literal(v)),
-  { description: 'text, image, document, article, or the video value platformVideo' },
-)
+export const POST_TYPES = ['text', 'image', 'document', 'article', 'platformVideo'] as const
+export const PostTypeSchema = Type.Enum(POST_TYPES, {
+  description: 'text, image, document, article, or the video value platformVideo',
+})
 
 export const ReactionsByTypeSchema = Type.Record(Type.String({ pattern: '^[a-z]+$' }), NonNegInt, {
   description: 'integer counts keyed by lower-case reaction type; only received types; sums to reactionCount',
@@ -85,7 +85,7 @@ export const PostSchema = Type.Object(
     profile: PostAuthorSchema,
     permissions: PermissionsSchema,
   },
-  { ...closed, $id: 'Post' },
+  closed,
 )
 
 /** The older shape of /api/v1/posts/updates (spec 2.2). */
@@ -101,7 +101,7 @@ export const PostOlderSchema = Type.Object(
     carouselPdfUrl: Nullable(Str),
     profile: PostAuthorSchema,
   },
-  { ...closed, $id: 'PostOlder' },
+  closed,
 )
 
 /** The trimmed post inside a profile reaction (D7, observed). */
@@ -121,18 +121,18 @@ export const PostTrimmedSchema = Type.Object(
     reactionsByType: ReactionsByTypeSchema,
     shareUrl: Str,
   },
-  { ...closed, $id: 'PostTrimmed' },
+  closed,
 )
 
 // ---------- Reaction entry (2.3) ----------
 
 export const REACTION_TYPES = ['LIKE', 'EMPATHY', 'ENTERTAINMENT', 'INTEREST', 'PRAISE', 'APPRECIATION'] as const
 export type ReactionType = (typeof REACTION_TYPES)[number]
-export const ReactionTypeSchema = Type.Union(REACTION_TYPES.map((v) => Type.Literal(v)))
+export const ReactionTypeSchema = Type.Enum(REACTION_TYPES)
 
 export const ReactionEntrySchema = Type.Object(
   { reactionType: ReactionTypeSchema, post: PostTrimmedSchema },
-  { ...closed, $id: 'ReactionEntry' },
+  closed,
 )
 
 // ---------- Profile (2.4, D7) ----------
@@ -256,7 +256,7 @@ export const ProfileSchema = Type.Object(
     testScores: Type.Array(TestScoreSchema),
     volunteerCauses: Type.Array(Type.String({ pattern: '^[A-Z_]+$' })),
   },
-  { ...closed, $id: 'Profile' },
+  closed,
 )
 
 // ---------- Company (2.5, D7) ----------
@@ -300,10 +300,10 @@ export const CompanySchema = Type.Object(
     description: Type.Optional(Str),
     specialities: Type.Array(Str),
     companyType: Str,
-    companyTypeCode: Type.Union(COMPANY_TYPE_CODES.map((v) => Type.Literal(v))),
+    companyTypeCode: Type.Enum(COMPANY_TYPE_CODES),
     hashtags: Type.Array(Str),
   },
-  { ...closed, $id: 'Company' },
+  closed,
 )
 
 // ---------- Article (2.6) ----------
@@ -320,7 +320,7 @@ export const ArticleSchema = Type.Object(
     readTimeMinutes: Nullable(Type.Integer({ minimum: 0 })),
     subtitle: Str,
   },
-  { ...closed, $id: 'Article' },
+  closed,
 )
 
 // ---------- Comments and post reactions (D6) ----------
@@ -350,12 +350,12 @@ const commentFields = {
 
 export const ReplySchema = Type.Object(
   { ...commentFields, replies: Type.Array(Type.Never(), { maxItems: 0, description: 'always empty one level down' }) },
-  { ...closed, $id: 'Reply' },
+  closed,
 )
 
 export const CommentSchema = Type.Object(
   { ...commentFields, replies: Type.Array(ReplySchema) },
-  { ...closed, $id: 'Comment' },
+  closed,
 )
 
 export const PostReactionSchema = Type.Object(
@@ -374,7 +374,7 @@ export const PostReactionSchema = Type.Object(
       closed,
     ),
   },
-  { ...closed, $id: 'PostReaction' },
+  closed,
 )
 
 // ---------- Batch result (2.10) and error (2.9) ----------
@@ -387,12 +387,11 @@ export const BatchResultSchema = Type.Union(
       closed,
     ),
   ],
-  { $id: 'BatchResult' },
 )
 
 export const ErrorSchema = Type.Object(
   { error: Str, code: Str, details: Type.Optional(Type.Record(Type.String(), Type.Unknown())) },
-  { $id: 'Error' },
+  { additionalProperties: false },
 )
 
 export type Post = Type.Static<typeof PostSchema>

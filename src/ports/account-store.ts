@@ -38,5 +38,7 @@ export interface AccountStore {
   /** The live (not revoked) key with this hash. */
   findKeyByHash(hash: string): Promise<KeyLookup | undefined>
   setSuspended(accountId: string, at: number | null): Promise<boolean>
+  /** Whether any account exists (first start creates a demo account otherwise). */
+  hasAccounts(): Promise<boolean>
   close(): Promise<void>
 }

@@ -212,7 +212,8 @@ export function validateRecord(value: unknown): { record: IngestRecord } | { rea
   const { kind, data, ...rest } = value as Record<string, unknown>
   const extra = Object.keys(rest)
   if (extra.length > 0) return { reason: `unknown key(s) ${extra.join(', ')}; a record is {kind, data}` }
-  if (typeof kind !== 'string' || !(kind in INGEST_KINDS)) {
+  // hasOwn, not `in`: inherited names such as toString must not pass for a kind.
+  if (typeof kind !== 'string' || !Object.hasOwn(INGEST_KINDS, kind)) {
     return { reason: `kind must be one of ${Object.keys(INGEST_KINDS).join(', ')}` }
   }
   const errors = schemaErrors(kind as IngestKind, data)

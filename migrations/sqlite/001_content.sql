@@ -1,0 +1,91 @@
+-- Content model (ports/content-store.ts). Documents are ready-to-send JSON text, never parsed on reads.
+-- Activity, comment and article ids are decimals stored as 64-bit integers: the posts rowid is the
+-- activity id, so rowid order is time order (D2), which feeds and the full-text index walk backwards.
+-- Links that point at either a profile or a company (authors, actors) are checked by the adapter,
+-- which also reports every broken link with a readable reason; the foreign keys below are a safety
+-- net for the links that have a single target.
+
+CREATE TABLE profiles (
+  profile_id  TEXT PRIMARY KEY,
+  member_id   TEXT NOT NULL,
+  slug        TEXT NOT NULL,          -- publicIdentifier, lower-cased
+  name        TEXT NOT NULL,
+  headline    TEXT NOT NULL,
+  picture_url TEXT,
+  url         TEXT NOT NULL,
+  doc         TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX profiles_slug ON profiles (slug);
+CREATE UNIQUE INDEX profiles_member_id ON profiles (member_id);
+
+CREATE TABLE companies (
+  company_id TEXT PRIMARY KEY,
+  slug       TEXT,                    -- lower-cased; null for a page without one
+  page_type  TEXT NOT NULL CHECK (page_type IN ('company', 'school', 'showcase')),
+  name       TEXT NOT NULL,
+  headline   TEXT NOT NULL,
+  logo_url   TEXT,
+  url        TEXT NOT NULL,
+  doc        TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX companies_slug ON companies (slug) WHERE slug IS NOT NULL;
+
+CREATE TABLE posts (
+  id          INTEGER PRIMARY KEY,    -- activity id
+  share_kind  TEXT NOT NULL CHECK (share_kind IN ('share', 'ugcPost')),
+  share_id    TEXT NOT NULL,          -- only matched for equality, so kept as text
+  author_kind TEXT NOT NULL CHECK (author_kind IN ('person', 'company')),
+  author_id   TEXT NOT NULL,          -- profileId or companyId
+  is_repost   INTEGER NOT NULL,
+  doc         TEXT NOT NULL,
+  doc_trimmed TEXT NOT NULL,
+  doc_older   TEXT NOT NULL,
+  text        TEXT NOT NULL,
+  meta        TEXT NOT NULL
+);
+CREATE UNIQUE INDEX posts_share ON posts (share_kind, share_id);
+CREATE INDEX posts_author ON posts (author_kind, author_id, id DESC);
+
+CREATE TABLE articles (
+  article_id        INTEGER PRIMARY KEY,
+  author_profile_id TEXT NOT NULL,
+  doc               TEXT NOT NULL
+);
+CREATE INDEX articles_author ON articles (author_profile_id, article_id DESC);
+
+CREATE TABLE comments (
+  comment_id     INTEGER PRIMARY KEY,
+  post_id        INTEGER NOT NULL REFERENCES posts (id),
+  parent_id      INTEGER REFERENCES comments (comment_id),
+  author_kind    TEXT NOT NULL CHECK (author_kind IN ('person', 'company')),
+  author_id      TEXT NOT NULL,
+  text           TEXT NOT NULL,
+  created_at     TEXT NOT NULL,       -- returned exactly as received
+  created_ms     INTEGER NOT NULL,    -- orders comments: ISO strings with offsets or fractions do not sort as text
+  reaction_count INTEGER NOT NULL,
+  pinned         INTEGER NOT NULL,
+  permalink      TEXT NOT NULL
+);
+CREATE INDEX comments_top ON comments (post_id, pinned DESC, reaction_count DESC, created_ms DESC, comment_id DESC)
+  WHERE parent_id IS NULL;
+CREATE INDEX comments_replies ON comments (parent_id, created_ms, comment_id) WHERE parent_id IS NOT NULL;
+
+-- seq (the rowid) is the order reactions were recorded in; an upsert keeps it.
+CREATE TABLE post_reactions (
+  seq           INTEGER PRIMARY KEY,
+  post_id       INTEGER NOT NULL REFERENCES posts (id),
+  actor_kind    TEXT NOT NULL CHECK (actor_kind IN ('person', 'company')),
+  actor_id      TEXT NOT NULL,
+  reaction_type TEXT NOT NULL
+);
+CREATE UNIQUE INDEX post_reactions_actor ON post_reactions (post_id, actor_kind, actor_id);
+CREATE INDEX post_reactions_order ON post_reactions (post_id, seq);
+
+CREATE TABLE profile_reactions (
+  profile_id    TEXT NOT NULL REFERENCES profiles (profile_id),
+  post_id       INTEGER NOT NULL REFERENCES posts (id),
+  reaction_type TEXT NOT NULL,
+  reacted_at    INTEGER NOT NULL,     -- Unix ms
+  PRIMARY KEY (profile_id, post_id)
+) WITHOUT ROWID;
+CREATE INDEX profile_reactions_feed ON profile_reactions (profile_id, reacted_at DESC, post_id DESC);

@@ -1,0 +1,95 @@
+import type { AccountRecord, AccountStore, ApiKeyRecord, KeyLookup } from '../../ports/account-store.ts'
+import type { SqliteDb } from './database.ts'
+
+interface AccountRow {
+  id: string
+  name: string
+  created_at: number
+  suspended_at: number | null
+  plan: AccountRecord['plan']
+  status: AccountRecord['status']
+  credits_limit: number
+  rps_limit: number
+}
+
+interface KeyRow {
+  id: string
+  account_id: string
+  prefix: string
+  created_at: number
+  revoked_at: number | null
+}
+
+const toAccount = (r: AccountRow): AccountRecord => ({
+  id: r.id,
+  name: r.name,
+  createdAt: r.created_at,
+  suspendedAt: r.suspended_at,
+  plan: r.plan,
+  status: r.status,
+  creditsLimit: r.credits_limit,
+  rpsLimit: r.rps_limit,
+})
+
+const toKey = (r: KeyRow): ApiKeyRecord => ({
+  id: r.id,
+  accountId: r.account_id,
+  prefix: r.prefix,
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at,
+})
+
+export function createSqliteAccountStore(db: SqliteDb): AccountStore {
+  const insertAccount = db.prepare(
+    `INSERT INTO accounts (id, name, created_at, suspended_at, plan, status, credits_limit, rps_limit)
+     VALUES (@id, @name, @createdAt, @suspendedAt, @plan, @status, @creditsLimit, @rpsLimit)`,
+  )
+  const insertKey = db.prepare(
+    `INSERT INTO api_keys (id, account_id, hash, prefix, created_at, revoked_at)
+     VALUES (@id, @accountId, @hash, @prefix, @createdAt, @revokedAt)`,
+  )
+  const selectAccount = db.prepare('SELECT * FROM accounts WHERE id = ?')
+  const selectKeys = db.prepare('SELECT id, account_id, prefix, created_at, revoked_at FROM api_keys WHERE account_id = ? ORDER BY created_at, rowid')
+  const revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND id = ? AND revoked_at IS NULL')
+  const lookup = db.prepare(
+    `SELECT k.id AS keyId, k.account_id AS accountId, a.suspended_at IS NOT NULL AS suspended
+     FROM api_keys k JOIN accounts a ON a.id = k.account_id
+     WHERE k.hash = ? AND k.revoked_at IS NULL`,
+  )
+  const suspend = db.prepare('UPDATE accounts SET suspended_at = ? WHERE id = ?')
+  const anyAccount = db.prepare('SELECT 1 FROM accounts LIMIT 1')
+  const createBoth = db.transaction((account: AccountRecord, key: ApiKeyRecord & { hash: string }) => {
+    insertAccount.run(account)
+    insertKey.run(key)
+  })
+
+  return {
+    async createAccount(account, key) {
+      createBoth(account, key)
+    },
+    async getAccount(id) {
+      const row = selectAccount.get(id) as AccountRow | undefined
+      return row && toAccount(row)
+    },
+    async addKey(key) {
+      insertKey.run(key)
+    },
+    async revokeKey(accountId, keyId, at) {
+      return revoke.run(at, accountId, keyId).changes === 1
+    },
+    async listKeys(accountId) {
+      return (selectKeys.all(accountId) as KeyRow[]).map(toKey)
+    },
+    async findKeyByHash(hash) {
+      const row = lookup.get(hash) as { keyId: string; accountId: string; suspended: number } | undefined
+      return row && ({ keyId: row.keyId, accountId: row.accountId, suspended: row.suspended === 1 } satisfies KeyLookup)
+    },
+    async setSuspended(accountId, at) {
+      return suspend.run(at, accountId).changes === 1
+    },
+    async hasAccounts() {
+      return anyAccount.get() !== undefined
+    },
+    async close() {},
+  }
+}

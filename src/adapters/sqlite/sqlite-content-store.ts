@@ -1,0 +1,478 @@
+/**
+ * ContentStore on SQLite (migrations/sqlite/001_content.sql). Every list is one index range scan and
+ * documents go out exactly as stored. Activity, comment and article ids are 64-bit integers in the
+ * tables but never JS numbers here (they exceed 2^53): they are bound as decimal strings, which the
+ * columns' integer affinity converts exactly, and read back with CAST(... AS TEXT).
+ */
+import type {
+  ActorCard,
+  ArticleRow,
+  AuthorKind,
+  AuthorRef,
+  CommentRow,
+  CommentView,
+  CompanyRow,
+  ContentCounts,
+  ContentRow,
+  ContentStore,
+  PostReactionRow,
+  PostRow,
+  ProfileReactionRow,
+  ProfileRow,
+  WriteOutcome,
+} from '../../ports/content-store.ts'
+import type { SqliteDb } from './database.ts'
+
+const INT64_MAX = '9223372036854775807'
+
+/**
+ * A decimal the integer columns hold exactly. A leading zero would not survive the round trip
+ * ('0123' comes back as '123') and a value past int64 would become a float, so both are refused.
+ */
+export function isStorableId(id: string): boolean {
+  if (!/^(?:0|[1-9]\d{0,18})$/.test(id)) return false
+  return id.length < 19 || id <= INT64_MAX
+}
+
+/** A failing row: the reason goes back to the caller, the row's savepoint is rolled back. */
+class RowRefused extends Error {}
+
+const refuse = (reason: string): never => {
+  throw new RowRefused(reason)
+}
+
+const requireId = (what: string, id: string): void => {
+  if (!isStorableId(id)) refuse(`${what} "${id}" must be a decimal without leading zeros, at most ${INT64_MAX}`)
+}
+
+/** Card columns of a person or company joined on (kind, id); `a` is the alias of the linking table. */
+const cardColumns = (a: string, kindCol: string, idCol: string): string => `
+  ${a}.${kindCol} AS cardKind, ${a}.${idCol} AS cardId,
+  COALESCE(p.name, co.name, '') AS cardName,
+  COALESCE(p.headline, co.headline, '') AS cardHeadline,
+  CASE ${a}.${kindCol} WHEN 'person' THEN p.picture_url ELSE co.logo_url END AS cardPictureUrl,
+  COALESCE(p.url, co.url, '') AS cardUrl,
+  CASE ${a}.${kindCol} WHEN 'person' THEN p.slug ELSE co.slug END AS cardSlug`
+
+const cardJoins = (a: string, kindCol: string, idCol: string): string => `
+  LEFT JOIN profiles p ON ${a}.${kindCol} = 'person' AND p.profile_id = ${a}.${idCol}
+  LEFT JOIN companies co ON ${a}.${kindCol} = 'company' AND co.company_id = ${a}.${idCol}`
+
+interface CardCols {
+  cardKind: AuthorKind
+  cardId: string
+  cardName: string
+  cardHeadline: string
+  cardPictureUrl: string | null
+  cardUrl: string
+  cardSlug: string | null
+}
+
+interface CommentCols extends CardCols {
+  commentId: string
+  postId: string
+  text: string
+  createdAt: string
+  reactionCount: number
+  pinned: number
+  permalink: string
+}
+
+const toCard = (r: CardCols): ActorCard => ({
+  kind: r.cardKind,
+  id: r.cardId,
+  name: r.cardName,
+  headline: r.cardHeadline,
+  pictureUrl: r.cardPictureUrl,
+  url: r.cardUrl,
+  slug: r.cardSlug,
+})
+
+const toComment = (r: CommentCols, replies: CommentView[]): CommentView => ({
+  commentId: r.commentId,
+  postId: r.postId,
+  text: r.text,
+  createdAt: r.createdAt,
+  reactionCount: r.reactionCount,
+  pinned: r.pinned === 1,
+  permalink: r.permalink,
+  author: toCard(r),
+  replies,
+})
+
+/** SQLite reports every constraint failure (unique, check, foreign key) with a code starting so. */
+const isConstraintError = (e: unknown): e is Error => {
+  const code: unknown = e instanceof Error ? (e as Error & { code?: unknown }).code : undefined
+  return typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT')
+}
+
+export function createSqliteContentStore(db: SqliteDb): ContentStore {
+  // Every statement is prepared once: preparing costs more than running one of these inserts.
+  const savepoint = db.prepare('SAVEPOINT content_row')
+  const release = db.prepare('RELEASE content_row')
+  const rollbackTo = db.prepare('ROLLBACK TO content_row')
+
+  const profileExists = db.prepare('SELECT 1 FROM profiles WHERE profile_id = ?').pluck()
+  const companyExists = db.prepare('SELECT 1 FROM companies WHERE company_id = ?').pluck()
+  const postExists = db.prepare('SELECT 1 FROM posts WHERE id = ?').pluck()
+  const profileBySlug = db.prepare('SELECT profile_id FROM profiles WHERE slug = ?').pluck()
+  const profileByMember = db.prepare('SELECT profile_id FROM profiles WHERE member_id = ?').pluck()
+  const companyBySlug = db.prepare('SELECT company_id FROM companies WHERE slug = ?').pluck()
+  const postByShare = db.prepare('SELECT CAST(id AS TEXT) FROM posts WHERE share_kind = ? AND share_id = ?').pluck()
+  const commentLinks = db.prepare(
+    `SELECT CAST(post_id AS TEXT) AS postId, parent_id IS NULL AS topLevel,
+            EXISTS (SELECT 1 FROM comments r WHERE r.parent_id = c.comment_id) AS hasReplies
+     FROM comments c WHERE comment_id = ?`,
+  )
+
+  const upsertProfile = db.prepare(
+    `INSERT INTO profiles (profile_id, member_id, slug, name, headline, picture_url, url, doc)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (profile_id) DO UPDATE SET member_id = excluded.member_id, slug = excluded.slug,
+       name = excluded.name, headline = excluded.headline, picture_url = excluded.picture_url,
+       url = excluded.url, doc = excluded.doc`,
+  )
+  const upsertCompany = db.prepare(
+    `INSERT INTO companies (company_id, slug, page_type, name, headline, logo_url, url, doc)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (company_id) DO UPDATE SET slug = excluded.slug, page_type = excluded.page_type,
+       name = excluded.name, headline = excluded.headline, logo_url = excluded.logo_url,
+       url = excluded.url, doc = excluded.doc`,
+  )
+  const upsertPost = db.prepare(
+    `INSERT INTO posts (id, share_kind, share_id, author_kind, author_id, is_repost, doc, doc_trimmed, doc_older, text, meta)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET share_kind = excluded.share_kind, share_id = excluded.share_id,
+       author_kind = excluded.author_kind, author_id = excluded.author_id, is_repost = excluded.is_repost,
+       doc = excluded.doc, doc_trimmed = excluded.doc_trimmed, doc_older = excluded.doc_older,
+       text = excluded.text, meta = excluded.meta`,
+  )
+  const upsertArticle = db.prepare(
+    `INSERT INTO articles (article_id, author_profile_id, doc) VALUES (?, ?, ?)
+     ON CONFLICT (article_id) DO UPDATE SET author_profile_id = excluded.author_profile_id, doc = excluded.doc`,
+  )
+  const upsertComment = db.prepare(
+    `INSERT INTO comments (comment_id, post_id, parent_id, author_kind, author_id, text, created_at, created_ms,
+       reaction_count, pinned, permalink)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (comment_id) DO UPDATE SET parent_id = excluded.parent_id, author_kind = excluded.author_kind,
+       author_id = excluded.author_id, text = excluded.text, created_at = excluded.created_at,
+       created_ms = excluded.created_ms, reaction_count = excluded.reaction_count, pinned = excluded.pinned,
+       permalink = excluded.permalink`,
+  )
+  // DO UPDATE (not REPLACE) keeps the rowid, so a changed reaction keeps its place in the order.
+  const upsertPostReaction = db.prepare(
+    `INSERT INTO post_reactions (post_id, actor_kind, actor_id, reaction_type) VALUES (?, ?, ?, ?)
+     ON CONFLICT (post_id, actor_kind, actor_id) DO UPDATE SET reaction_type = excluded.reaction_type`,
+  )
+  const upsertProfileReaction = db.prepare(
+    `INSERT INTO profile_reactions (profile_id, post_id, reaction_type, reacted_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (profile_id, post_id) DO UPDATE SET reaction_type = excluded.reaction_type,
+       reacted_at = excluded.reacted_at`,
+  )
+
+  const getProfileDoc = db.prepare('SELECT doc FROM profiles WHERE profile_id = ?').pluck()
+  const getCompany = db.prepare('SELECT doc, page_type AS pageType FROM companies WHERE company_id = ?')
+  const getPostById = db.prepare('SELECT CAST(id AS TEXT) AS id, doc FROM posts WHERE id = ?')
+  const getPostByShareId = db.prepare(
+    `SELECT CAST(id AS TEXT) AS id, doc FROM posts
+     WHERE share_kind IN ('share', 'ugcPost') AND share_id = ? ORDER BY share_kind LIMIT 1`,
+  )
+
+  // Each page asks for one row more than it returns: that row answers hasMore without a count.
+  const postsNewest = db.prepare(
+    `SELECT CAST(id AS TEXT) AS id, is_repost AS isRepost, doc FROM posts
+     WHERE author_kind = ? AND author_id = ? ORDER BY id DESC LIMIT ?`,
+  )
+  const postsBefore = db.prepare(
+    `SELECT CAST(id AS TEXT) AS id, is_repost AS isRepost, doc FROM posts
+     WHERE author_kind = ? AND author_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
+  )
+  const postsOlder = db.prepare(
+    `SELECT CAST(id AS TEXT) AS id, doc_older AS docOlder FROM posts
+     WHERE author_kind = ? AND author_id = ? AND is_repost = 0 ORDER BY id DESC LIMIT ?`,
+  )
+  const reactionsNewest = db.prepare(
+    `SELECT r.reaction_type AS reactionType, r.reacted_at AS reactedAt, CAST(r.post_id AS TEXT) AS postId,
+            p.doc_trimmed AS postDoc
+     FROM profile_reactions r JOIN posts p ON p.id = r.post_id
+     WHERE r.profile_id = ? ORDER BY r.reacted_at DESC, r.post_id DESC LIMIT ?`,
+  )
+  const reactionsAfter = db.prepare(
+    `SELECT r.reaction_type AS reactionType, r.reacted_at AS reactedAt, CAST(r.post_id AS TEXT) AS postId,
+            p.doc_trimmed AS postDoc
+     FROM profile_reactions r JOIN posts p ON p.id = r.post_id
+     WHERE r.profile_id = ? AND (r.reacted_at, r.post_id) < (?, ?)
+     ORDER BY r.reacted_at DESC, r.post_id DESC LIMIT ?`,
+  )
+  const articlesPage = db
+    .prepare('SELECT doc FROM articles WHERE author_profile_id = ? ORDER BY article_id DESC LIMIT ? OFFSET ?')
+    .pluck()
+
+  const commentColumns = `CAST(c.comment_id AS TEXT) AS commentId, CAST(c.post_id AS TEXT) AS postId, c.text,
+    c.created_at AS createdAt, c.reaction_count AS reactionCount, c.pinned, c.permalink,
+    ${cardColumns('c', 'author_kind', 'author_id')}`
+  const topComments = db.prepare(
+    `SELECT ${commentColumns} FROM comments c ${cardJoins('c', 'author_kind', 'author_id')}
+     WHERE c.post_id = ? AND c.parent_id IS NULL
+     ORDER BY c.pinned DESC, c.reaction_count DESC, c.created_ms DESC, c.comment_id DESC LIMIT ? OFFSET ?`,
+  )
+  const replies = db.prepare(
+    `SELECT ${commentColumns} FROM comments c ${cardJoins('c', 'author_kind', 'author_id')}
+     WHERE c.parent_id = ? ORDER BY c.created_ms, c.comment_id`,
+  )
+  const postReactions = db.prepare(
+    `SELECT r.reaction_type AS reactionType, ${cardColumns('r', 'actor_kind', 'actor_id')}
+     FROM post_reactions r ${cardJoins('r', 'actor_kind', 'actor_id')}
+     WHERE r.post_id = ? ORDER BY r.seq LIMIT ? OFFSET ?`,
+  )
+  const counts = db.prepare(
+    `SELECT (SELECT count(*) FROM profiles) AS profiles, (SELECT count(*) FROM companies) AS companies,
+            (SELECT count(*) FROM posts) AS posts, (SELECT count(*) FROM articles) AS articles,
+            (SELECT count(*) FROM comments) AS comments, (SELECT count(*) FROM post_reactions) AS postReactions,
+            (SELECT count(*) FROM profile_reactions) AS profileReactions`,
+  )
+
+  const requireAuthor = (ref: AuthorRef): void => {
+    if (ref.kind === 'person') {
+      if (profileExists.get(ref.id) === undefined) refuse(`profile ${ref.id} does not exist`)
+    } else if (ref.kind === 'company') {
+      if (companyExists.get(ref.id) === undefined) refuse(`company ${ref.id} does not exist`)
+    } else {
+      refuse(`unknown author kind "${String((ref as { kind: unknown }).kind)}"`)
+    }
+  }
+
+  const requirePost = (postId: string): void => {
+    requireId('post id', postId)
+    if (postExists.get(postId) === undefined) refuse(`post ${postId} does not exist`)
+  }
+
+  const writeProfile = (r: ProfileRow): void => {
+    const slug = r.slug.toLowerCase()
+    const slugOwner = profileBySlug.get(slug) as string | undefined
+    if (slugOwner !== undefined && slugOwner !== r.profileId) {
+      refuse(`publicIdentifier '${slug}' is already used by profile ${slugOwner}`)
+    }
+    const memberOwner = profileByMember.get(r.memberId) as string | undefined
+    if (memberOwner !== undefined && memberOwner !== r.profileId) {
+      refuse(`memberId '${r.memberId}' is already used by profile ${memberOwner}`)
+    }
+    upsertProfile.run(r.profileId, r.memberId, slug, r.name, r.headline, r.pictureUrl, r.url, r.doc)
+  }
+
+  const writeCompany = (r: CompanyRow): void => {
+    const slug = r.slug === null ? null : r.slug.toLowerCase()
+    if (slug !== null) {
+      const owner = companyBySlug.get(slug) as string | undefined
+      if (owner !== undefined && owner !== r.companyId) refuse(`publicIdentifier '${slug}' is already used by company ${owner}`)
+    }
+    upsertCompany.run(r.companyId, slug, r.pageType, r.name, r.headline, r.logoUrl, r.url, r.doc)
+  }
+
+  const writePost = (r: PostRow): void => {
+    requireId('post id', r.id)
+    const owner = postByShare.get(r.shareKind, r.shareId) as string | undefined
+    if (owner !== undefined && owner !== r.id) refuse(`${r.shareKind} ${r.shareId} is already used by post ${owner}`)
+    upsertPost.run(
+      r.id,
+      r.shareKind,
+      r.shareId,
+      r.author.kind,
+      r.author.id,
+      r.isRepost ? 1 : 0,
+      r.doc,
+      r.docTrimmed,
+      r.docOlder,
+      r.text,
+      r.meta,
+    )
+  }
+
+  const writeArticle = (r: ArticleRow): void => {
+    requireId('article id', r.articleId)
+    upsertArticle.run(r.articleId, r.authorProfileId, r.doc)
+  }
+
+  const writeComment = (r: CommentRow): void => {
+    requireId('comment id', r.commentId)
+    requirePost(r.postId)
+    requireAuthor(r.author)
+    const createdMs = Date.parse(r.createdAt)
+    if (Number.isNaN(createdMs)) refuse(`createdAt "${r.createdAt}" is not a date`)
+    const existing = commentLinks.get(r.commentId) as { postId: string; topLevel: number; hasReplies: number } | undefined
+    if (existing !== undefined && existing.postId !== r.postId) {
+      refuse(`comment ${r.commentId} already belongs to post ${existing.postId}`)
+    }
+    if (r.parentId !== null) {
+      requireId('parent comment id', r.parentId)
+      if (r.parentId === r.commentId) refuse(`comment ${r.commentId} cannot reply to itself`)
+      const parent = commentLinks.get(r.parentId) as { postId: string; topLevel: number } | undefined
+      if (parent === undefined) refuse(`parent comment ${r.parentId} does not exist`)
+      else if (parent.postId !== r.postId) refuse(`parent comment ${r.parentId} belongs to post ${parent.postId}, not ${r.postId}`)
+      else if (parent.topLevel !== 1) refuse(`parent comment ${r.parentId} is itself a reply (replies are one level deep)`)
+      if (existing !== undefined && existing.hasReplies === 1) {
+        refuse(`comment ${r.commentId} has replies, so it cannot become a reply`)
+      }
+    }
+    upsertComment.run(
+      r.commentId,
+      r.postId,
+      r.parentId,
+      r.author.kind,
+      r.author.id,
+      r.text,
+      r.createdAt,
+      createdMs,
+      r.reactionCount,
+      r.pinned ? 1 : 0,
+      r.permalink,
+    )
+  }
+
+  const writePostReaction = (r: PostReactionRow): void => {
+    requirePost(r.postId)
+    requireAuthor(r.actor)
+    upsertPostReaction.run(r.postId, r.actor.kind, r.actor.id, r.reactionType)
+  }
+
+  const writeProfileReaction = (r: ProfileReactionRow): void => {
+    requirePost(r.postId)
+    if (profileExists.get(r.profileId) === undefined) refuse(`profile ${r.profileId} does not exist`)
+    if (!Number.isSafeInteger(r.reactedAt)) refuse(`reactedAt must be a whole number of Unix ms (got ${r.reactedAt})`)
+    upsertProfileReaction.run(r.profileId, r.postId, r.reactionType, r.reactedAt)
+  }
+
+  const writeRow = (row: ContentRow): void => {
+    switch (row.kind) {
+      case 'profile':
+        return writeProfile(row.row)
+      case 'company':
+        return writeCompany(row.row)
+      case 'post':
+        return writePost(row.row)
+      case 'article':
+        return writeArticle(row.row)
+      case 'comment':
+        return writeComment(row.row)
+      case 'postReaction':
+        return writePostReaction(row.row)
+      case 'profileReaction':
+        return writeProfileReaction(row.row)
+      default:
+        refuse(`unknown row kind "${String((row as { kind: unknown }).kind)}"`)
+    }
+  }
+
+  // One transaction per batch (the cost of a write is per commit); a savepoint per row lets a row fail
+  // alone. Errors other than a refusal or a constraint (disk full, I/O) abort the whole batch.
+  // better-sqlite3 turns this into a savepoint when the handle is already inside a transaction.
+  const writeBatch = db.transaction((rows: readonly ContentRow[]): WriteOutcome[] => {
+    const outcomes: WriteOutcome[] = new Array(rows.length)
+    for (let i = 0; i < rows.length; i++) {
+      savepoint.run()
+      try {
+        writeRow(rows[i] as ContentRow)
+        release.run()
+        outcomes[i] = { ok: true }
+      } catch (e) {
+        if (!(e instanceof RowRefused) && !isConstraintError(e)) throw e
+        rollbackTo.run()
+        release.run()
+        outcomes[i] = { ok: false, reason: e.message }
+      }
+    }
+    return outcomes
+  })
+
+  const cardRows = <T extends CardCols>(rows: unknown[]): T[] => rows as T[]
+
+  return {
+    async write(rows) {
+      return rows.length === 0 ? [] : writeBatch(rows)
+    },
+
+    async getProfileDoc(profileId) {
+      return getProfileDoc.get(profileId) as string | undefined
+    },
+    async findProfileIdBySlug(slug) {
+      return profileBySlug.get(slug.toLowerCase()) as string | undefined
+    },
+    async findProfileIdByMemberId(memberId) {
+      return profileByMember.get(memberId) as string | undefined
+    },
+
+    async getCompany(companyId) {
+      return getCompany.get(companyId) as { doc: string; pageType: CompanyRow['pageType'] } | undefined
+    },
+    async findCompanyIdBySlug(slug) {
+      return companyBySlug.get(slug.toLowerCase()) as string | undefined
+    },
+
+    async listPosts(author, beforeId, limit) {
+      if (beforeId !== null && !isStorableId(beforeId)) throw new RangeError(`beforeId "${beforeId}" is not a post id`)
+      const take = Math.max(0, limit)
+      const found = (
+        beforeId === null
+          ? postsNewest.all(author.kind, author.id, take + 1)
+          : postsBefore.all(author.kind, author.id, beforeId, take + 1)
+      ) as { id: string; isRepost: number; doc: string }[]
+      return {
+        rows: found.slice(0, take).map((r) => ({ id: r.id, isRepost: r.isRepost === 1, doc: r.doc })),
+        hasMore: found.length > take,
+      }
+    },
+    async listRecentPostsOlder(author, limit) {
+      return postsOlder.all(author.kind, author.id, Math.max(0, limit)) as { id: string; docOlder: string }[]
+    },
+    async getPost(activityId) {
+      if (!isStorableId(activityId)) return undefined
+      // A share or ugcPost id names the same post in another namespace (spec 2.2).
+      return (getPostById.get(activityId) ?? getPostByShareId.get(activityId)) as { id: string; doc: string } | undefined
+    },
+    async findPostIdByShare(shareKind, shareId) {
+      return postByShare.get(shareKind, shareId) as string | undefined
+    },
+
+    async listProfileReactions(profileId, after, limit) {
+      if (after !== null && !isStorableId(after.postId)) throw new RangeError(`after.postId "${after.postId}" is not a post id`)
+      const take = Math.max(0, limit)
+      const found = (
+        after === null
+          ? reactionsNewest.all(profileId, take + 1)
+          : reactionsAfter.all(profileId, after.reactedAt, after.postId, take + 1)
+      ) as { reactionType: string; reactedAt: number; postId: string; postDoc: string }[]
+      return { rows: found.slice(0, take), hasMore: found.length > take }
+    },
+
+    async listArticles(profileId, offset, limit) {
+      return articlesPage.all(profileId, Math.max(0, limit), Math.max(0, offset)) as string[]
+    },
+
+    async listComments(postId, offset, limit) {
+      if (!isStorableId(postId)) return { comments: [], hasMore: false }
+      const take = Math.max(0, limit)
+      const top = cardRows<CommentCols>(topComments.all(postId, take + 1, Math.max(0, offset)))
+      // At most `limit` reply lookups, each an index range scan of one thread.
+      const comments = top
+        .slice(0, take)
+        .map((c) => toComment(c, cardRows<CommentCols>(replies.all(c.commentId)).map((r) => toComment(r, []))))
+      return { comments, hasMore: top.length > take }
+    },
+    async listPostReactions(postId, offset, limit) {
+      if (!isStorableId(postId)) return { reactions: [], hasMore: false }
+      const take = Math.max(0, limit)
+      const found = cardRows<CardCols & { reactionType: string }>(postReactions.all(postId, take + 1, Math.max(0, offset)))
+      return {
+        reactions: found.slice(0, take).map((r) => ({ reactionType: r.reactionType, actor: toCard(r) })),
+        hasMore: found.length > take,
+      }
+    },
+
+    async counts() {
+      return counts.get() as ContentCounts
+    },
+    // The container owns the handle and closes it after every adapter has stopped.
+    async close() {},
+  }
+}

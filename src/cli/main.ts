@@ -1,0 +1,170 @@
+#!/usr/bin/env node
+/**
+ * `pronet`, the operator CLI (D12). It works directly against the data store named by the same
+ * environment as the server. Every command prints JSON with --json.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander'
+import { ConfigError, loadConfig, type SeedSize } from '../config/config.ts'
+import { createContainer, type Container } from '../container.ts'
+import { isApiError } from '../domain/errors.ts'
+import { accountView, keyView } from '../http/routes/admin.routes.ts'
+import { seedSynthetic } from '../seed.ts'
+import { serve } from '../serve.ts'
+import { runIngest } from './ingest.command.ts'
+
+const int = (name: string, min: number) => (value: string) => {
+  if (!/^\d+$/.test(value) || Number(value) < min) throw new InvalidArgumentError(`${name} must be an integer ≥ ${min}.`)
+  return Number(value)
+}
+
+/** Runs a command against a fresh container and closes it, mapping domain errors to exit code 1. */
+async function withContainer(fn: (c: Container) => Promise<number | void>): Promise<void> {
+  const c = await createContainer(loadConfig())
+  try {
+    process.exitCode = (await fn(c)) ?? 0
+  } catch (e) {
+    if (!isApiError(e)) throw e
+    process.stderr.write(`pronet: ${e.message}\n`)
+    process.exitCode = 1
+  } finally {
+    await c.close()
+  }
+}
+
+const print = (json: boolean | undefined, value: unknown, human: string) =>
+  process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${human}\n`)
+
+export function buildCli(): Command {
+  const program = new Command('pronet')
+    .description('pronet operator CLI: serve, seed, ingest, accounts and keys')
+    .showHelpAfterError()
+
+  program
+    .command('serve')
+    .description('start the HTTP service (same as npm start)')
+    .action(async () => serve(loadConfig()))
+
+  program
+    .command('seed')
+    .description('build the deterministic synthetic network into the store (records upsert by id)')
+    .addOption(new Option('--size <size>', 'small, medium, large or a profile count').default(undefined))
+    .option('--seed <n>', 'network seed', int('--seed', 0))
+    .option('--anchor <instant>', "the network's now (ISO 8601); default: the current hour")
+    .option('--json', 'print JSON')
+    .action(async (opts: { size?: string; seed?: number; anchor?: string; json?: boolean }) =>
+      withContainer(async (c) => {
+        const rawSize = opts.size ?? (c.config.seed === 'none' ? 'small' : String(c.config.seed))
+        const size: Exclude<SeedSize, 'none'> = /^\d+$/.test(rawSize)
+          ? Number(rawSize)
+          : (['small', 'medium', 'large'].includes(rawSize) ? rawSize : fail(`--size must be small, medium, large or a number`)) as 'small'
+        const anchorMs = opts.anchor === undefined ? undefined : Date.parse(opts.anchor)
+        if (anchorMs !== undefined && !Number.isFinite(anchorMs)) fail('--anchor must be an ISO 8601 instant')
+        const lines: string[] = []
+        const records = await seedSynthetic(c, size, (l) => (opts.json ? lines.push(l) : process.stdout.write(`${l}\n`)), {
+          ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+          ...(anchorMs !== undefined ? { anchorMs } : {}),
+        })
+        const counts = await c.contentStore.counts()
+        print(opts.json, { records, counts }, `Wrote ${records} records. Store now holds ${JSON.stringify(counts)}.`)
+      }),
+    )
+
+  program
+    .command('ingest')
+    .description('upsert NDJSON records ({"kind", "data"} per line) into the store')
+    .argument('<files...>', 'NDJSON files')
+    .option('--json', 'print the summary as JSON')
+    .option('--batch-size <n>', 'records per transaction', int('--batch-size', 1))
+    .action(async (files: string[], opts: { json?: boolean; batchSize?: number }) =>
+      withContainer(async (c) => {
+        const { exitCode } = await runIngest(
+          { writer: c.writer },
+          files,
+          { stdout: process.stdout, stderr: process.stderr, isTTY: process.stderr.isTTY === true },
+          { ...(opts.json ? { json: true } : {}), ...(opts.batchSize ? { batchSize: opts.batchSize } : {}) },
+        )
+        return exitCode
+      }),
+    )
+
+  const accounts = program.command('accounts').description('manage accounts')
+  accounts
+    .command('create')
+    .description('create an account and its first API key (the key is shown only now)')
+    .option('--name <name>', 'display name')
+    .addOption(new Option('--plan <plan>', 'plan').choices(['free', 'custom', 'none']))
+    .option('--credits-limit <n>', 'plan allowance per period', int('--credits-limit', 0))
+    .option('--rps-limit <n>', 'requests per second', int('--rps-limit', 1))
+    .addOption(
+      new Option('--status <status>', 'subscription status').choices(['active', 'free', 'trialing', 'past_due', 'incomplete', 'unpaid', 'canceled']),
+    )
+    .option('--json', 'print JSON')
+    .action(async (opts: { name?: string; plan?: 'free'; creditsLimit?: number; rpsLimit?: number; status?: 'free'; json?: boolean }) =>
+      withContainer(async (c) => {
+        const { json, ...input } = opts
+        const created = await c.accounts.create(input)
+        print(json, { account: accountView(created.account), apiKey: created.apiKey }, `account ${created.account.id}\nAPI key (shown once): ${created.apiKey.key}`)
+      }),
+    )
+  accounts
+    .command('show')
+    .argument('<id>', 'account id')
+    .option('--json', 'print JSON')
+    .action(async (id: string, opts: { json?: boolean }) =>
+      withContainer(async (c) => {
+        const shown = await c.accounts.show(id)
+        const view = { account: accountView(shown.account), keys: shown.keys.map(keyView) }
+        print(opts.json, view, JSON.stringify(view, null, 2))
+      }),
+    )
+  for (const action of ['suspend', 'resume'] as const) {
+    accounts
+      .command(action)
+      .argument('<id>', 'account id')
+      .option('--json', 'print JSON')
+      .action(async (id: string, opts: { json?: boolean }) =>
+        withContainer(async (c) => {
+          const account = await c.accounts[action](id)
+          print(opts.json, accountView(account), `account ${id} ${action === 'suspend' ? 'suspended' : 'resumed'}`)
+        }),
+      )
+  }
+
+  const keys = program.command('keys').description('manage API keys')
+  keys
+    .command('create')
+    .argument('<accountId>', 'account id')
+    .option('--json', 'print JSON')
+    .action(async (accountId: string, opts: { json?: boolean }) =>
+      withContainer(async (c) => {
+        const key = await c.accounts.createKey(accountId)
+        print(opts.json, key, `key ${key.id}\nAPI key (shown once): ${key.key}`)
+      }),
+    )
+  keys
+    .command('revoke')
+    .argument('<accountId>', 'account id')
+    .argument('<keyId>', 'key id')
+    .option('--json', 'print JSON')
+    .action(async (accountId: string, keyId: string, opts: { json?: boolean }) =>
+      withContainer(async (c) => {
+        await c.accounts.revokeKey(accountId, keyId)
+        print(opts.json, { revoked: keyId }, `key ${keyId} revoked`)
+      }),
+    )
+  return program
+}
+
+function fail(message: string): never {
+  throw new InvalidArgumentError(message)
+}
+
+try {
+  await buildCli().parseAsync(process.argv)
+} catch (e) {
+  if (e instanceof ConfigError || e instanceof InvalidArgumentError) {
+    process.stderr.write(`pronet: ${e.message}\n`)
+    process.exit(2)
+  }
+  throw e
+}

@@ -1,0 +1,86 @@
+/**
+ * The one place that picks implementations and wires them together. Everything else receives its
+ * dependencies from here (or from a test that builds its own container with real test doubles).
+ */
+import { randomBytes } from 'node:crypto'
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { openSqlite, type SqliteDb } from './adapters/sqlite/database.ts'
+import { createSqliteAccountStore } from './adapters/sqlite/sqlite-account-store.ts'
+import { createSqliteContentStore } from './adapters/sqlite/sqlite-content-store.ts'
+import { createOffsetClock, systemClock } from './adapters/system-clock.ts'
+import type { Config } from './config/config.ts'
+import { createAccountsService, type AccountsService } from './domain/accounts/accounts.service.ts'
+import { createContentService, type ContentService } from './domain/content/content.service.ts'
+import { createContentWriter, type ContentWriter } from './domain/content/content-writer.ts'
+import { createTokenSigner, type TokenSigner } from './domain/tokens.ts'
+import type { AccountStore } from './ports/account-store.ts'
+import type { Clock } from './ports/clock.ts'
+import type { ContentStore } from './ports/content-store.ts'
+
+export interface Container {
+  config: Config
+  clock: Clock
+  /** The operator's test clock, present only with PRONET_TEST_CLOCK=1. */
+  testClock: ReturnType<typeof createOffsetClock> | undefined
+  contentStore: ContentStore
+  accountStore: AccountStore
+  writer: ContentWriter
+  tokens: TokenSigner
+  content: ContentService
+  accounts: AccountsService
+  close(): Promise<void>
+}
+
+export interface ContainerOverrides {
+  /** A clock for tests (a manual clock); wins over PRONET_TEST_CLOCK. */
+  clock?: Clock
+  /** Use this SQLite path instead of <dataDir>/pronet.db (':memory:' in tests). */
+  sqlitePath?: string
+}
+
+/** The server secret: PRONET_SECRET, else one generated once and kept (0600) in the data dir. */
+export function loadSecret(config: Config): string {
+  if (config.secret) return config.secret
+  const file = join(config.dataDir, 'secret')
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim()
+  mkdirSync(config.dataDir, { recursive: true })
+  const secret = randomBytes(32).toString('base64url')
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 })
+  chmodSync(file, 0o600)
+  return secret
+}
+
+export async function createContainer(config: Config, overrides: ContainerOverrides = {}): Promise<Container> {
+  if (config.databaseUrl) {
+    throw new Error('DATABASE_URL (PostgreSQL) is not supported yet by this build; unset it to use the embedded SQLite store.')
+  }
+  const testClock = !overrides.clock && config.testClock ? createOffsetClock() : undefined
+  const clock: Clock = overrides.clock ?? testClock ?? systemClock
+
+  const sqlitePath = overrides.sqlitePath ?? join(config.dataDir, 'pronet.db')
+  if (sqlitePath !== ':memory:') mkdirSync(config.dataDir, { recursive: true })
+  const db: SqliteDb = openSqlite(sqlitePath)
+
+  const contentStore = createSqliteContentStore(db)
+  const accountStore = createSqliteAccountStore(db)
+  const tokens = createTokenSigner(sqlitePath === ':memory:' && !config.secret ? randomBytes(32) : loadSecret(config))
+  const platformHost = config.platformHost
+
+  return {
+    config,
+    clock,
+    testClock,
+    contentStore,
+    accountStore,
+    writer: createContentWriter({ store: contentStore, clock, platformHost }),
+    tokens,
+    content: createContentService({ store: contentStore, clock, tokens, platformHost }),
+    accounts: createAccountsService({ store: accountStore, clock, randomBytes }),
+    async close() {
+      await contentStore.close()
+      await accountStore.close()
+      db.close()
+    },
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * Requests and responses of every endpoint (spec section 4, D6). Query parameter rules that the
+ * schema can state (types, ranges) live here; rules that need context (clamping, `start` must be 0,
+ * identifier parsing) live in the content service, so each refusal carries the spec's code.
+ */
+import Type from 'typebox'
+import {
+  ArticleSchema,
+  BatchResultSchema,
+  CommentSchema,
+  CompanySchema,
+  Nullable,
+  PostOlderSchema,
+  PostReactionSchema,
+  PostSchema,
+  ProfileSchema,
+  ReactionEntrySchema,
+} from './resources.schemas.ts'
+
+const closed = { additionalProperties: false } as const
+const Id = (description: string) => Type.String({ description })
+const IntParam = (description: string, extra: { minimum?: number; maximum?: number; default?: number } = {}) =>
+  Type.Integer({ description, ...extra })
+
+const PROFILE_INPUT = 'profile URN (recommended), bare slug, or profile URL <host>/in/<slug>'
+const COMPANY_INPUT = 'company page URL (<host>/company/<slug>, also /school/ and /showcase/), bare slug, or company URN'
+const POST_INPUT = 'post URL, or an activity or ugcPost URN'
+
+// ---------- Queries ----------
+
+export const ProfileQuery = Type.Object({ profileUrlOrUrn: Type.Optional(Id(PROFILE_INPUT)) })
+
+export const ProfileReactionsQuery = Type.Object({
+  profileUrlOrUrn: Type.Optional(Id(PROFILE_INPUT)),
+  count: Type.Optional(IntParam('1 to 50, default 10', { minimum: 1, maximum: 50 })),
+  start: Type.Optional(IntParam('must be 0 or omitted (cursor pagination)')),
+  paginationToken: Type.Optional(Id('cursor from the previous response')),
+})
+
+export const ProfileArticlesQuery = Type.Object({
+  profileUrlOrUrn: Type.Optional(Id(`${PROFILE_INPUT}; member profiles only`)),
+  count: Type.Optional(IntParam('1 to 100, default 10; higher is clamped', { minimum: 1 })),
+  start: Type.Optional(IntParam('offset from the newest, 0 to 100,000; higher is capped', { minimum: 0 })),
+})
+
+export const PostsQuery = Type.Object({
+  profileUrlOrUrn: Type.Optional(Id(`${PROFILE_INPUT}; also a member URN or a company page`)),
+  count: Type.Optional(IntParam('1 to 50, default 10', { minimum: 1, maximum: 50 })),
+  start: Type.Optional(IntParam('must be 0 or omitted (cursor pagination)')),
+  paginationToken: Type.Optional(Id('cursor from the previous response')),
+})
+
+export const PostsUpdatesQuery = Type.Object({
+  profileUrlsOrUrns: Type.Optional(Id('comma-separated profile URLs or URNs, at most 60, formats may be mixed')),
+  count: Type.Optional(IntParam('posts per profile, 1 to 100, default 15', { minimum: 1, maximum: 100 })),
+})
+
+export const CompanyQuery = Type.Object({ companyUrlOrUrn: Type.Optional(Id(COMPANY_INPUT)) })
+
+export const CompanyPostsQuery = Type.Object({
+  companyUrlOrUrn: Type.Optional(Id('company URL, slug, or organization URN (fsd_organizationalPage)')),
+  profileUrlOrUrn: Type.Optional(Id('alias of companyUrlOrUrn; companyUrlOrUrn wins when both are given')),
+  count: Type.Optional(IntParam('1 to 100, default 10; above 100 is clamped', { minimum: 1 })),
+  start: Type.Optional(IntParam('must be 0 or omitted (cursor pagination)')),
+  paginationToken: Type.Optional(Id('cursor from the previous response')),
+})
+
+export const CompanyBatchBody = Type.Object(
+  {
+    companies: Type.Array(Type.String({ minLength: 1 }), {
+      minItems: 1,
+      maxItems: 50,
+      description: 'each a URL, slug or URN accepted by /api/v1/company; duplicates (case-insensitive) are fetched and billed once',
+    }),
+  },
+  { description: 'validated by the service itself so each refusal carries the spec message' },
+)
+
+export const EngagementQuery = Type.Object({
+  postUrlOrUrn: Type.Optional(Id(POST_INPUT)),
+  commentCount: Type.Optional(IntParam('1 to 100, default 100', { minimum: 1, maximum: 100 })),
+  commentStart: Type.Optional(IntParam('offset, default 0', { minimum: 0 })),
+  commentPaginationToken: Type.Optional(Id('token for the next page of comments')),
+  reactionCount: Type.Optional(IntParam('1 to 100, default 100', { minimum: 1, maximum: 100 })),
+  reactionStart: Type.Optional(IntParam('offset, default 0', { minimum: 0 })),
+})
+
+export const CommentsQuery = Type.Object({
+  postUrlOrUrn: Type.Optional(Id('post URL, or an activity, ugcPost or share URN')),
+  count: Type.Optional(IntParam('1 to 100, default 100', { minimum: 1, maximum: 100 })),
+  start: Type.Optional(IntParam('offset, default 0', { minimum: 0 })),
+  paginationToken: Type.Optional(Id('token for the next page')),
+})
+
+export const PostReactionsQuery = Type.Object({
+  postUrlOrUrn: Type.Optional(Id('post URL, or an activity, ugcPost or share URN')),
+  count: Type.Optional(IntParam('1 to 100, default 100', { minimum: 1, maximum: 100 })),
+  start: Type.Optional(IntParam('offset, default 0', { minimum: 0 })),
+})
+
+// ---------- Responses ----------
+
+/**
+ * A company page given to /api/v1/profile (spec 2.4): the organisation name in firstName, its tagline
+ * in title, empty experiences and educations. Its ids are the company's, so the profile-id patterns
+ * do not apply.
+ */
+export const OrganizationProfileSchema = Type.Object(
+  {
+    ...ProfileSchema.properties,
+    profileId: Type.String({ description: 'the numeric company id' }),
+    memberId: Type.String({ description: 'the numeric company id' }),
+    experiences: Type.Array(Type.Never(), { maxItems: 0 }),
+    educations: Type.Array(Type.Never(), { maxItems: 0 }),
+  },
+  closed,
+)
+
+export const ProfileResponse = Type.Union([ProfileSchema, OrganizationProfileSchema])
+
+export const ProfileReactionsResponse = Type.Object(
+  { reactions: Type.Array(ReactionEntrySchema), paginationToken: Type.String(), hasMore: Type.Boolean() },
+  closed,
+)
+
+export const ProfileArticlesResponse = Type.Object(
+  {
+    articles: Type.Array(ArticleSchema),
+    hasMore: Type.Boolean(),
+    nextStart: Type.Optional(Type.Integer({ description: 'present only when hasMore: previous start plus requested count' })),
+  },
+  closed,
+)
+
+export const PostsResponse = Type.Object(
+  {
+    posts: Type.Array(PostSchema),
+    paginationToken: Type.String(),
+    hasMore: Type.Boolean(),
+    pageSize: Type.Integer({ description: 'the count the page was requested with' }),
+  },
+  closed,
+)
+
+export const PostsUpdatesResponse = Type.Object({ posts: Type.Array(PostOlderSchema) }, closed)
+
+export const CompanyResponse = CompanySchema
+
+export const CompanyBatchResponse = Type.Object(
+  {
+    results: Type.Array(BatchResultSchema),
+    found: Type.Integer(),
+    notFound: Type.Integer(),
+    failed: Type.Integer(),
+  },
+  closed,
+)
+
+export const CompanyPostsResponse = Type.Object(
+  {
+    posts: Type.Array(PostSchema),
+    paginationToken: Type.Optional(Type.String({ description: 'present only when more posts are available' })),
+    hasMore: Type.Boolean(),
+    pageSize: Type.Integer({ description: 'rows the feed returned before reposts were removed' }),
+  },
+  closed,
+)
+
+export const EngagementResponse = Type.Object(
+  {
+    post: Type.String({ description: 'resolved identifier (activity URN)' }),
+    comments: Type.Array(CommentSchema),
+    commentsPaginationToken: Type.Optional(Type.String()),
+    commentsHasMore: Type.Boolean(),
+    reactions: Type.Array(PostReactionSchema),
+    reactionsHasMore: Type.Boolean(),
+  },
+  closed,
+)
+
+export const CommentsResponse = Type.Object(
+  { comments: Type.Array(CommentSchema), paginationToken: Type.Optional(Type.String()), hasMore: Type.Boolean() },
+  closed,
+)
+
+export const PostReactionsResponse = Type.Object(
+  { reactions: Type.Array(PostReactionSchema), hasMore: Type.Boolean() },
+  closed,
+)
+
+export { Nullable }

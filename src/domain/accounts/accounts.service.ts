@@ -1,0 +1,121 @@
+/**
+ * Accounts and API keys (spec 5, D12). A key is `pk_` plus 32 random base62-ish characters; only its
+ * SHA-256 is stored, so the plaintext exists only in the creation response.
+ */
+import { createHash } from 'node:crypto'
+import type { AccountRecord, AccountStore, ApiKeyRecord, PlanName, SubscriptionStatus } from '../../ports/account-store.ts'
+import type { Clock } from '../../ports/clock.ts'
+import { ApiError } from '../errors.ts'
+
+export const DEFAULT_RPS = 5
+export const FREE_CREDITS = 1000
+
+export interface AccountsDeps {
+  store: AccountStore
+  clock: Clock
+  /** Source of randomness (crypto.randomBytes in production). */
+  randomBytes: (n: number) => Buffer
+}
+
+export interface NewAccount {
+  name?: string
+  plan?: PlanName
+  creditsLimit?: number
+  rpsLimit?: number
+  status?: SubscriptionStatus
+}
+
+export interface CreatedKey {
+  id: string
+  key: string
+  prefix: string
+}
+
+export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex')
+
+export type AccountsService = ReturnType<typeof createAccountsService>
+
+export function createAccountsService(deps: AccountsDeps) {
+  const { store, clock } = deps
+  const token = (n: number) => deps.randomBytes(n).toString('base64url')
+
+  function newKey(accountId: string): { record: ApiKeyRecord & { hash: string }; created: CreatedKey } {
+    const key = `pk_${token(24)}`
+    const id = `key_${token(9)}`
+    const prefix = key.slice(0, 10)
+    return {
+      record: { id, accountId, hash: hashKey(key), prefix, createdAt: clock.now(), revokedAt: null },
+      created: { id, key, prefix },
+    }
+  }
+
+  async function mustGet(id: string): Promise<AccountRecord> {
+    const account = await store.getAccount(id)
+    if (!account) throw new ApiError('NOT_FOUND', `No account '${id}'.`)
+    return account
+  }
+
+  return {
+    /** Creates an account with its first key; a new account starts on the free plan (spec 5.4). */
+    async create(input: NewAccount = {}): Promise<{ account: AccountRecord; apiKey: CreatedKey }> {
+      const plan = input.plan ?? 'free'
+      const account: AccountRecord = {
+        id: `acc_${token(9)}`,
+        name: input.name ?? 'unnamed',
+        createdAt: clock.now(),
+        suspendedAt: null,
+        plan,
+        status: input.status ?? (plan === 'custom' ? 'active' : plan === 'none' ? 'canceled' : 'free'),
+        creditsLimit: input.creditsLimit ?? (plan === 'free' ? FREE_CREDITS : 0),
+        rpsLimit: input.rpsLimit ?? DEFAULT_RPS,
+      }
+      const key = newKey(account.id)
+      await store.createAccount(account, key.record)
+      return { account, apiKey: key.created }
+    },
+
+    get: mustGet,
+
+    async show(id: string) {
+      const account = await mustGet(id)
+      return { account, keys: await store.listKeys(id) }
+    },
+
+    async createKey(accountId: string): Promise<CreatedKey> {
+      await mustGet(accountId)
+      const key = newKey(accountId)
+      await store.addKey(key.record)
+      return key.created
+    },
+
+    async revokeKey(accountId: string, keyId: string): Promise<void> {
+      await mustGet(accountId)
+      if (!(await store.revokeKey(accountId, keyId, clock.now()))) {
+        throw new ApiError('NOT_FOUND', `No live key '${keyId}' on account '${accountId}'.`)
+      }
+    },
+
+    async suspend(id: string): Promise<AccountRecord> {
+      await mustGet(id)
+      await store.setSuspended(id, clock.now())
+      return mustGet(id)
+    },
+
+    async resume(id: string): Promise<AccountRecord> {
+      await mustGet(id)
+      await store.setSuspended(id, null)
+      return mustGet(id)
+    },
+
+    /** The account behind an X-API-Key value: 401 for a missing or unknown key, 403 when suspended. */
+    async authenticate(apiKey: string | undefined): Promise<{ accountId: string; keyId: string }> {
+      if (apiKey === undefined || apiKey === '') {
+        throw new ApiError('UNAUTHENTICATED', 'Missing X-API-Key header.')
+      }
+      const found = await store.findKeyByHash(hashKey(apiKey))
+      if (!found) throw new ApiError('INVALID_API_KEY', 'The API key is not valid.')
+      if (found.suspended) throw new ApiError('FORBIDDEN', 'This account is suspended; contact the operator.')
+      return { accountId: found.accountId, keyId: found.keyId }
+    },
+  }
+}

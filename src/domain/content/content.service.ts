@@ -1,0 +1,494 @@
+/**
+ * The data endpoints' domain: resolves inputs against the store, applies every parameter rule of
+ * spec section 4 and D6, and assembles responses from stored, ready-to-send JSON by concatenation.
+ * Expected refusals are thrown as ApiError; the HTTP layer renders them.
+ */
+import type { Company } from '../../contract/resources.schemas.ts'
+import type { Clock } from '../../ports/clock.ts'
+import type { ActorCard, AuthorRef, CommentView, ContentStore, PostReactionView } from '../../ports/content-store.ts'
+import { ApiError, invalidParameter, isApiError, missingParameter } from '../errors.ts'
+import type { TokenSigner } from '../tokens.ts'
+import {
+  parseCompanyInput,
+  parsePostInput,
+  parseProfileInput,
+  type CompanyInput,
+  type PostInput,
+  type ProfileInput,
+} from './input-resolution.ts'
+import { renderProfile } from './profile-doc.ts'
+
+export interface ContentServiceDeps {
+  store: ContentStore
+  clock: Clock
+  tokens: TokenSigner
+  platformHost: string
+}
+
+/** A delivered response: the JSON text, plus what metering needs to price it. */
+export interface Delivered {
+  body: string
+  /** posts/updates: distinct profiles requested; company/batch: companies returned. */
+  units?: number
+}
+
+const profileNotFound = () => new ApiError('PROFILE_NOT_FOUND', 'No profile exists for this input.')
+const companyNotFound = () => new ApiError('COMPANY_NOT_FOUND', 'No company page exists for this input.')
+const postNotFound = () => new ApiError('POST_NOT_FOUND', 'No post exists for this input.')
+
+const arr = (items: readonly string[]) => `[${items.join(',')}]`
+
+/** Feeds paged by cursor refuse offsets (spec 4.0). */
+function requireZeroStart(start: number | undefined): void {
+  if (start !== undefined && start !== 0) {
+    throw invalidParameter('start', 'offsets are not supported on this feed; use paginationToken.')
+  }
+}
+
+/** The single non-empty value of a parameter (empty or blank counts as missing). */
+function present(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value
+}
+
+export type ContentService = ReturnType<typeof createContentService>
+
+export function createContentService(deps: ContentServiceDeps) {
+  const { store, clock, tokens } = deps
+  const host = deps.platformHost
+
+  async function companyIdFor(input: CompanyInput): Promise<string | undefined> {
+    if (input.type === 'companyId') return (await store.getCompany(input.companyId)) ? input.companyId : undefined
+    const bySlug = await store.findCompanyIdBySlug(input.slug)
+    if (bySlug !== undefined) return bySlug
+    // A numeric path segment is how pages without a vanity name are addressed (/company/1035/).
+    if (input.numeric && (await store.getCompany(input.slug))) return input.slug
+    return undefined
+  }
+
+  async function profileIdFor(input: Exclude<ProfileInput, { type: 'company' }>): Promise<string | undefined> {
+    switch (input.type) {
+      case 'profileId':
+        return (await store.getProfileDoc(input.profileId)) !== undefined ? input.profileId : undefined
+      case 'slug':
+        return store.findProfileIdBySlug(input.slug)
+      case 'memberId':
+        return store.findProfileIdByMemberId(input.memberId)
+    }
+  }
+
+  /** Resolves a profile-endpoint input to an author; 404 codes follow the kind of input. */
+  async function resolveAuthor(input: ProfileInput): Promise<AuthorRef> {
+    if (input.type === 'company') {
+      const companyId = await companyIdFor(input.company)
+      if (companyId === undefined) throw companyNotFound()
+      return { kind: 'company', id: companyId }
+    }
+    const profileId = await profileIdFor(input)
+    if (profileId === undefined) throw profileNotFound()
+    return { kind: 'person', id: profileId }
+  }
+
+  async function resolvePostId(input: PostInput): Promise<string> {
+    const id =
+      input.type === 'activity'
+        ? (await store.getPost(input.id))?.id
+        : await store.findPostIdByShare(input.type, input.id)
+    if (id === undefined) throw postNotFound()
+    return id
+  }
+
+  // ----- item builders for comments and reactions (D6) -----
+
+  const personUrl = (card: ActorCard) => card.url
+
+  function commentAuthor(card: ActorCard) {
+    const person = card.kind === 'person'
+    return {
+      id: person ? `urn:li:fsd_profile:${card.id}` : `urn:li:fsd_company:${card.id}`,
+      name: card.name,
+      headline: card.headline,
+      profilePictureUrl: card.pictureUrl,
+      profileUrl: personUrl(card),
+      publicId: card.slug,
+      profileId: person ? card.id : null,
+    }
+  }
+
+  function commentJson(c: CommentView, depth: number): string {
+    const replies = depth === 0 ? c.replies.map((r) => commentJson(r, 1)) : []
+    return JSON.stringify({
+      urn: `urn:li:comment:(activity:${c.postId},${c.commentId})`,
+      text: c.text,
+      createdAt: c.createdAt,
+      reactionCount: c.reactionCount,
+      author: commentAuthor(c.author),
+      permalink: c.permalink,
+      pinned: c.pinned,
+    }).replace(/}$/, `,"replies":${arr(replies)}}`)
+  }
+
+  function reactionJson(r: PostReactionView): string {
+    const a = commentAuthor(r.actor)
+    return JSON.stringify({
+      reactionType: r.reactionType,
+      actor: {
+        urn: a.id,
+        name: a.name,
+        headline: a.headline,
+        profileUrl: a.profileUrl,
+        profilePictureUrl: a.profilePictureUrl,
+        publicId: a.publicId,
+        profileId: a.profileId,
+      },
+    })
+  }
+
+  /** Comments page by token (position = offset) or by explicit offset; the token wins. */
+  async function commentsPage(postId: string, count: number, start: number, token: string | undefined, tokenParam: string) {
+    const scope = `comments:${postId}`
+    let offset = start
+    if (token !== undefined) {
+      const p = tokens.open(token, scope, tokenParam)
+      if (typeof p !== 'number' || !Number.isInteger(p) || p < 0) throw invalidParameter(tokenParam, 'malformed token.')
+      offset = p
+    }
+    const page = await store.listComments(postId, offset, count)
+    return {
+      items: arr(page.comments.map((c) => commentJson(c, 0))),
+      hasMore: page.hasMore,
+      token: page.hasMore ? tokens.issue(scope, offset + count) : undefined,
+    }
+  }
+
+  /** /api/v1/profile given a company page: the organisation in profile form (spec 2.4). */
+  function organizationAsProfile(companyDoc: string): string {
+    const c = JSON.parse(companyDoc) as Company
+    const hq = c.headquarter
+    const tagline = c.description ? (c.description.split(/(?<=[.!?])\s/)[0] ?? '').slice(0, 160) : c.industry
+    return JSON.stringify({
+      id: c.id,
+      profileId: c.companyId,
+      memberId: c.companyId,
+      publicIdentifier: c.publicIdentifier ?? c.companyId,
+      url: c.url,
+      firstName: c.name ?? '',
+      lastName: '',
+      title: tagline,
+      description: c.description ?? '',
+      location: hq ? [hq.city, hq.geographicArea, hq.country].filter(Boolean).join(', ') : '',
+      geoLocationName: hq?.city ?? '',
+      geoCountryName: hq?.country ?? '',
+      countryCode: '',
+      geoUrn: '',
+      profilePictureUrl: c.logoUrl ?? '',
+      coverImageUrl: c.coverImageUrl ?? '',
+      connectionType: 'OUT_OF_NETWORK',
+      creatorInfo: { hashTags: c.hashtags, website: c.websiteUrl ?? '' },
+      jobTitle: '',
+      companyName: '',
+      companyPublicId: '',
+      companyPlatformUrl: '',
+      currentPosition: null,
+      currentSchool: null,
+      followerCount: c.followerCount,
+      connectionsCount: 0,
+      creator: false,
+      influencer: false,
+      premium: false,
+      isVerified: false,
+      inRemembrance: false,
+      joinDate: { month: 1, year: 2003 },
+      experiences: [],
+      educations: [],
+      skills: [],
+      languages: [],
+      certifications: [],
+      testScores: [],
+      volunteerCauses: [],
+    })
+  }
+
+  return {
+    /** GET /api/v1/profile (4.3). */
+    async profile(q: { profileUrlOrUrn?: string }): Promise<Delivered> {
+      const input = parseProfileInput(present(q.profileUrlOrUrn), {
+        param: 'profileUrlOrUrn',
+        host,
+        allowMember: false,
+        companies: 'accept',
+      })
+      if (input.type === 'company') {
+        const companyId = await companyIdFor(input.company)
+        const company = companyId === undefined ? undefined : await store.getCompany(companyId)
+        if (company === undefined) throw companyNotFound()
+        return { body: organizationAsProfile(company.doc) }
+      }
+      const profileId = await profileIdFor(input)
+      const doc = profileId === undefined ? undefined : await store.getProfileDoc(profileId)
+      if (doc === undefined) throw profileNotFound()
+      return { body: renderProfile(doc, clock.now()) }
+    },
+
+    /** GET /api/v1/profile/reactions (4.4). Company pages are refused: only members' reactions are recorded. */
+    async profileReactions(q: { profileUrlOrUrn?: string; count?: number; start?: number; paginationToken?: string }): Promise<Delivered> {
+      const input = parseProfileInput(present(q.profileUrlOrUrn), {
+        param: 'profileUrlOrUrn',
+        host,
+        allowMember: false,
+        companies: 'refuse',
+      })
+      requireZeroStart(q.start)
+      const count = q.count ?? 10
+      const author = await resolveAuthor(input)
+      const scope = `reactions:${author.id}`
+      let after: { reactedAt: number; postId: string } | null = null
+      if (q.paginationToken !== undefined) {
+        const p = tokens.open(q.paginationToken, scope, 'paginationToken') as unknown
+        if (p !== null && !(Array.isArray(p) && typeof p[0] === 'number' && typeof p[1] === 'string')) {
+          throw invalidParameter('paginationToken', 'malformed token.')
+        }
+        after = p === null ? null : { reactedAt: p[0] as number, postId: p[1] as string }
+      }
+      const page = await store.listProfileReactions(author.id, after, count)
+      const last = page.rows.at(-1)
+      const position = last ? [last.reactedAt, last.postId] : after ? [after.reactedAt, after.postId] : null
+      const items = page.rows.map((r) => `{"reactionType":${JSON.stringify(r.reactionType)},"post":${r.postDoc}}`)
+      return {
+        body: `{"reactions":${arr(items)},"paginationToken":${JSON.stringify(tokens.issue(scope, position))},"hasMore":${page.hasMore}}`,
+      }
+    },
+
+    /** GET /api/v1/profile/articles (4.5): the one offset-paged profile feed. */
+    async profileArticles(q: { profileUrlOrUrn?: string; count?: number; start?: number }): Promise<Delivered> {
+      const input = parseProfileInput(present(q.profileUrlOrUrn), {
+        param: 'profileUrlOrUrn',
+        host,
+        allowMember: false,
+        companies: 'refuse',
+      })
+      const count = Math.min(q.count ?? 10, 100)
+      const start = Math.min(q.start ?? 0, 100_000)
+      const author = await resolveAuthor(input)
+      const docs = await store.listArticles(author.id, start, count)
+      // Only an empty page ends the feed (rule 3); nextStart advances by the requested count (rule 2).
+      const hasMore = docs.length > 0
+      return {
+        body: `{"articles":${arr(docs)},"hasMore":${hasMore}${hasMore ? `,"nextStart":${start + count}` : ''}}`,
+      }
+    },
+
+    /** GET /api/v1/posts (4.6): a member's (or a company page's) posts by cursor. */
+    async posts(q: { profileUrlOrUrn?: string; count?: number; start?: number; paginationToken?: string }): Promise<Delivered> {
+      const input = parseProfileInput(present(q.profileUrlOrUrn), {
+        param: 'profileUrlOrUrn',
+        host,
+        allowMember: true,
+        companies: 'accept',
+      })
+      requireZeroStart(q.start)
+      const count = q.count ?? 10
+      const author = await resolveAuthor(input)
+      const page = await feedPage(author, count, q.paginationToken)
+      return {
+        body: `{"posts":${arr(page.posts)},"paginationToken":${JSON.stringify(page.token)},"hasMore":${page.hasMore},"pageSize":${count}}`,
+      }
+    },
+
+    /** GET /api/v1/posts/updates (4.7): newest posts of up to 60 profiles, older shape, aggregated. */
+    async postsUpdates(q: { profileUrlsOrUrns?: string; count?: number }): Promise<Delivered> {
+      const raw = present(q.profileUrlsOrUrns)
+      if (raw === undefined) throw missingParameter('profileUrlsOrUrns')
+      const entries = [...new Map(
+        raw
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '')
+          .map((s) => [s.toLowerCase(), s] as const),
+      ).values()]
+      if (entries.length === 0) throw missingParameter('profileUrlsOrUrns')
+      if (entries.length > 60) {
+        throw invalidParameter('profileUrlsOrUrns', `at most 60 profiles per call (received ${entries.length}).`)
+      }
+      const inputs = entries.map((e) =>
+        parseProfileInput(e, { param: 'profileUrlsOrUrns', host, allowMember: true, companies: 'refuse' }),
+      )
+      const count = q.count ?? 15
+      const collected: { id: string; docOlder: string }[] = []
+      let found = 0
+      for (const input of inputs) {
+        const profileId = await profileIdFor(input as Exclude<ProfileInput, { type: 'company' }>)
+        if (profileId === undefined) continue
+        found++
+        collected.push(...(await store.listRecentPostsOlder({ kind: 'person', id: profileId }, count)))
+      }
+      if (found === 0) throw profileNotFound()
+      // 19-digit ids of equal length compare like their times: newest first.
+      collected.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      return { body: `{"posts":${arr(collected.map((p) => p.docOlder))}}`, units: entries.length }
+    },
+
+    /** GET /api/v1/company (4.8). */
+    async company(q: { companyUrlOrUrn?: string }): Promise<Delivered> {
+      const input = parseCompanyInput(present(q.companyUrlOrUrn), { param: 'companyUrlOrUrn', host })
+      const companyId = await companyIdFor(input)
+      const company = companyId === undefined ? undefined : await store.getCompany(companyId)
+      if (company === undefined) throw companyNotFound()
+      return { body: company.doc }
+    },
+
+    /**
+     * POST /api/v1/company/batch (4.9), whole-request validation only. Returns the distinct entries
+     * (first spelling kept, case-insensitive duplicates dropped) for the caller to check credits and
+     * rate units before anything is fetched.
+     */
+    batchEntries(body: unknown): string[] {
+      const companies = (body as { companies?: unknown } | null | undefined)?.companies
+      if (companies === undefined || companies === null) throw missingCompanies()
+      if (!Array.isArray(companies)) {
+        throw new ApiError('INVALID_PARAMETER', "'companies' must be an array of strings.", { parameter: 'companies' })
+      }
+      if (companies.length === 0) throw missingCompanies()
+      if (companies.length > 50) {
+        throw new ApiError('INVALID_PARAMETER', `'companies' accepts at most 50 entries (received ${companies.length}).`, {
+          parameter: 'companies',
+        })
+      }
+      const seen = new Map<string, string>()
+      companies.forEach((entry: unknown, i) => {
+        if (typeof entry !== 'string' || entry.trim() === '') {
+          throw new ApiError('INVALID_PARAMETER', `'companies[${i}]' must be a non-empty string.`, {
+            parameter: `companies[${i}]`,
+          })
+        }
+        const text = entry.trim()
+        if (!seen.has(text.toLowerCase())) seen.set(text.toLowerCase(), text)
+      })
+      return [...seen.values()]
+    },
+
+    /** One batch entry: a company or its own error object (never throws an ApiError). */
+    async batchEntry(input: string): Promise<{ json: string; outcome: 'found' | 'notFound' | 'failed' }> {
+      try {
+        const parsed = parseCompanyInput(input, { param: 'companies', host })
+        const companyId = await companyIdFor(parsed)
+        const company = companyId === undefined ? undefined : await store.getCompany(companyId)
+        if (company === undefined) {
+          return { json: batchError(input, companyNotFound()), outcome: 'notFound' }
+        }
+        return { json: `{"input":${JSON.stringify(input)},"company":${company.doc}}`, outcome: 'found' }
+      } catch (e) {
+        if (isApiError(e)) return { json: batchError(input, e), outcome: 'failed' }
+        return {
+          json: batchError(input, new ApiError('INTERNAL_ERROR', 'The entry could not be fetched; retry it.')),
+          outcome: 'failed',
+        }
+      }
+    },
+
+    /** Assembles the batch response from entries in input order. */
+    batchResponse(results: { json: string; outcome: 'found' | 'notFound' | 'failed' }[]): Delivered {
+      const found = results.filter((r) => r.outcome === 'found').length
+      const notFound = results.filter((r) => r.outcome === 'notFound').length
+      return {
+        body: `{"results":${arr(results.map((r) => r.json))},"found":${found},"notFound":${notFound},"failed":${results.length - found - notFound}}`,
+        units: found,
+      }
+    },
+
+    /** GET /api/v1/company/posts (4.10). */
+    async companyPosts(q: {
+      companyUrlOrUrn?: string
+      profileUrlOrUrn?: string
+      count?: number
+      start?: number
+      paginationToken?: string
+    }): Promise<Delivered> {
+      const given = present(q.companyUrlOrUrn) ?? present(q.profileUrlOrUrn)
+      const input = parseCompanyInput(given, { param: 'companyUrlOrUrn', host })
+      requireZeroStart(q.start)
+      const count = Math.min(q.count ?? 10, 100)
+      const companyId = await companyIdFor(input)
+      if (companyId === undefined) throw companyNotFound()
+      const page = await feedPage({ kind: 'company', id: companyId }, count, q.paginationToken)
+      const token = page.hasMore ? `"paginationToken":${JSON.stringify(page.token)},` : ''
+      return {
+        body: `{"posts":${arr(page.posts)},${token}"hasMore":${page.hasMore},"pageSize":${page.rows}}`,
+      }
+    },
+
+    /** GET /api/v1/post/engagement (4.11): comments and reactions in one call, all or nothing. */
+    async engagement(q: {
+      postUrlOrUrn?: string
+      commentCount?: number
+      commentStart?: number
+      commentPaginationToken?: string
+      reactionCount?: number
+      reactionStart?: number
+    }): Promise<Delivered> {
+      const input = parsePostInput(present(q.postUrlOrUrn), { param: 'postUrlOrUrn', host, allowShare: false })
+      const postId = await resolvePostId(input)
+      const comments = await commentsPage(
+        postId,
+        q.commentCount ?? 100,
+        q.commentStart ?? 0,
+        q.commentPaginationToken,
+        'commentPaginationToken',
+      )
+      const reactions = await store.listPostReactions(postId, q.reactionStart ?? 0, q.reactionCount ?? 100)
+      const token = comments.token ? `"commentsPaginationToken":${JSON.stringify(comments.token)},` : ''
+      return {
+        body:
+          `{"post":"urn:li:activity:${postId}","comments":${comments.items},${token}"commentsHasMore":${comments.hasMore},` +
+          `"reactions":${arr(reactions.reactions.map(reactionJson))},"reactionsHasMore":${reactions.hasMore}}`,
+      }
+    },
+
+    /** GET /api/v1/post/comments (D6). */
+    async comments(q: { postUrlOrUrn?: string; count?: number; start?: number; paginationToken?: string }): Promise<Delivered> {
+      const input = parsePostInput(present(q.postUrlOrUrn), { param: 'postUrlOrUrn', host, allowShare: true })
+      const postId = await resolvePostId(input)
+      const page = await commentsPage(postId, q.count ?? 100, q.start ?? 0, q.paginationToken, 'paginationToken')
+      const token = page.token ? `"paginationToken":${JSON.stringify(page.token)},` : ''
+      return { body: `{"comments":${page.items},${token}"hasMore":${page.hasMore}}` }
+    },
+
+    /** GET /api/v1/post/reactions (D6). */
+    async postReactions(q: { postUrlOrUrn?: string; count?: number; start?: number }): Promise<Delivered> {
+      const input = parsePostInput(present(q.postUrlOrUrn), { param: 'postUrlOrUrn', host, allowShare: true })
+      const postId = await resolvePostId(input)
+      const page = await store.listPostReactions(postId, q.start ?? 0, q.count ?? 100)
+      return { body: `{"reactions":${arr(page.reactions.map(reactionJson))},"hasMore":${page.hasMore}}` }
+    },
+  }
+
+  /** One cursor page of an author's feed; reposts without commentary are dropped after the fetch. */
+  async function feedPage(author: AuthorRef, count: number, token: string | undefined) {
+    const scope = `posts:${author.kind}:${author.id}`
+    let beforeId: string | null = null
+    if (token !== undefined) {
+      const p = tokens.open(token, scope, 'paginationToken')
+      if (p !== null && (typeof p !== 'string' || !/^\d{1,20}$/.test(p))) {
+        throw invalidParameter('paginationToken', 'malformed token.')
+      }
+      beforeId = p
+    }
+    const page = await store.listPosts(author, beforeId, count)
+    const last = page.rows.at(-1)?.id ?? beforeId
+    return {
+      posts: page.rows.filter((r) => !r.isRepost).map((r) => r.doc),
+      rows: page.rows.length,
+      hasMore: page.hasMore,
+      token: tokens.issue(scope, last),
+    }
+  }
+}
+
+function missingCompanies(): ApiError {
+  return new ApiError('INVALID_PARAMETER', "'companies' is required: a non-empty array of 1 to 50 strings.", {
+    parameter: 'companies',
+  })
+}
+
+function batchError(input: string, e: ApiError): string {
+  return JSON.stringify({ input, error: { code: e.code, message: e.message, status: e.status } })
+}

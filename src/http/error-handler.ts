@@ -1,0 +1,70 @@
+/**
+ * Renders every failure as the spec's envelope `{error, code, details?}` with the catalogue status.
+ * Fastify's own failures (validation, body parsing, unknown routes) are mapped to catalogue codes so
+ * a client never sees a framework error, a stack or SQL.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ApiError, isApiError } from '../domain/errors.ts'
+
+interface ValidationIssue {
+  keyword: string
+  instancePath: string
+  params: Record<string, unknown>
+  message?: string
+}
+
+/** A query or body validation failure as MISSING_PARAMETER / INVALID_PARAMETER naming the field. */
+function fromValidation(issues: ValidationIssue[], context: string | undefined): ApiError {
+  const issue = issues[0] as ValidationIssue
+  const path = issue.instancePath.replace(/^\//, '').replaceAll('/', '.')
+  if (issue.keyword === 'required') {
+    const name = [path, String(issue.params.missingProperty ?? '')].filter(Boolean).join('.')
+    return new ApiError('MISSING_PARAMETER', `Missing required parameter '${name}'.`, { parameter: name })
+  }
+  if (issue.keyword === 'additionalProperties') {
+    const name = [path, String(issue.params.additionalProperty ?? '')].filter(Boolean).join('.')
+    return new ApiError('INVALID_PARAMETER', `Unknown field '${name}'.`, { parameter: name })
+  }
+  const name = path || (context ?? 'request')
+  return new ApiError('INVALID_PARAMETER', `Invalid parameter '${name}': ${issue.message ?? 'bad value'}.`, { parameter: name })
+}
+
+const BODY_ERRORS: Record<string, string> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'The body is not valid JSON.',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'The body is empty; send a JSON object.',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'The body exceeds 1 MiB.',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Unsupported content type; send application/json.',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The Content-Length does not match the body.',
+  FST_ERR_CTP_EMPTY_TYPE: 'Missing content type; send application/json.',
+  FST_ERR_CTP_INVALID_TYPE: 'Unsupported content type; send application/json.',
+}
+
+/** Converts anything thrown while serving a request into an ApiError. */
+export function toApiError(error: unknown): ApiError {
+  if (isApiError(error)) return error
+  const fe = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string }
+  if (fe.validation && fe.validation.length > 0) return fromValidation(fe.validation, fe.validationContext)
+  if (typeof fe.code === 'string' && fe.code in BODY_ERRORS) {
+    return new ApiError('INVALID_PARAMETER', BODY_ERRORS[fe.code] as string, { parameter: 'body' })
+  }
+  if (fe.statusCode === 400 && typeof fe.code === 'string' && fe.code.startsWith('FST_ERR')) {
+    return new ApiError('INVALID_PARAMETER', 'The request could not be read.', { parameter: 'request' })
+  }
+  return new ApiError('INTERNAL_ERROR', 'An unexpected error occurred; it is safe to retry.')
+}
+
+export function sendError(reply: FastifyReply, e: ApiError): FastifyReply {
+  if (e.headers) reply.headers(e.headers)
+  return reply.code(e.status).type('application/json; charset=utf-8').send(JSON.stringify(e.toBody()))
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const e = toApiError(error)
+    if (e.status >= 500) request.log.error({ err: error }, 'request failed')
+    return sendError(reply, e)
+  })
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new ApiError('NOT_FOUND', `No endpoint ${request.method} ${request.url.split('?')[0]}.`)),
+  )
+}

@@ -1,0 +1,119 @@
+/**
+ * Operator admin API (D12), JSON with `Authorization: Bearer <PRONET_ADMIN_TOKEN>`. Registered only
+ * when a token is configured, so without one every /admin path is a 404 like any unknown path.
+ */
+import { timingSafeEqual, createHash } from 'node:crypto'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import Type from 'typebox'
+import type { AccountsService } from '../../domain/accounts/accounts.service.ts'
+import { ApiError } from '../../domain/errors.ts'
+import type { AccountRecord, ApiKeyRecord } from '../../ports/account-store.ts'
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+
+export const accountView = (a: AccountRecord) => ({
+  id: a.id,
+  name: a.name,
+  createdAt: iso(a.createdAt),
+  suspended: a.suspendedAt !== null,
+  suspendedAt: iso(a.suspendedAt),
+})
+
+export const keyView = (k: ApiKeyRecord) => ({
+  id: k.id,
+  prefix: k.prefix,
+  createdAt: iso(k.createdAt),
+  revokedAt: iso(k.revokedAt),
+})
+
+const Plan = Type.Union([Type.Literal('free'), Type.Literal('custom'), Type.Literal('none')])
+const Status = Type.Enum(['active', 'free', 'trialing', 'past_due', 'incomplete', 'unpaid', 'canceled'] as const)
+const NewAccountBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    plan: Type.Optional(Plan),
+    creditsLimit: Type.Optional(Type.Integer({ minimum: 0 })),
+    rpsLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+    status: Type.Optional(Status),
+  },
+  { additionalProperties: false },
+)
+const AccountParams = Type.Object({ id: Type.String() })
+const KeyParams = Type.Object({ id: Type.String(), keyId: Type.String() })
+const ClockBody = Type.Object({ now: Type.String({ minLength: 1 }) }, { additionalProperties: false })
+
+export interface AdminDeps {
+  token: string
+  accounts: AccountsService
+  /** Present only with PRONET_TEST_CLOCK=1. */
+  testClock?: { now(): number; set(ms: number): void }
+}
+
+export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void {
+  const expected = createHash('sha256').update(deps.token).digest()
+  const guard = async (request: FastifyRequest) => {
+    const header = request.headers.authorization ?? ''
+    const given = createHash('sha256').update(header.replace(/^Bearer\s+/i, '')).digest()
+    if (!/^Bearer\s+/i.test(header) || !timingSafeEqual(given, expected)) {
+      throw new ApiError('UNAUTHENTICATED', 'Admin API: send Authorization: Bearer <PRONET_ADMIN_TOKEN>.')
+    }
+  }
+  const schema = (summary: string, extra: Record<string, unknown> = {}) => ({
+    summary,
+    tags: ['admin'],
+    security: [{ AdminToken: [] }],
+    ...extra,
+  })
+  const json = (reply: FastifyReply, status: number, body: unknown) =>
+    reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body))
+
+  app.register(async (admin) => {
+    admin.addHook('onRequest', guard)
+
+    admin.post('/admin/v1/accounts', { schema: schema('Create an account and its first key', { body: NewAccountBody }) }, async (req, reply) => {
+      const created = await deps.accounts.create((req.body ?? {}) as Type.Static<typeof NewAccountBody>)
+      return json(reply, 201, { account: accountView(created.account), apiKey: created.apiKey })
+    })
+
+    admin.get('/admin/v1/accounts/:id', { schema: schema('An account and its keys', { params: AccountParams }) }, async (req, reply) => {
+      const { id } = req.params as Type.Static<typeof AccountParams>
+      const shown = await deps.accounts.show(id)
+      return json(reply, 200, { account: accountView(shown.account), keys: shown.keys.map(keyView) })
+    })
+
+    admin.post('/admin/v1/accounts/:id/keys', { schema: schema('Create another key', { params: AccountParams }) }, async (req, reply) => {
+      const { id } = req.params as Type.Static<typeof AccountParams>
+      return json(reply, 201, await deps.accounts.createKey(id))
+    })
+
+    admin.delete('/admin/v1/accounts/:id/keys/:keyId', { schema: schema('Revoke a key', { params: KeyParams }) }, async (req, reply) => {
+      const { id, keyId } = req.params as Type.Static<typeof KeyParams>
+      await deps.accounts.revokeKey(id, keyId)
+      return reply.code(204).send()
+    })
+
+    admin.post('/admin/v1/accounts/:id/suspend', { schema: schema('Suspend an account (403 FORBIDDEN on its keys)', { params: AccountParams }) }, async (req, reply) => {
+      const { id } = req.params as Type.Static<typeof AccountParams>
+      return json(reply, 200, accountView(await deps.accounts.suspend(id)))
+    })
+
+    admin.post('/admin/v1/accounts/:id/resume', { schema: schema('Resume a suspended account', { params: AccountParams }) }, async (req, reply) => {
+      const { id } = req.params as Type.Static<typeof AccountParams>
+      return json(reply, 200, accountView(await deps.accounts.resume(id)))
+    })
+
+    const clock = deps.testClock
+    if (clock) {
+      admin.get('/admin/v1/clock', { schema: schema('The test clock') }, async (_req, reply) =>
+        json(reply, 200, { now: new Date(clock.now()).toISOString() }),
+      )
+      admin.put('/admin/v1/clock', { schema: schema('Set the test clock; time keeps running from there', { body: ClockBody }) }, async (req, reply) => {
+        const { now } = req.body as Type.Static<typeof ClockBody>
+        const ms = /^\d+$/.test(now) ? Number(now) : Date.parse(now)
+        if (!Number.isFinite(ms)) throw new ApiError('INVALID_PARAMETER', "'now' must be an ISO 8601 instant or epoch milliseconds.", { parameter: 'now' })
+        clock.set(ms)
+        return json(reply, 200, { now: new Date(clock.now()).toISOString() })
+      })
+    }
+  })
+}

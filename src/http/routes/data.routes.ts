@@ -1,0 +1,213 @@
+/**
+ * The data endpoints (spec section 4, D6). Thin: each route declares its operation, price rule,
+ * schemas and error codes, and hands the validated query to one content-service function.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { TSchema } from 'typebox'
+import {
+  CommentsQuery,
+  CompanyBatchBody,
+  CompanyBatchResponse,
+  CompanyPostsQuery,
+  CompanyPostsResponse,
+  CompanyQuery,
+  CompanyResponse,
+  CommentsResponse,
+  EngagementQuery,
+  EngagementResponse,
+  PostReactionsQuery,
+  PostReactionsResponse,
+  PostsQuery,
+  PostsResponse,
+  PostsUpdatesQuery,
+  PostsUpdatesResponse,
+  ProfileArticlesQuery,
+  ProfileArticlesResponse,
+  ProfileQuery,
+  ProfileReactionsQuery,
+  ProfileReactionsResponse,
+  ProfileResponse,
+} from '../../contract/endpoints.schemas.ts'
+import { ErrorSchema } from '../../contract/resources.schemas.ts'
+import type { Operation } from '../../domain/billing/prices.ts'
+import { PRICES } from '../../domain/billing/prices.ts'
+import type { ContentService, Delivered } from '../../domain/content/content.service.ts'
+import { ERROR_STATUS, type ErrorCode } from '../../domain/errors.ts'
+import type { Authenticator } from '../auth.ts'
+
+export interface DataRoute {
+  method: 'GET' | 'POST'
+  url: string
+  operation: Operation
+  summary: string
+  querystring?: TSchema
+  body?: TSchema
+  response: TSchema
+  /** Endpoint-specific error codes, documented in the OpenAPI responses. */
+  errors: ErrorCode[]
+  handle(content: ContentService, request: FastifyRequest): Promise<Delivered>
+}
+
+const COMMON: ErrorCode[] = ['MISSING_PARAMETER', 'INVALID_URN', 'UNAUTHENTICATED', 'QUOTA_EXHAUSTED', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']
+
+// The query's static type is enforced by its schema before the handler runs.
+type Q<T> = { query: T }
+const query = <T>(r: FastifyRequest) => (r as unknown as Q<T>).query
+
+export const DATA_ROUTES: readonly DataRoute[] = [
+  {
+    method: 'GET',
+    url: '/api/v1/profile',
+    operation: 'profile',
+    summary: 'One member profile (a company page gives the organisation in profile form)',
+    querystring: ProfileQuery,
+    response: ProfileResponse,
+    errors: [...COMMON, 'PROFILE_NOT_FOUND', 'COMPANY_NOT_FOUND'],
+    handle: (c, r) => c.profile(query(r)),
+  },
+  {
+    method: 'GET',
+    url: '/api/v1/profile/reactions',
+    operation: 'profile.reactions',
+    summary: 'Posts a member reacted to, newest first (cursor pagination)',
+    querystring: ProfileReactionsQuery,
+    response: ProfileReactionsResponse,
+    errors: [...COMMON, 'INVALID_PARAMETER', 'PROFILE_NOT_FOUND'],
+    handle: (c, r) => c.profileReactions(query(r)),
+  },
+  {
+    method: 'GET',
+    url: '/api/v1/profile/articles',
+    operation: 'profile.articles',
+    summary: 'Articles a member published, newest first (offset pagination)',
+    querystring: ProfileArticlesQuery,
+    response: ProfileArticlesResponse,
+    errors: [...COMMON, 'INVALID_PARAMETER', 'PROFILE_NOT_FOUND'],
+    handle: (c, r) => c.profileArticles(query(r)),
+  },
+  {
+    method: 'GET',
+    url: '/api/v1/posts',
+    operation: 'posts',
+    summary: 'Posts of a member (company pages and member URNs also accepted), newest first',
+    querystring: PostsQuery,
+    response: PostsResponse,
+    errors: [...COMMON, 'INVALID_PARAMETER', 'PROFILE_NOT_FOUND', 'COMPANY_NOT_FOUND'],
+    handle: (c, r) => c.posts(query(r)),
+  },
+  {
+    method: 'GET',
+    url: '/api/v1/posts/updates',
+    operation: 'posts.updates',
+    summary: 'Recent posts of up to 60 profiles in the older post shape, newest first',
+    querystring: PostsUpdatesQuery,
+    response: PostsUpdatesResponse,
+    errors: [...COMMON, 'INVALID_PARAMETER', 'PROFILE_NOT_FOUND'],
+    handle: (c, r) => c.postsUpdates(query(r)),
+  },
+  {
+    method: 'GET',
+    url: '/api/v1/company',
+    operation: 'company',
+    summary: 'One company page',
+    querystring: CompanyQuery,
+    response: CompanyResponse,
+    errors: [...COMMON, 'INVALID_PARAMETER', 'COMPANY_NOT_FOUND'],
+    handle: (c, r) => c.company(query(r)),
+  },
+  {
+    method: 'POST',
+    url: '/api/v1/company/batch',
+    operation: 'company.batch',
+    summary: 'Up to 50 companies in one call; per-entry errors inside a 200',
+    body: CompanyBatchBody,
+    response: CompanyBatchResponse,
+    errors: [...COMMON, 'INVALID_PARAMETER'],
+    async handle(c, r) {
+      const entries = c.batchEntries(r.body)
+      const results = []
+      for (const entry of entries) results.push(await c.batchEntry(entry))
+      return c.batchResponse(results)
+    },
+  },
+  {
+    method: 'GET',
+    url: '/api/v1/company/posts',
+    operation: 'company.posts',
+    summary: 'Posts of a company page, newest first (cursor pagination)',
+    querystring: CompanyPostsQuery,
+    response: CompanyPostsResponse,
+    errors: [...COMMON, 'INVALID_PARAMETER', 'COMPANY_NOT_FOUND'],
+    handle: (c, r) => c.companyPosts(query(r)),
+  },
+  {
+    method: 'GET',
+    url: '/api/v1/post/engagement',
+    operation: 'post.engagement',
+    summary: 'Comments (by token) and reactions (by offset) of one post',
+    querystring: EngagementQuery,
+    response: EngagementResponse,
+    errors: [...COMMON, 'INVALID_PARAMETER', 'POST_NOT_FOUND'],
+    handle: (c, r) => c.engagement(query(r)),
+  },
+  {
+    method: 'GET',
+    url: '/api/v1/post/comments',
+    operation: 'post.comments',
+    summary: 'Comments of one post with their replies, pinned first',
+    querystring: CommentsQuery,
+    response: CommentsResponse,
+    errors: [...COMMON, 'INVALID_PARAMETER', 'POST_NOT_FOUND'],
+    handle: (c, r) => c.comments(query(r)),
+  },
+  {
+    method: 'GET',
+    url: '/api/v1/post/reactions',
+    operation: 'post.reactions',
+    summary: 'Reactions to one post (offset pagination)',
+    querystring: PostReactionsQuery,
+    response: PostReactionsResponse,
+    errors: [...COMMON, 'INVALID_PARAMETER', 'POST_NOT_FOUND'],
+    handle: (c, r) => c.postReactions(query(r)),
+  },
+]
+
+/** OpenAPI responses: the success schema plus one envelope per documented status. */
+function responses(route: DataRoute): Record<number, TSchema> {
+  const out: Record<number, TSchema> = { 200: route.response }
+  for (const code of route.errors) {
+    const status = ERROR_STATUS[code]
+    const previous = (out[status] as { description?: string } | undefined)?.description
+    out[status] = { ...ErrorSchema, description: [previous, code].filter(Boolean).join(', ') }
+  }
+  out[401] = { ...ErrorSchema, description: 'UNAUTHENTICATED, INVALID_API_KEY' }
+  out[403] = { ...ErrorSchema, description: 'FORBIDDEN (account suspended)' }
+  return out
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+export function registerDataRoutes(app: FastifyInstance, deps: { content: ContentService; auth: Authenticator }): void {
+  for (const route of DATA_ROUTES) {
+    app.route({
+      method: route.method,
+      url: route.url,
+      config: { operation: route.operation, price: PRICES[route.operation] },
+      schema: {
+        summary: route.summary,
+        tags: ['data'],
+        security: [{ ApiKey: [] }],
+        ...(route.querystring ? { querystring: route.querystring } : {}),
+        ...(route.body ? { body: route.body } : {}),
+        response: responses(route),
+      },
+      // The batch body is checked by the service so each refusal carries the spec's message pattern.
+      ...(route.body ? { validatorCompiler: () => () => true } : {}),
+      onRequest: deps.auth.hook,
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        const delivered = await route.handle(deps.content, request)
+        return reply.type(JSON_TYPE).send(delivered.body)
+      },
+    })
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * Builds the synthetic network into a container's store, with a progress bar on a terminal.
+ * The network is deterministic from (seed, size, anchor); the anchor defaults to the current hour so
+ * a fresh network has recent posts.
+ */
+import cliProgress from 'cli-progress'
+import type { SeedSize } from './config/config.ts'
+import type { Container } from './container.ts'
+import { estimateRecords, seedNetwork } from './synth/index.ts'
+
+export const DEFAULT_NETWORK_SEED = 1
+const HOUR = 3_600_000
+
+export interface SeedOptions {
+  seed?: number
+  anchorMs?: number
+  /** Show a progress bar (default: when stderr is a terminal). */
+  progress?: boolean
+}
+
+export async function seedSynthetic(
+  c: Container,
+  size: Exclude<SeedSize, 'none'>,
+  log: (line: string) => void,
+  opts: SeedOptions = {},
+): Promise<number> {
+  const options = {
+    seed: opts.seed ?? DEFAULT_NETWORK_SEED,
+    size,
+    anchorMs: opts.anchorMs ?? Math.floor(c.clock.now() / HOUR) * HOUR,
+    platformHost: c.config.platformHost,
+  }
+  log(`seed ${options.seed}, anchor ${new Date(options.anchorMs).toISOString()}`)
+  const showBar = opts.progress ?? process.stderr.isTTY === true
+  const bar = showBar
+    ? new cliProgress.SingleBar(
+        { stream: process.stderr, format: 'seeding [{bar}] {percentage}% | {value}/{total} records | ETA {eta_formatted}' },
+        cliProgress.Presets.shades_classic,
+      )
+    : undefined
+  bar?.start(estimateRecords(options), 0)
+  try {
+    const result = await seedNetwork(
+      { writer: c.writer },
+      { ...options, onProgress: (done: number, total: number) => bar?.update(done, { total }) },
+    )
+    return result.records
+  } finally {
+    bar?.stop()
+  }
+}

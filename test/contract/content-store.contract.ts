@@ -1,0 +1,877 @@
+/**
+ * The ContentStore contract (src/ports/content-store.ts), written against the port only so every
+ * adapter (SQLite, PostgreSQL) runs the same suite: `runContentStoreContract('sqlite', makeStore)`.
+ * Each test gets an empty store.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { validateRecord } from '../../src/domain/content/content-writer.ts'
+import type { ContentRow, ContentStore, WriteOutcome } from '../../src/ports/content-store.ts'
+import {
+  articleRow,
+  commentRow,
+  companyIdOf,
+  companyRef,
+  companyRow,
+  personRef,
+  postIdAt,
+  postReactionRow,
+  postRecord,
+  postRow,
+  prepared,
+  profileIdOf,
+  profileReactionRow,
+  profileRow,
+} from '../helpers/content-fixtures.ts'
+
+export interface ContentStoreHandle {
+  store: ContentStore
+  dispose(): Promise<void>
+}
+
+const OK: WriteOutcome = { ok: true }
+const EMPTY_COUNTS = {
+  profiles: 0,
+  companies: 0,
+  posts: 0,
+  articles: 0,
+  comments: 0,
+  postReactions: 0,
+  profileReactions: 0,
+}
+
+/** Ids at the top of the 19-digit range that a double cannot tell apart. */
+const BIG = ['7399999999999999997', '7399999999999999998', '7399999999999999999'] as const
+
+export function runContentStoreContract(name: string, makeStore: () => Promise<ContentStoreHandle>): void {
+  describe(`ContentStore contract: ${name}`, () => {
+    let handle: ContentStoreHandle
+    let store: ContentStore
+
+    beforeEach(async () => {
+      handle = await makeStore()
+      store = handle.store
+    })
+    afterEach(async () => {
+      await handle.dispose()
+    })
+
+    /** Writes rows that must all succeed. */
+    const seed = async (...rows: ContentRow[]): Promise<void> => {
+      expect(await store.write(rows)).toEqual(rows.map(() => OK))
+    }
+
+    /** Asserts a batch of [good, bad, good]: the bad row fails with a reason matching `reason`. */
+    const expectMiddleFails = async (good1: ContentRow, bad: ContentRow, good2: ContentRow, reason: RegExp) => {
+      const out = await store.write([good1, bad, good2])
+      expect(out[0]).toEqual(OK)
+      expect(out[2]).toEqual(OK)
+      expect(out[1]).toMatchObject({ ok: false })
+      expect((out[1] as { reason: string }).reason).toMatch(reason)
+    }
+
+    const ids = (rows: { id: string }[]) => rows.map((r) => r.id)
+
+    describe('write', () => {
+      it('answers an empty batch with no outcomes and an empty store counts zero', async () => {
+        expect(await store.write([])).toEqual([])
+        expect(await store.counts()).toEqual(EMPTY_COUNTS)
+      })
+
+      it('returns one outcome per row, in order, and counts every table', async () => {
+        const p1 = postIdAt(1)
+        const p2 = postIdAt(2)
+        const rows: ContentRow[] = [
+          profileRow(1),
+          profileRow(2),
+          companyRow(1),
+          postRow(p1, personRef(1)),
+          postRow(p2, companyRef(1)),
+          articleRow('42', profileIdOf(1)),
+          commentRow(postIdAt(3), p1, personRef(2)),
+          commentRow(postIdAt(4), p1, companyRef(1)),
+          commentRow(postIdAt(5), p1, personRef(1), { parentId: postIdAt(3) }),
+          postReactionRow(p1, personRef(2)),
+          postReactionRow(p1, companyRef(1)),
+          postReactionRow(p2, personRef(1)),
+          profileReactionRow(profileIdOf(2), p1, 1000),
+        ]
+        expect(await store.write(rows)).toEqual(rows.map(() => OK))
+        expect(await store.counts()).toEqual({
+          profiles: 2,
+          companies: 1,
+          posts: 2,
+          articles: 1,
+          comments: 3,
+          postReactions: 3,
+          profileReactions: 1,
+        })
+      })
+
+      it('lets a row depend on an earlier row of the same batch', async () => {
+        const p = postIdAt(1)
+        const c = postIdAt(2)
+        await seed(
+          profileRow(1),
+          postRow(p, personRef(1)),
+          commentRow(c, p, personRef(1)),
+          commentRow(postIdAt(3), p, personRef(1), { parentId: c }),
+          postReactionRow(p, personRef(1)),
+          profileReactionRow(profileIdOf(1), p, 5),
+        )
+        const { comments } = await store.listComments(p, 0, 10)
+        expect(comments.map((x) => x.commentId)).toEqual([c])
+        expect(comments[0]?.replies.map((x) => x.commentId)).toEqual([postIdAt(3)])
+      })
+
+      it('upserts do not add rows', async () => {
+        const p = postIdAt(1)
+        const rows = [
+          profileRow(1),
+          companyRow(1),
+          postRow(p, personRef(1)),
+          articleRow('7', profileIdOf(1)),
+          commentRow(postIdAt(2), p, personRef(1)),
+          postReactionRow(p, personRef(1)),
+          profileReactionRow(profileIdOf(1), p, 5),
+        ]
+        await seed(...rows)
+        await seed(...rows)
+        expect(await store.counts()).toEqual({
+          profiles: 1,
+          companies: 1,
+          posts: 1,
+          articles: 1,
+          comments: 1,
+          postReactions: 1,
+          profileReactions: 1,
+        })
+      })
+
+      it('refuses ids a 64-bit integer cannot hold exactly, keeping the other rows', async () => {
+        await seed(profileRow(1))
+        await expectMiddleFails(
+          postRow(postIdAt(1), personRef(1)),
+          postRow('9999999999999999999', personRef(1)),
+          postRow(postIdAt(2), personRef(1)),
+          /9999999999999999999/,
+        )
+        await expectMiddleFails(
+          articleRow('1', profileIdOf(1)),
+          articleRow('0123', profileIdOf(1)),
+          articleRow('2', profileIdOf(1)),
+          /0123/,
+        )
+        expect(await store.counts()).toMatchObject({ posts: 2, articles: 2 })
+        expect(await store.listArticles(profileIdOf(1), 0, 10)).toEqual([
+          JSON.stringify({ article: '2' }),
+          JSON.stringify({ article: '1' }),
+        ])
+      })
+    })
+
+    describe('referential rules: a failing row leaves nothing, the rest of the batch is kept', () => {
+      const p1 = postIdAt(1)
+      const p2 = postIdAt(2)
+      const missingPost = postIdAt(99)
+      const top1 = postIdAt(10)
+      const reply1 = postIdAt(11)
+      const top2 = postIdAt(12)
+
+      beforeEach(async () => {
+        await seed(
+          profileRow(1),
+          profileRow(2),
+          companyRow(1),
+          postRow(p1, personRef(1)),
+          postRow(p2, personRef(2)),
+          commentRow(top1, p1, personRef(1)),
+          commentRow(reply1, p1, personRef(2), { parentId: top1 }),
+          commentRow(top2, p2, personRef(2)),
+        )
+      })
+
+      const commentCount = async () => (await store.counts()).comments
+
+      it('a comment on a post that does not exist', async () => {
+        await expectMiddleFails(
+          commentRow(postIdAt(20), p1, personRef(1)),
+          commentRow(postIdAt(21), missingPost, personRef(1)),
+          commentRow(postIdAt(22), p2, personRef(1)),
+          new RegExp(`post ${missingPost} does not exist`),
+        )
+        expect(await commentCount()).toBe(5)
+        expect(await store.listComments(missingPost, 0, 10)).toEqual({ comments: [], hasMore: false })
+      })
+
+      it('a comment by a profile that does not exist', async () => {
+        await expectMiddleFails(
+          commentRow(postIdAt(20), p1, personRef(1)),
+          commentRow(postIdAt(21), p1, personRef(9)),
+          commentRow(postIdAt(22), p1, companyRef(1)),
+          new RegExp(`profile ${profileIdOf(9)} does not exist`),
+        )
+        const { comments } = await store.listComments(p1, 0, 10)
+        expect(comments.map((c) => c.commentId).sort()).toEqual([top1, postIdAt(20), postIdAt(22)].sort())
+      })
+
+      it('a comment by a company that does not exist', async () => {
+        await expectMiddleFails(
+          commentRow(postIdAt(20), p1, companyRef(1)),
+          commentRow(postIdAt(21), p1, companyRef(9)),
+          commentRow(postIdAt(22), p1, personRef(2)),
+          new RegExp(`company ${companyIdOf(9)} does not exist`),
+        )
+        expect(await commentCount()).toBe(5)
+      })
+
+      it('a reply whose parent does not exist', async () => {
+        const ghost = postIdAt(50)
+        await expectMiddleFails(
+          commentRow(postIdAt(20), p1, personRef(1), { parentId: top1 }),
+          commentRow(postIdAt(21), p1, personRef(1), { parentId: ghost }),
+          commentRow(postIdAt(22), p1, personRef(1)),
+          new RegExp(`comment ${ghost} does not exist`),
+        )
+        expect(await commentCount()).toBe(5)
+      })
+
+      it('a reply whose parent belongs to another post', async () => {
+        await expectMiddleFails(
+          commentRow(postIdAt(20), p1, personRef(1)),
+          commentRow(postIdAt(21), p1, personRef(1), { parentId: top2 }),
+          commentRow(postIdAt(22), p2, personRef(1), { parentId: top2 }),
+          new RegExp(`${top2}.*${p2}`),
+        )
+        expect(await commentCount()).toBe(5)
+        const { comments } = await store.listComments(p2, 0, 10)
+        expect(comments[0]?.replies.map((r) => r.commentId)).toEqual([postIdAt(22)])
+      })
+
+      it('a reply to a reply (replies are one level deep)', async () => {
+        await expectMiddleFails(
+          commentRow(postIdAt(20), p1, personRef(1)),
+          commentRow(postIdAt(21), p1, personRef(1), { parentId: reply1 }),
+          commentRow(postIdAt(22), p1, personRef(1)),
+          new RegExp(`${reply1}.*reply`),
+        )
+        expect(await commentCount()).toBe(5)
+      })
+
+      it('a comment that has replies cannot become a reply, nor move to another post', async () => {
+        const out = await store.write([
+          commentRow(top1, p1, personRef(1), { parentId: postIdAt(20) }),
+          commentRow(postIdAt(20), p1, personRef(1)),
+          commentRow(top1, p1, personRef(1), { parentId: postIdAt(20) }),
+          commentRow(top1, p2, personRef(1)),
+        ])
+        expect(out[0]).toMatchObject({ ok: false })
+        expect(out[1]).toEqual(OK)
+        expect(out[2]).toMatchObject({ ok: false, reason: expect.stringMatching(/replies/) })
+        expect(out[3]).toMatchObject({ ok: false, reason: expect.stringContaining(p1) })
+        const { comments } = await store.listComments(p1, 0, 10)
+        const first = comments.find((c) => c.commentId === top1)
+        expect(first?.replies.map((r) => r.commentId)).toEqual([reply1])
+      })
+
+      it('a post reaction to a post that does not exist', async () => {
+        await expectMiddleFails(
+          postReactionRow(p1, personRef(1)),
+          postReactionRow(missingPost, personRef(2)),
+          postReactionRow(p2, personRef(2)),
+          new RegExp(`post ${missingPost} does not exist`),
+        )
+        expect((await store.counts()).postReactions).toBe(2)
+        expect(await store.listPostReactions(missingPost, 0, 10)).toEqual({ reactions: [], hasMore: false })
+      })
+
+      it('a post reaction by an actor that does not exist', async () => {
+        await expectMiddleFails(
+          postReactionRow(p1, personRef(1)),
+          postReactionRow(p1, personRef(7)),
+          postReactionRow(p1, companyRef(1)),
+          new RegExp(`profile ${profileIdOf(7)} does not exist`),
+        )
+        await expectMiddleFails(
+          postReactionRow(p2, personRef(1)),
+          postReactionRow(p2, companyRef(7)),
+          postReactionRow(p2, companyRef(1)),
+          new RegExp(`company ${companyIdOf(7)} does not exist`),
+        )
+        const { reactions } = await store.listPostReactions(p1, 0, 10)
+        expect(reactions.map((r) => r.actor.id)).toEqual([profileIdOf(1), companyIdOf(1)])
+        expect((await store.counts()).postReactions).toBe(4)
+      })
+
+      it('a profile reaction to a post that does not exist, or by a profile that does not exist', async () => {
+        await expectMiddleFails(
+          profileReactionRow(profileIdOf(1), p1, 10),
+          profileReactionRow(profileIdOf(1), missingPost, 20),
+          profileReactionRow(profileIdOf(1), p2, 30),
+          new RegExp(`post ${missingPost} does not exist`),
+        )
+        await expectMiddleFails(
+          profileReactionRow(profileIdOf(2), p1, 10),
+          profileReactionRow(profileIdOf(8), p1, 20),
+          profileReactionRow(profileIdOf(2), p2, 30),
+          new RegExp(`profile ${profileIdOf(8)} does not exist`),
+        )
+        const page = await store.listProfileReactions(profileIdOf(1), null, 10)
+        expect(page.rows.map((r) => r.postId)).toEqual([p2, p1])
+        expect(await store.listProfileReactions(profileIdOf(8), null, 10)).toEqual({ rows: [], hasMore: false })
+        expect((await store.counts()).profileReactions).toBe(4)
+      })
+
+      it('a profile whose slug or memberId another profile uses', async () => {
+        await expectMiddleFails(
+          profileRow(3),
+          profileRow(4, { slug: 'member-1' }),
+          profileRow(5),
+          new RegExp(`publicIdentifier 'member-1' is already used by profile ${profileIdOf(1)}`),
+        )
+        await expectMiddleFails(
+          profileRow(6),
+          profileRow(7, { memberId: String(500_002) }),
+          profileRow(8),
+          new RegExp(`memberId '500002' is already used by profile ${profileIdOf(2)}`),
+        )
+        expect(await store.getProfileDoc(profileIdOf(4))).toBeUndefined()
+        expect(await store.getProfileDoc(profileIdOf(7))).toBeUndefined()
+        expect(await store.findProfileIdBySlug('member-1')).toBe(profileIdOf(1))
+        expect(await store.findProfileIdByMemberId('500002')).toBe(profileIdOf(2))
+        expect((await store.counts()).profiles).toBe(6)
+      })
+
+      it('a profile taking another profile slug by upsert fails and keeps its old values', async () => {
+        const out = await store.write([profileRow(2, { slug: 'member-1', doc: '{"changed":true}' })])
+        expect(out).toEqual([{ ok: false, reason: expect.stringContaining('member-1') }])
+        expect(await store.getProfileDoc(profileIdOf(2))).toBe(JSON.stringify({ profile: 2 }))
+        expect(await store.findProfileIdBySlug('member-2')).toBe(profileIdOf(2))
+      })
+
+      it('a company whose slug another company uses; pages without a slug never clash', async () => {
+        await expectMiddleFails(
+          companyRow(2, { slug: null }),
+          companyRow(3, { slug: 'company-1' }),
+          companyRow(4, { slug: null }),
+          new RegExp(`publicIdentifier 'company-1' is already used by company ${companyIdOf(1)}`),
+        )
+        expect(await store.getCompany(companyIdOf(3))).toBeUndefined()
+        expect(await store.getCompany(companyIdOf(4))).toBeDefined()
+        expect(await store.findCompanyIdBySlug('company-1')).toBe(companyIdOf(1))
+        expect((await store.counts()).companies).toBe(3)
+      })
+
+      it('a post whose share id another post uses', async () => {
+        await expectMiddleFails(
+          postRow(postIdAt(30), personRef(1)),
+          postRow(postIdAt(31), personRef(1), { shareId: p1 }),
+          postRow(postIdAt(32), personRef(1), { shareKind: 'ugcPost', shareId: p1 }),
+          new RegExp(`${p1}.*already used by post ${p1}`),
+        )
+        expect(await store.getPost(postIdAt(31))).toBeUndefined()
+        expect(await store.findPostIdByShare('ugcPost', p1)).toBe(postIdAt(32))
+      })
+
+      it('a failing row does not undo earlier rows or block later rows that depend on them', async () => {
+        const p3 = postIdAt(40)
+        const out = await store.write([
+          postRow(p3, personRef(1)),
+          commentRow(postIdAt(41), missingPost, personRef(1)),
+          commentRow(postIdAt(42), p3, personRef(2)),
+          postReactionRow(p3, personRef(9)),
+          postReactionRow(p3, personRef(2)),
+        ])
+        expect(out.map((o) => o.ok)).toEqual([true, false, true, false, true])
+        expect((await store.listComments(p3, 0, 10)).comments.map((c) => c.commentId)).toEqual([postIdAt(42)])
+        expect((await store.listPostReactions(p3, 0, 10)).reactions.map((r) => r.actor.id)).toEqual([profileIdOf(2)])
+      })
+    })
+
+    describe('profiles', () => {
+      it('returns the stored document exactly as written', async () => {
+        const doc = '{"name":"Zoë \\"Z\\" Ünal","experiences":[{"totalDuration":\u00012020-1/now\u0001}],"emoji":"🚀"}'
+        await seed(profileRow(1, { doc }))
+        expect(await store.getProfileDoc(profileIdOf(1))).toBe(doc)
+        expect(await store.getProfileDoc(profileIdOf(2))).toBeUndefined()
+      })
+
+      it('finds a profile by slug case-insensitively and by member id', async () => {
+        await seed(profileRow(1, { slug: 'jane-doe' }), profileRow(2, { slug: 'émilie-dürr' }))
+        expect(await store.findProfileIdBySlug('jane-doe')).toBe(profileIdOf(1))
+        expect(await store.findProfileIdBySlug('Jane-DOE')).toBe(profileIdOf(1))
+        expect(await store.findProfileIdBySlug('ÉMILIE-DÜRR')).toBe(profileIdOf(2))
+        expect(await store.findProfileIdBySlug('jane')).toBeUndefined()
+        expect(await store.findProfileIdByMemberId('500001')).toBe(profileIdOf(1))
+        expect(await store.findProfileIdByMemberId('500009')).toBeUndefined()
+      })
+
+      it('an upsert replaces the document, slug and member id; the old slug is free again', async () => {
+        await seed(profileRow(1, { slug: 'old-slug' }))
+        await seed(profileRow(1, { slug: 'new-slug', memberId: '77', doc: '{"v":2}' }))
+        expect(await store.getProfileDoc(profileIdOf(1))).toBe('{"v":2}')
+        expect(await store.findProfileIdBySlug('old-slug')).toBeUndefined()
+        expect(await store.findProfileIdBySlug('NEW-slug')).toBe(profileIdOf(1))
+        expect(await store.findProfileIdByMemberId('77')).toBe(profileIdOf(1))
+        expect(await store.findProfileIdByMemberId('500001')).toBeUndefined()
+        await seed(profileRow(2, { slug: 'old-slug' }))
+        expect(await store.findProfileIdBySlug('old-slug')).toBe(profileIdOf(2))
+      })
+
+      it('a profile keeping its own slug and member id is not a clash', async () => {
+        await seed(profileRow(1))
+        await seed(profileRow(1, { name: 'Renamed' }))
+        expect((await store.counts()).profiles).toBe(1)
+      })
+    })
+
+    describe('companies', () => {
+      it('returns the document and page kind, finds by slug case-insensitively', async () => {
+        await seed(companyRow(1, { slug: 'acme-labs', pageType: 'school', doc: '{"c":"ü"}' }), companyRow(2, { slug: null }))
+        expect(await store.getCompany(companyIdOf(1))).toEqual({ doc: '{"c":"ü"}', pageType: 'school' })
+        expect(await store.getCompany(companyIdOf(2))).toEqual({ doc: JSON.stringify({ company: 2 }), pageType: 'company' })
+        expect(await store.getCompany('1')).toBeUndefined()
+        expect(await store.findCompanyIdBySlug('ACME-Labs')).toBe(companyIdOf(1))
+        expect(await store.findCompanyIdBySlug('acme')).toBeUndefined()
+      })
+
+      it('an upsert replaces the document, kind and slug', async () => {
+        await seed(companyRow(1))
+        await seed(companyRow(1, { slug: 'renamed', pageType: 'showcase', doc: '{"v":2}' }))
+        expect(await store.getCompany(companyIdOf(1))).toEqual({ doc: '{"v":2}', pageType: 'showcase' })
+        expect(await store.findCompanyIdBySlug('company-1')).toBeUndefined()
+        expect(await store.findCompanyIdBySlug('renamed')).toBe(companyIdOf(1))
+      })
+    })
+
+    describe('posts', () => {
+      // Five posts by member 1, newest last; the third is a repost; member 2 and company 1 interleave.
+      const mine = [1, 2, 3, 4, 5].map((m) => postIdAt(m * 10))
+      beforeEach(async () => {
+        await seed(
+          profileRow(1),
+          profileRow(2),
+          companyRow(1),
+          ...mine.map((id, i) => postRow(id, personRef(1), { isRepost: i === 2 })),
+          postRow(postIdAt(15), personRef(2)),
+          postRow(postIdAt(25), companyRef(1)),
+          postRow(postIdAt(45), companyRef(1), { isRepost: true }),
+        )
+      })
+      const newest = [...mine].reverse()
+
+      it('lists an author newest first with reposts flagged, paging by exclusive beforeId', async () => {
+        const page1 = await store.listPosts(personRef(1), null, 2)
+        expect(ids(page1.rows)).toEqual(newest.slice(0, 2))
+        expect(page1.hasMore).toBe(true)
+        expect(page1.rows[0]).toEqual({ id: newest[0], isRepost: false, doc: JSON.stringify({ post: newest[0] }) })
+
+        const page2 = await store.listPosts(personRef(1), page1.rows[1]!.id, 2)
+        expect(page2.rows.map((r) => [r.id, r.isRepost])).toEqual([
+          [newest[2], true],
+          [newest[3], false],
+        ])
+        expect(page2.hasMore).toBe(true)
+
+        const page3 = await store.listPosts(personRef(1), page2.rows[1]!.id, 2)
+        expect(ids(page3.rows)).toEqual([newest[4]])
+        expect(page3.hasMore).toBe(false)
+      })
+
+      it('hasMore is false when the page ends exactly at the last post', async () => {
+        const all = await store.listPosts(personRef(1), null, 5)
+        expect(ids(all.rows)).toEqual(newest)
+        expect(all.hasMore).toBe(false)
+        const tail = await store.listPosts(personRef(1), newest[2]!, 2)
+        expect(ids(tail.rows)).toEqual(newest.slice(3))
+        expect(tail.hasMore).toBe(false)
+        const oneShort = await store.listPosts(personRef(1), null, 4)
+        expect(oneShort.hasMore).toBe(true)
+      })
+
+      it('beforeId of the last post, or an unknown author, gives an empty page', async () => {
+        expect(await store.listPosts(personRef(1), newest[4]!, 10)).toEqual({ rows: [], hasMore: false })
+        expect(await store.listPosts(personRef(9), null, 10)).toEqual({ rows: [], hasMore: false })
+        expect(await store.listPosts(companyRef(9), null, 10)).toEqual({ rows: [], hasMore: false })
+      })
+
+      it('beforeId need not be a stored id', async () => {
+        const page = await store.listPosts(personRef(1), postIdAt(35), 10)
+        expect(ids(page.rows)).toEqual([mine[2], mine[1], mine[0]])
+      })
+
+      it('lists company pages by company id, reposts included', async () => {
+        const page = await store.listPosts(companyRef(1), null, 10)
+        expect(page.rows.map((r) => [r.id, r.isRepost])).toEqual([
+          [postIdAt(45), true],
+          [postIdAt(25), false],
+        ])
+      })
+
+      it('lists the newest posts in the older shape, without reposts', async () => {
+        const older = await store.listRecentPostsOlder(personRef(1), 3)
+        expect(older).toEqual([newest[0], newest[1], newest[3]].map((id) => ({ id, docOlder: JSON.stringify({ older: id }) })))
+        expect(ids(await store.listRecentPostsOlder(personRef(1), 10))).toEqual([newest[0], newest[1], newest[3], newest[4]])
+        expect(await store.listRecentPostsOlder(companyRef(1), 10)).toEqual([
+          { id: postIdAt(25), docOlder: JSON.stringify({ older: postIdAt(25) }) },
+        ])
+        expect(await store.listRecentPostsOlder(personRef(9), 10)).toEqual([])
+      })
+
+      it('gets a post by activity id or by its share/ugcPost id, and finds the activity id of a share', async () => {
+        const ugc = '7100000000000000123'
+        await seed(postRow(postIdAt(60), personRef(2), { shareKind: 'ugcPost', shareId: ugc }))
+        expect(await store.getPost(mine[0]!)).toEqual({ id: mine[0], doc: JSON.stringify({ post: mine[0] }) })
+        expect(await store.getPost(ugc)).toEqual({ id: postIdAt(60), doc: JSON.stringify({ post: postIdAt(60) }) })
+        expect(await store.getPost(postIdAt(99))).toBeUndefined()
+        expect(await store.findPostIdByShare('ugcPost', ugc)).toBe(postIdAt(60))
+        expect(await store.findPostIdByShare('share', ugc)).toBeUndefined()
+        expect(await store.findPostIdByShare('share', mine[1]!)).toBe(mine[1])
+      })
+
+      it('an upsert replaces every document and the repost flag', async () => {
+        await seed(postRow(mine[4]!, personRef(1), { isRepost: true, doc: '{"v":2}', docOlder: '{"o":2}' }))
+        expect(await store.getPost(mine[4]!)).toEqual({ id: mine[4], doc: '{"v":2}' })
+        expect((await store.listPosts(personRef(1), null, 1)).rows[0]).toEqual({ id: mine[4], isRepost: true, doc: '{"v":2}' })
+        expect(ids(await store.listRecentPostsOlder(personRef(1), 1))).toEqual([mine[3]])
+        expect((await store.counts()).posts).toBe(8)
+      })
+
+      it('round-trips 19-digit ids exactly and orders ids that differ only in the last digit', async () => {
+        await seed(...[BIG[1], BIG[0], BIG[2]].map((id) => postRow(id, personRef(2))))
+        for (const id of BIG) expect(await store.getPost(id)).toEqual({ id, doc: JSON.stringify({ post: id }) })
+        const page = await store.listPosts(personRef(2), null, 2)
+        expect(ids(page.rows)).toEqual([BIG[2], BIG[1]])
+        const next = await store.listPosts(personRef(2), BIG[1], 1)
+        expect(ids(next.rows)).toEqual([BIG[0]])
+        expect(next.hasMore).toBe(true)
+        expect(ids((await store.listPosts(personRef(2), BIG[2], 10)).rows)).toEqual([BIG[1], BIG[0], postIdAt(15)])
+        expect(await store.findPostIdByShare('share', BIG[2])).toBe(BIG[2])
+      })
+
+      it('stores what the content writer prepares from a post record', async () => {
+        const id = postIdAt(70, 3)
+        const checked = validateRecord({ kind: 'post', data: postRecord(id, 1) })
+        if (!('record' in checked)) throw new Error(checked.reason)
+        const row = prepared(checked.record)
+        await seed(row)
+        const got = await store.getPost(id)
+        expect(got?.doc).toBe(row.kind === 'post' ? row.row.doc : undefined)
+        expect(JSON.parse(got!.doc)).toMatchObject({ id: `urn:li:activity:${id}`, content: postRecord(id, 1).content })
+        expect(await store.findPostIdByShare('share', id)).toBe(id)
+        expect(ids((await store.listPosts(personRef(1), null, 1)).rows)).toEqual([id])
+      })
+    })
+
+    describe('profile reactions', () => {
+      const me = profileIdOf(1)
+      const posts = [BIG[0], BIG[1], BIG[2], postIdAt(1), postIdAt(2)]
+      beforeEach(async () => {
+        await seed(profileRow(1), profileRow(2), ...posts.map((id) => postRow(id, personRef(2))))
+      })
+
+      it('lists newest first, ties broken by post id, with the trimmed post joined', async () => {
+        await seed(
+          profileReactionRow(me, postIdAt(1), 100, 'PRAISE'),
+          profileReactionRow(me, BIG[0], 300),
+          profileReactionRow(me, BIG[2], 300, 'EMPATHY'),
+          profileReactionRow(me, BIG[1], 300),
+          profileReactionRow(me, postIdAt(2), 200),
+          profileReactionRow(profileIdOf(2), postIdAt(2), 999),
+        )
+        const page = await store.listProfileReactions(me, null, 10)
+        expect(page.hasMore).toBe(false)
+        expect(page.rows.map((r) => [r.postId, r.reactedAt])).toEqual([
+          [BIG[2], 300],
+          [BIG[1], 300],
+          [BIG[0], 300],
+          [postIdAt(2), 200],
+          [postIdAt(1), 100],
+        ])
+        expect(page.rows[0]).toEqual({
+          reactionType: 'EMPATHY',
+          reactedAt: 300,
+          postId: BIG[2],
+          postDoc: JSON.stringify({ trimmed: BIG[2] }),
+        })
+        expect(page.rows[4]?.reactionType).toBe('PRAISE')
+      })
+
+      it('pages by (reactedAt, postId) exclusively, through ties on 19-digit ids', async () => {
+        await seed(
+          profileReactionRow(me, BIG[0], 300),
+          profileReactionRow(me, BIG[1], 300),
+          profileReactionRow(me, BIG[2], 300),
+          profileReactionRow(me, postIdAt(1), 100),
+        )
+        const p1 = await store.listProfileReactions(me, null, 2)
+        expect(p1.rows.map((r) => r.postId)).toEqual([BIG[2], BIG[1]])
+        expect(p1.hasMore).toBe(true)
+        const last = p1.rows[1]!
+        const p2 = await store.listProfileReactions(me, { reactedAt: last.reactedAt, postId: last.postId }, 2)
+        expect(p2.rows.map((r) => r.postId)).toEqual([BIG[0], postIdAt(1)])
+        expect(p2.hasMore).toBe(false)
+        const end = await store.listProfileReactions(me, { reactedAt: 100, postId: postIdAt(1) }, 2)
+        expect(end).toEqual({ rows: [], hasMore: false })
+        const exact = await store.listProfileReactions(me, null, 4)
+        expect(exact.rows).toHaveLength(4)
+        expect(exact.hasMore).toBe(false)
+      })
+
+      it('is empty for a member without reactions', async () => {
+        expect(await store.listProfileReactions(profileIdOf(2), null, 10)).toEqual({ rows: [], hasMore: false })
+      })
+
+      it('an upsert changes the type and moves the reaction to its new time', async () => {
+        await seed(profileReactionRow(me, postIdAt(1), 100), profileReactionRow(me, postIdAt(2), 200))
+        await seed(profileReactionRow(me, postIdAt(1), 500, 'INTEREST'))
+        const page = await store.listProfileReactions(me, null, 10)
+        expect(page.rows.map((r) => [r.postId, r.reactionType, r.reactedAt])).toEqual([
+          [postIdAt(1), 'INTEREST', 500],
+          [postIdAt(2), 'LIKE', 200],
+        ])
+      })
+    })
+
+    describe('articles', () => {
+      const me = profileIdOf(1)
+      // Numeric, not lexicographic, order: '999' is older than '7000…' and newer than '42'.
+      const articleIds = ['42', '999', BIG[0], '7000000000000000000', BIG[2]]
+      beforeEach(async () => {
+        await seed(profileRow(1), profileRow(2), ...articleIds.map((id) => articleRow(id, me)), articleRow('5000', profileIdOf(2)))
+      })
+      const doc = (id: string) => JSON.stringify({ article: id })
+
+      it('lists newest first by numeric id, by offset and limit', async () => {
+        expect(await store.listArticles(me, 0, 10)).toEqual([BIG[2], BIG[0], '7000000000000000000', '999', '42'].map(doc))
+        expect(await store.listArticles(me, 1, 2)).toEqual([BIG[0], '7000000000000000000'].map(doc))
+        expect(await store.listArticles(me, 4, 2)).toEqual(['42'].map(doc))
+        expect(await store.listArticles(me, 5, 2)).toEqual([])
+        expect(await store.listArticles(profileIdOf(2), 0, 10)).toEqual(['5000'].map(doc))
+        expect(await store.listArticles(profileIdOf(3), 0, 10)).toEqual([])
+      })
+
+      it('an upsert replaces the document', async () => {
+        await seed(articleRow('999', me, { doc: '{"v":2}' }))
+        expect(await store.listArticles(me, 3, 1)).toEqual(['{"v":2}'])
+      })
+    })
+
+    describe('comments', () => {
+      const post = postIdAt(1)
+      beforeEach(async () => {
+        await seed(
+          profileRow(1, { slug: 'ann', pictureUrl: null }),
+          profileRow(2),
+          companyRow(1, { slug: null }),
+          postRow(post, personRef(1)),
+          postRow(postIdAt(2), personRef(1)),
+        )
+      })
+
+      it('orders top-level comments: pinned, then reactions, then newest, then comment id', async () => {
+        await seed(
+          commentRow(BIG[0], post, personRef(2), { reactionCount: 5, createdAt: '2025-03-01T00:00:00Z' }),
+          commentRow(BIG[1], post, personRef(2), { reactionCount: 5, createdAt: '2025-03-01T00:00:00Z' }),
+          commentRow(postIdAt(10), post, personRef(2), { reactionCount: 1, pinned: true }),
+          commentRow(postIdAt(11), post, personRef(2), { reactionCount: 9 }),
+          commentRow(postIdAt(12), post, personRef(2), { reactionCount: 5, createdAt: '2025-03-01T00:00:00.500Z' }),
+          commentRow(postIdAt(13), post, personRef(2), { reactionCount: 5, createdAt: '2025-03-01T01:00:00+02:00' }),
+          commentRow(postIdAt(14), postIdAt(2), personRef(2), { reactionCount: 99 }),
+        )
+        const { comments, hasMore } = await store.listComments(post, 0, 10)
+        expect(hasMore).toBe(false)
+        expect(comments.map((c) => c.commentId)).toEqual([
+          postIdAt(10),
+          postIdAt(11),
+          postIdAt(12),
+          BIG[1],
+          BIG[0],
+          postIdAt(13),
+        ])
+        expect(comments[0]?.pinned).toBe(true)
+        expect(comments[5]?.createdAt).toBe('2025-03-01T01:00:00+02:00')
+      })
+
+      it('nests replies oldest first under their comment, with the author cards joined', async () => {
+        const top = postIdAt(10)
+        await seed(
+          commentRow(top, post, personRef(1), { text: 'top', reactionCount: 2 }),
+          commentRow(postIdAt(13), post, companyRef(1), { parentId: top, createdAt: '2025-02-03T00:00:00.000Z' }),
+          commentRow(postIdAt(12), post, personRef(2), { parentId: top, createdAt: '2025-02-02T00:00:00.000Z', pinned: true }),
+          commentRow(postIdAt(11), post, personRef(2), { createdAt: '2025-02-05T00:00:00.000Z' }),
+        )
+        const { comments } = await store.listComments(post, 0, 10)
+        expect(comments.map((c) => c.commentId)).toEqual([top, postIdAt(11)])
+        const [first, second] = comments
+        expect(first).toEqual({
+          commentId: top,
+          postId: post,
+          text: 'top',
+          createdAt: '2025-02-01T10:00:00.000Z',
+          reactionCount: 2,
+          pinned: false,
+          permalink: commentRow(top, post, personRef(1)).row.permalink,
+          author: {
+            kind: 'person',
+            id: profileIdOf(1),
+            name: 'Member 1',
+            headline: 'Headline 1',
+            pictureUrl: null,
+            url: profileRow(1).row.url,
+            slug: 'ann',
+          },
+          replies: expect.any(Array),
+        })
+        expect(first?.replies.map((r) => r.commentId)).toEqual([postIdAt(12), postIdAt(13)])
+        expect(first?.replies.every((r) => r.replies.length === 0)).toBe(true)
+        expect(first?.replies[0]?.pinned).toBe(true)
+        expect(first?.replies[1]?.author).toEqual({
+          kind: 'company',
+          id: companyIdOf(1),
+          name: 'Company 1',
+          headline: 'Tagline 1',
+          pictureUrl: companyRow(1).row.logoUrl,
+          url: companyRow(1).row.url,
+          slug: null,
+        })
+        expect(second?.replies).toEqual([])
+        expect(second?.author).toMatchObject({ kind: 'person', id: profileIdOf(2), slug: 'member-2', pictureUrl: profileRow(2).row.pictureUrl })
+      })
+
+      it('pages top-level comments by offset; hasMore is exact at the boundary', async () => {
+        const tops = [1, 2, 3, 4].map((i) => postIdAt(20 + i))
+        await seed(
+          ...tops.map((id, i) => commentRow(id, post, personRef(2), { reactionCount: 10 - i })),
+          ...[5, 6, 7].map((i) => commentRow(postIdAt(30 + i), post, personRef(2), { parentId: tops[0]! })),
+        )
+        const p1 = await store.listComments(post, 0, 2)
+        expect(p1.comments.map((c) => c.commentId)).toEqual(tops.slice(0, 2))
+        expect(p1.comments[0]?.replies).toHaveLength(3)
+        expect(p1.hasMore).toBe(true)
+        const p2 = await store.listComments(post, 2, 2)
+        expect(p2.comments.map((c) => c.commentId)).toEqual(tops.slice(2))
+        expect(p2.hasMore).toBe(false)
+        expect((await store.listComments(post, 0, 4)).hasMore).toBe(false)
+        expect((await store.listComments(post, 0, 3)).hasMore).toBe(true)
+        expect(await store.listComments(post, 4, 2)).toEqual({ comments: [], hasMore: false })
+        expect(await store.listComments(postIdAt(2), 0, 2)).toEqual({ comments: [], hasMore: false })
+      })
+
+      it('an upsert replaces text and counts and reorders; the author card follows profile updates', async () => {
+        await seed(
+          commentRow(postIdAt(10), post, personRef(2), { reactionCount: 1 }),
+          commentRow(postIdAt(11), post, personRef(2), { reactionCount: 2 }),
+        )
+        await seed(
+          commentRow(postIdAt(10), post, personRef(2), { reactionCount: 3, text: 'edited' }),
+          profileRow(2, { name: 'New Name', headline: 'New headline' }),
+        )
+        const { comments } = await store.listComments(post, 0, 10)
+        expect(comments.map((c) => [c.commentId, c.text, c.reactionCount])).toEqual([
+          [postIdAt(10), 'edited', 3],
+          [postIdAt(11), 'comment ' + postIdAt(11), 2],
+        ])
+        expect(comments[0]?.author).toMatchObject({ name: 'New Name', headline: 'New headline' })
+        expect((await store.counts()).comments).toBe(2)
+      })
+
+      it('round-trips 19-digit comment ids exactly', async () => {
+        await seed(
+          commentRow(BIG[2], post, personRef(2)),
+          commentRow(BIG[1], post, personRef(2), { parentId: BIG[2] }),
+          commentRow(BIG[0], post, personRef(2), { parentId: BIG[2], createdAt: '2025-02-01T10:00:00.000Z' }),
+        )
+        const { comments } = await store.listComments(post, 0, 10)
+        expect(comments.map((c) => c.commentId)).toEqual([BIG[2]])
+        expect(comments[0]?.replies.map((r) => r.commentId)).toEqual([BIG[0], BIG[1]])
+      })
+    })
+
+    describe('post reactions', () => {
+      const post = postIdAt(1)
+      beforeEach(async () => {
+        await seed(
+          profileRow(1),
+          profileRow(2, { pictureUrl: null }),
+          profileRow(3),
+          companyRow(1),
+          postRow(post, personRef(1)),
+          postRow(postIdAt(2), personRef(1)),
+        )
+      })
+
+      it('lists in the order recorded with actor cards, paging by offset', async () => {
+        await seed(
+          postReactionRow(post, personRef(3), 'PRAISE'),
+          postReactionRow(post, companyRef(1), 'LIKE'),
+          postReactionRow(postIdAt(2), personRef(2), 'LIKE'),
+          postReactionRow(post, personRef(1), 'EMPATHY'),
+        )
+        await seed(postReactionRow(post, personRef(2), 'INTEREST'))
+        const all = await store.listPostReactions(post, 0, 10)
+        expect(all.hasMore).toBe(false)
+        expect(all.reactions.map((r) => [r.actor.id, r.reactionType])).toEqual([
+          [profileIdOf(3), 'PRAISE'],
+          [companyIdOf(1), 'LIKE'],
+          [profileIdOf(1), 'EMPATHY'],
+          [profileIdOf(2), 'INTEREST'],
+        ])
+        expect(all.reactions[1]?.actor).toEqual({
+          kind: 'company',
+          id: companyIdOf(1),
+          name: 'Company 1',
+          headline: 'Tagline 1',
+          pictureUrl: companyRow(1).row.logoUrl,
+          url: companyRow(1).row.url,
+          slug: 'company-1',
+        })
+        expect(all.reactions[3]?.actor).toEqual({
+          kind: 'person',
+          id: profileIdOf(2),
+          name: 'Member 2',
+          headline: 'Headline 2',
+          pictureUrl: null,
+          url: profileRow(2).row.url,
+          slug: 'member-2',
+        })
+
+        const p1 = await store.listPostReactions(post, 0, 2)
+        expect(p1.reactions.map((r) => r.actor.id)).toEqual([profileIdOf(3), companyIdOf(1)])
+        expect(p1.hasMore).toBe(true)
+        const p2 = await store.listPostReactions(post, 2, 2)
+        expect(p2.reactions.map((r) => r.actor.id)).toEqual([profileIdOf(1), profileIdOf(2)])
+        expect(p2.hasMore).toBe(false)
+        expect((await store.listPostReactions(post, 1, 2)).hasMore).toBe(true)
+        expect(await store.listPostReactions(post, 4, 2)).toEqual({ reactions: [], hasMore: false })
+        expect(await store.listPostReactions(postIdAt(3), 0, 2)).toEqual({ reactions: [], hasMore: false })
+      })
+
+      it('an upsert by the same actor changes the type and keeps its place', async () => {
+        await seed(
+          postReactionRow(post, personRef(1), 'LIKE'),
+          postReactionRow(post, personRef(2), 'LIKE'),
+          postReactionRow(post, personRef(3), 'LIKE'),
+        )
+        await seed(postReactionRow(post, personRef(1), 'APPRECIATION'))
+        const { reactions } = await store.listPostReactions(post, 0, 10)
+        expect(reactions.map((r) => [r.actor.id, r.reactionType])).toEqual([
+          [profileIdOf(1), 'APPRECIATION'],
+          [profileIdOf(2), 'LIKE'],
+          [profileIdOf(3), 'LIKE'],
+        ])
+        expect((await store.counts()).postReactions).toBe(3)
+      })
+
+      it('works on 19-digit post ids that differ only in the last digit', async () => {
+        await seed(
+          postRow(BIG[0], personRef(1)),
+          postRow(BIG[1], personRef(1)),
+          postReactionRow(BIG[0], personRef(2)),
+          postReactionRow(BIG[1], personRef(3)),
+        )
+        expect((await store.listPostReactions(BIG[0], 0, 10)).reactions.map((r) => r.actor.id)).toEqual([profileIdOf(2)])
+        expect((await store.listPostReactions(BIG[1], 0, 10)).reactions.map((r) => r.actor.id)).toEqual([profileIdOf(3)])
+      })
+    })
+  })
+}

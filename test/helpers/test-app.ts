@@ -1,0 +1,84 @@
+/**
+ * Builds the real app on a real in-memory SQLite store with a manual clock, writes the given records
+ * through the real content writer, and creates an account with a key. No mocks.
+ */
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import type { TSchema } from 'typebox'
+import { Compile } from 'typebox/compile'
+import { expect } from 'vitest'
+import { createManualClock } from '../../src/adapters/system-clock.ts'
+import { buildApp } from '../../src/app.ts'
+import { loadConfig } from '../../src/config/config.ts'
+import { createContainer, type Container } from '../../src/container.ts'
+
+export const ADMIN_TOKEN = 'test-admin-token'
+
+export interface TestApp {
+  app: FastifyInstance
+  c: Container
+  clock: ReturnType<typeof createManualClock>
+  key: string
+  accountId: string
+  get(url: string, key?: string | null): Promise<LightMyRequestResponse>
+  close(): Promise<void>
+}
+
+export async function makeTestApp(opts: { records?: readonly unknown[]; nowMs?: number; env?: Record<string, string> } = {}): Promise<TestApp> {
+  const config = loadConfig({
+    PRONET_SEED: 'none',
+    LOG_LEVEL: 'silent',
+    PRONET_SECRET: 'test-secret',
+    PRONET_ADMIN_TOKEN: ADMIN_TOKEN,
+    PRONET_DATA_DIR: '/nonexistent-test-dir',
+    ...opts.env,
+  })
+  const clock = createManualClock(opts.nowMs ?? Date.UTC(2026, 10, 1))
+  const c = await createContainer(config, { clock, sqlitePath: ':memory:' })
+  if (opts.records && opts.records.length > 0) {
+    const outcomes = await c.writer.write(opts.records)
+    const refused = outcomes.map((o, i) => ({ o, i })).filter(({ o }) => !o.ok)
+    expect(refused, 'every fixture record is accepted').toEqual([])
+  }
+  const created = await c.accounts.create({ name: 'test', plan: 'free' })
+  const app = await buildApp(c)
+  const key = created.apiKey.key
+  return {
+    app,
+    c,
+    clock,
+    key,
+    accountId: created.account.id,
+    get: (url, k = key) => app.inject({ method: 'GET', url, headers: k === null ? {} : { 'x-api-key': k } }),
+    async close() {
+      await app.close()
+      await c.close()
+    },
+  }
+}
+
+const compiled = new Map<TSchema, ReturnType<typeof Compile>>()
+
+/** Asserts that a JSON body matches a contract schema exactly (closed objects: no stray fields). */
+export function expectSchema(schema: TSchema, value: unknown, label = 'response'): void {
+  let v = compiled.get(schema)
+  if (!v) {
+    v = Compile(schema)
+    compiled.set(schema, v)
+  }
+  if (!v.Check(value)) {
+    const errors = v.Errors(value).slice(0, 5).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`)
+    expect.fail(`${label} does not match its schema:\n${errors.join('\n')}`)
+  }
+}
+
+/** Asserts an error envelope with the given status and code. */
+export function expectError(res: LightMyRequestResponse, status: number, code: string): Record<string, unknown> {
+  expect(res.statusCode, res.body).toBe(status)
+  expect(res.headers['content-type']).toMatch(/^application\/json/)
+  const body = res.json() as Record<string, unknown>
+  expect(body.code).toBe(code)
+  expect(typeof body.error).toBe('string')
+  expect(Object.keys(body).every((k) => ['error', 'code', 'details'].includes(k))).toBe(true)
+  expect(res.body).not.toMatch(/at .*\.(ts|js):\d+|SQLITE|stack/i)
+  return body
+}

@@ -1,0 +1,444 @@
+import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Writable } from 'node:stream'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { openSqlite, type SqliteDb } from '../../src/adapters/sqlite/database.ts'
+import { createSqliteContentStore } from '../../src/adapters/sqlite/sqlite-content-store.ts'
+import { createManualClock } from '../../src/adapters/system-clock.ts'
+import { runIngest, type IngestIo, type IngestSummary } from '../../src/cli/ingest.command.ts'
+import {
+  createContentWriter,
+  prepareRecord,
+  validateRecord,
+  type ContentWriter,
+} from '../../src/domain/content/content-writer.ts'
+import { renderProfile } from '../../src/domain/content/profile-doc.ts'
+import type { Profile } from '../../src/contract/resources.schemas.ts'
+import type { ContentStore } from '../../src/ports/content-store.ts'
+import {
+  ARTICLE_ID,
+  AUTHOR_ID,
+  COMMENT_ID,
+  COMPANY_ID,
+  COMPANY_POST_ID,
+  FIXTURE_NOW,
+  PERSON_POST_ID,
+  READER_ID,
+  REPLY_ID,
+  REPOST_ID,
+  commentRecord,
+  companyRecord,
+  fixtureRecords,
+  generatedPostRecord,
+  personPostRecord,
+  profileRecord,
+  profileUrn,
+  toNdjson,
+} from '../helpers/ingest-fixtures.ts'
+
+const HOST = 'www.linkedin.com'
+
+function captureIo(isTTY = false): { io: IngestIo; stdout: () => string; stderr: () => string } {
+  const sink = (): { stream: Writable; text: () => string } => {
+    const chunks: string[] = []
+    const stream = new Writable({
+      write(chunk: Buffer | string, _enc, cb) {
+        chunks.push(chunk.toString())
+        cb()
+      },
+    })
+    return { stream, text: () => chunks.join('') }
+  }
+  const out = sink()
+  const err = sink()
+  return { io: { stdout: out.stream, stderr: err.stream, isTTY }, stdout: out.text, stderr: err.text }
+}
+
+let dir: string
+let db: SqliteDb
+let store: ContentStore
+let writer: ContentWriter
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'pronet-ingest-'))
+  db = openSqlite(':memory:')
+  store = createSqliteContentStore(db)
+  writer = createContentWriter({ store, clock: createManualClock(FIXTURE_NOW), platformHost: HOST })
+})
+
+afterEach(async () => {
+  db.close()
+  await rm(dir, { recursive: true, force: true })
+})
+
+async function file(name: string, text: string): Promise<string> {
+  const path = join(dir, name)
+  await writeFile(path, text)
+  return path
+}
+
+const EMPTY_COUNTS = {
+  profiles: 0,
+  companies: 0,
+  posts: 0,
+  articles: 0,
+  comments: 0,
+  postReactions: 0,
+  profileReactions: 0,
+}
+
+const FIXTURE_COUNTS = {
+  profiles: 2,
+  companies: 1,
+  posts: 3,
+  articles: 1,
+  comments: 2,
+  postReactions: 2,
+  profileReactions: 1,
+}
+
+describe('ingest fixtures', () => {
+  it('are valid records that the writer can prepare', () => {
+    for (const record of fixtureRecords()) {
+      const v = validateRecord(record)
+      expect('reason' in v ? `${record.kind}: ${v.reason}` : 'valid').toBe('valid')
+      if ('record' in v) expect(() => prepareRecord(v.record, FIXTURE_NOW, HOST)).not.toThrow()
+    }
+    const kinds = new Set(fixtureRecords().map((r) => r.kind))
+    expect([...kinds].sort()).toEqual(['article', 'comment', 'company', 'post', 'postReaction', 'profile', 'profileReaction'])
+  })
+
+  it('generated posts are valid and distinct', () => {
+    const ids = new Set<string>()
+    for (let n = 0; n < 50; n++) {
+      const v = validateRecord({ kind: 'post', data: generatedPostRecord(AUTHOR_ID, n) })
+      expect('reason' in v ? v.reason : 'valid').toBe('valid')
+      ids.add(generatedPostRecord(AUTHOR_ID, n).id)
+    }
+    expect(ids.size).toBe(50)
+  })
+})
+
+describe('pronet ingest', () => {
+  it('ingests a valid file of every kind, exits 0 and the store has the rows', async () => {
+    const path = await file('all.ndjson', toNdjson(fixtureRecords()))
+    const { io, stdout, stderr } = captureIo()
+
+    const { exitCode, summary } = await runIngest({ writer }, [path], io)
+
+    expect(exitCode).toBe(0)
+    expect(stderr()).toBe('')
+    expect(summary).toMatchObject({ files: 1, filesFailed: 0, lines: 12, ok: 12, failed: 0, errors: [], errorsOmitted: 0 })
+    expect(summary.byKind).toEqual({
+      company: { ok: 1, failed: 0 },
+      profile: { ok: 2, failed: 0 },
+      post: { ok: 3, failed: 0 },
+      article: { ok: 1, failed: 0 },
+      comment: { ok: 2, failed: 0 },
+      postReaction: { ok: 2, failed: 0 },
+      profileReaction: { ok: 1, failed: 0 },
+    })
+    expect(stdout()).toContain('Records: 12 read, 12 written, 0 failed')
+    expect(stdout()).toMatch(/postReaction\s+2\s+0/)
+
+    expect(await store.counts()).toEqual(FIXTURE_COUNTS)
+    // The stored profile is a template (durations run to today); render it as a read would.
+    const profile = JSON.parse(renderProfile((await store.getProfileDoc(AUTHOR_ID)) ?? 'null', FIXTURE_NOW)) as Profile
+    expect(profile).toMatchObject({ profileId: AUTHOR_ID, memberId: '90001' })
+    expect(profile.experiences[0]?.company.companyId).toBe(COMPANY_ID)
+    expect(profile.experiences[0]?.totalDuration).toBe('4 yrs 6 mos')
+    expect((await store.getCompany(COMPANY_ID))?.pageType).toBe('company')
+    const feed = await store.listPosts({ kind: 'person', id: AUTHOR_ID }, null, 10)
+    expect(feed.rows.map((r) => [r.id, r.isRepost])).toEqual([
+      [REPOST_ID, true],
+      [PERSON_POST_ID, false],
+    ])
+    const companyFeed = await store.listPosts({ kind: 'company', id: COMPANY_ID }, null, 10)
+    expect(companyFeed.rows.map((r) => r.id)).toEqual([COMPANY_POST_ID])
+    const { comments } = await store.listComments(PERSON_POST_ID, 0, 10)
+    expect(comments.map((c) => c.commentId)).toEqual([COMMENT_ID])
+    expect(comments[0]?.replies.map((r) => r.commentId)).toEqual([REPLY_ID])
+    const { reactions } = await store.listPostReactions(PERSON_POST_ID, 0, 10)
+    expect(reactions.map((r) => [r.reactionType, r.actor.kind])).toEqual([
+      ['PRAISE', 'person'],
+      ['LIKE', 'company'],
+    ])
+    const profileReactions = await store.listProfileReactions(READER_ID, null, 10)
+    expect(profileReactions.rows.map((r) => [r.postId, r.reactionType])).toEqual([[COMPANY_POST_ID, 'INTEREST']])
+    const articles = await store.listArticles(AUTHOR_ID, 0, 10)
+    expect(articles.map((a) => (JSON.parse(a) as { articleId: string }).articleId)).toEqual([ARTICLE_ID])
+  })
+
+  it('reports bad lines with their line numbers and reasons, stores the good lines around them', async () => {
+    const goodPost = personPostRecord(AUTHOR_ID, Date.UTC(2025, 1, 1), 10)
+    const schemaBad = { ...personPostRecord(AUTHOR_ID, Date.UTC(2025, 1, 2), 11), colour: 'blue' }
+    const ruleBad = personPostRecord(AUTHOR_ID, Date.UTC(2025, 1, 3), 12, {
+      reactionsByType: { like: 2 },
+      reactionCount: 5,
+    })
+    const unknownPostId = '7000000000000000000'
+    const lines = [
+      JSON.stringify({ kind: 'company', data: companyRecord() }), // 1
+      JSON.stringify({ kind: 'profile', data: profileRecord(1) }), // 2
+      '{"kind": "post", "data": {', // 3 malformed JSON
+      JSON.stringify({ kind: 'story', data: {} }), // 4 unknown kind
+      JSON.stringify({ kind: 'post', data: schemaBad }), // 5 schema violation
+      JSON.stringify({ kind: 'post', data: ruleBad }), // 6 rule violation
+      JSON.stringify({ kind: 'post', data: goodPost }), // 7
+      JSON.stringify({ kind: 'comment', data: commentRecord(unknownPostId, '7000000000000000001', profileUrn(AUTHOR_ID)) }), // 8
+      JSON.stringify({ kind: 'comment', data: commentRecord(goodPost.id.slice(16), '7000000000000000002', profileUrn(AUTHOR_ID)) }), // 9
+      JSON.stringify({ kind: 'toString', data: {} }), // 10 inherited name, not a kind
+      '[1, 2]', // 11 not an object
+      JSON.stringify({ kind: 'post', data: goodPost, extra: 1 }), // 12 stray key
+    ]
+    const path = await file('mixed.ndjson', `${lines.join('\n')}\n`)
+    const { io, stderr } = captureIo()
+
+    const { exitCode, summary } = await runIngest({ writer }, [path], io)
+
+    expect(exitCode).toBe(1)
+    expect(summary).toMatchObject({ lines: 12, ok: 4, failed: 8, filesFailed: 0 })
+    const byLine = Object.fromEntries(summary.errors.map((e) => [e.line, e.reason]))
+    expect(Object.keys(byLine).map(Number)).toEqual([3, 4, 5, 6, 8, 10, 11, 12])
+    expect(summary.errors.every((e) => e.file === path)).toBe(true)
+    expect(byLine[3]).toMatch(/^invalid JSON: /)
+    expect(byLine[4]).toMatch(/^kind must be one of profile, company, post/)
+    expect(byLine[5]).toMatch(/colour/)
+    expect(byLine[6]).toBe('data.reactionsByType sums to 2 but reactionCount is 5')
+    expect(byLine[8]).toMatch(new RegExp(unknownPostId))
+    expect(byLine[10]).toMatch(/^kind must be one of/)
+    expect(byLine[11]).toBe('a record must be a JSON object')
+    expect(byLine[12]).toMatch(/unknown key\(s\) extra/)
+    expect(summary.byKind).toEqual({
+      company: { ok: 1, failed: 0 },
+      profile: { ok: 1, failed: 0 },
+      post: { ok: 1, failed: 3 },
+      comment: { ok: 1, failed: 1 },
+      invalid: { ok: 0, failed: 4 },
+    })
+
+    // Reported on stderr as `file:line: reason`, in line order.
+    const errLines = stderr().trimEnd().split('\n')
+    expect(errLines.every((l) => l.startsWith(`${path}:`))).toBe(true)
+    expect(errLines.map((l) => Number(/^:(\d+): /.exec(l.slice(path.length))?.[1]))).toEqual([3, 4, 5, 6, 8, 10, 11, 12])
+    expect(errLines[3]).toBe(`${path}:6: data.reactionsByType sums to 2 but reactionCount is 5`)
+
+    expect(await store.counts()).toEqual({ ...EMPTY_COUNTS, companies: 1, profiles: 1, posts: 1, comments: 1 })
+    expect(await store.getPost(goodPost.id.slice(16))).toBeDefined()
+    expect(await store.getPost(schemaBad.id.slice(16))).toBeUndefined()
+    expect(await store.getPost(ruleBad.id.slice(16))).toBeUndefined()
+    expect((await store.listComments(unknownPostId, 0, 10)).comments).toEqual([])
+  })
+
+  it('never prints control characters from a file to the terminal', async () => {
+    const path = await file('esc.ndjson', `${JSON.stringify({ kind: 'post', data: {}, '\u001b[2J\nx': 1 })}\n`)
+    const { io, stderr } = captureIo()
+    const { summary } = await runIngest({ writer }, [path], io)
+    expect(summary.errors[0]?.reason).toContain('\u001b[2J')
+    expect(stderr()).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/)
+    expect(stderr()).toContain('\\u001b[2J x')
+    expect(stderr().split('\n')).toHaveLength(2)
+  })
+
+  it('skips blank lines without counting them and keeps line numbers right (CRLF, BOM, whitespace)', async () => {
+    const records = fixtureRecords().slice(0, 4).map((r) => JSON.stringify(r))
+    const text = `\uFEFF${records[0]}\r\n\r\n   \r\n${records[1]}\r\n\t\r\n${records[2]}\r\nnot json\r\n\r\n${records[3]}`
+    const path = await file('blank.ndjson', text)
+    const { io, stderr } = captureIo()
+
+    const { exitCode, summary } = await runIngest({ writer }, [path], io)
+
+    expect(exitCode).toBe(1)
+    expect(summary).toMatchObject({ lines: 5, ok: 4, failed: 1 })
+    expect(summary.errors).toEqual([{ file: path, line: 7, reason: expect.stringMatching(/^invalid JSON/) }])
+    expect(stderr()).toMatch(new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:7: invalid JSON`))
+    expect(await store.counts()).toEqual({ ...EMPTY_COUNTS, companies: 1, profiles: 2, posts: 1 })
+  })
+
+  it('an empty file and a file of blank lines succeed with nothing written', async () => {
+    const a = await file('empty.ndjson', '')
+    const b = await file('blank.ndjson', '\n\n  \n')
+    const { io } = captureIo()
+    const { exitCode, summary } = await runIngest({ writer }, [a, b], io)
+    expect(exitCode).toBe(0)
+    expect(summary).toMatchObject({ files: 2, lines: 0, ok: 0, failed: 0, byKind: {} })
+  })
+
+  it('runs every file in order, reports a missing one and a directory, and still runs the rest', async () => {
+    const records = fixtureRecords()
+    // b links to what a holds, so the order of the files matters.
+    const a = await file('a.ndjson', toNdjson(records.slice(0, 3)))
+    const b = await file('b.ndjson', toNdjson(records.slice(3)))
+    const missing = join(dir, 'missing.ndjson')
+    const sub = join(dir, 'sub')
+    await mkdir(sub)
+    const { io, stdout, stderr } = captureIo()
+
+    const { exitCode, summary } = await runIngest({ writer }, [a, missing, sub, b], io)
+
+    expect(exitCode).toBe(1)
+    expect(summary).toMatchObject({ files: 4, filesFailed: 2, lines: 12, ok: 12, failed: 2 })
+    expect(summary.errors).toEqual([
+      { file: missing, line: 0, reason: expect.stringMatching(/^cannot read file \(ENOENT/) },
+      { file: sub, line: 0, reason: 'cannot read file (it is a directory)' },
+    ])
+    expect(stderr()).toContain(`${missing}: cannot read file (ENOENT`)
+    expect(stderr()).toContain(`${sub}: cannot read file (it is a directory)`)
+    expect(stdout()).toContain('Files:   4 (2 could not be read)')
+    expect(await store.counts()).toEqual(FIXTURE_COUNTS)
+  })
+
+  it('reports a file that disappears after the run started', async () => {
+    const records = fixtureRecords()
+    const a = await file('a.ndjson', toNdjson(records.slice(0, 3)))
+    const b = await file('b.ndjson', toNdjson(records.slice(3)))
+    // Removes b while a is being written, after the sizes were taken.
+    const racing: ContentWriter = {
+      async write(values) {
+        await unlink(b).catch(() => {})
+        return writer.write(values)
+      },
+    }
+    const { io } = captureIo()
+    const { exitCode, summary } = await runIngest({ writer: racing }, [a, b], io)
+    expect(exitCode).toBe(1)
+    expect(summary).toMatchObject({ files: 2, filesFailed: 1, ok: 3, failed: 1 })
+    expect(summary.errors).toEqual([{ file: b, line: 0, reason: expect.stringMatching(/^cannot read file \(ENOENT/) }])
+  })
+
+  it('prints one JSON summary with --json, errors collected and capped instead of printed', async () => {
+    const good = fixtureRecords().slice(0, 2).map((r) => JSON.stringify(r))
+    const path = await file('j.ndjson', [good[0], 'x1', 'x2', good[1], 'x3', '{"kind":"nope"}'].join('\n'))
+    const missing = join(dir, 'gone.ndjson')
+    const { io, stdout, stderr } = captureIo()
+
+    const { exitCode, summary } = await runIngest({ writer }, [path, missing], io, { json: true, maxErrorsShown: 2 })
+
+    expect(exitCode).toBe(1)
+    expect(stderr()).toBe('')
+    const out = stdout()
+    expect(out.endsWith('\n')).toBe(true)
+    expect(out.trimEnd().split('\n')).toHaveLength(1)
+    const printed = JSON.parse(out) as IngestSummary
+    expect(printed).toEqual(summary)
+    expect(Object.keys(printed).sort()).toEqual(
+      ['byKind', 'errors', 'errorsOmitted', 'failed', 'files', 'filesFailed', 'lines', 'ok'].sort(),
+    )
+    expect(printed).toMatchObject({ files: 2, filesFailed: 1, lines: 6, ok: 2, failed: 5, errorsOmitted: 3 })
+    expect(printed.errors).toEqual([
+      { file: path, line: 2, reason: expect.stringMatching(/^invalid JSON/) },
+      { file: path, line: 3, reason: expect.stringMatching(/^invalid JSON/) },
+    ])
+    expect(printed.byKind).toEqual({
+      company: { ok: 1, failed: 0 },
+      profile: { ok: 1, failed: 0 },
+      invalid: { ok: 0, failed: 4 },
+    })
+  })
+
+  it('re-ingesting the same file succeeds again and leaves the same rows (upsert by id)', async () => {
+    const path = await file('all.ndjson', toNdjson(fixtureRecords()))
+    const first = await runIngest({ writer }, [path], captureIo().io)
+    const countsAfterFirst = await store.counts()
+    const second = await runIngest({ writer }, [path], captureIo().io)
+
+    expect(first.exitCode).toBe(0)
+    expect(second.exitCode).toBe(0)
+    expect(second.summary).toEqual(first.summary)
+    expect(countsAfterFirst).toEqual(FIXTURE_COUNTS)
+    expect(await store.counts()).toEqual(FIXTURE_COUNTS)
+    const { comments } = await store.listComments(PERSON_POST_ID, 0, 10)
+    expect(comments[0]?.replies).toHaveLength(1)
+  })
+
+  it('streams a large file in ordered batches; a bad line mid-batch fails alone', async () => {
+    const N = 5000
+    const BAD_LINE = 1250 // inside the third batch of 500 (lines 1001–1500)
+    const lines: string[] = [
+      JSON.stringify({ kind: 'company', data: companyRecord() }),
+      JSON.stringify({ kind: 'profile', data: profileRecord(1) }),
+    ]
+    for (let n = 0; n < N; n++) lines.push(JSON.stringify({ kind: 'post', data: generatedPostRecord(AUTHOR_ID, n) }))
+    const badIndex = BAD_LINE - 1
+    const badPost = JSON.parse(lines[badIndex] as string) as { data: { reactionCount: number } }
+    badPost.data.reactionCount += 1
+    lines[badIndex] = JSON.stringify(badPost)
+    // The first post again, edited, across many batch boundaries: the later line must win.
+    const first = generatedPostRecord(AUTHOR_ID, 0)
+    lines.push(JSON.stringify({ kind: 'post', data: { ...first, content: 'edited later' } }))
+    const path = await file('big.ndjson', `${lines.join('\n')}\n`)
+
+    const batches: number[] = []
+    const counting: ContentWriter = {
+      write(values) {
+        batches.push(values.length)
+        return writer.write(values)
+      },
+    }
+    const { io, stderr } = captureIo()
+    const { exitCode, summary } = await runIngest({ writer: counting }, [path], io)
+
+    expect(exitCode).toBe(1)
+    expect(summary).toMatchObject({ lines: N + 3, ok: N + 2, failed: 1 })
+    expect(summary.errors).toEqual([{ file: path, line: BAD_LINE, reason: expect.stringMatching(/^data.reactionsByType sums to/) }])
+    expect(stderr()).toBe(`${path}:${BAD_LINE}: ${summary.errors[0]?.reason}\n`)
+    expect(batches.slice(0, 10)).toEqual(Array(10).fill(500))
+    expect(batches.reduce((a, b) => a + b, 0)).toBe(N + 3)
+
+    expect((await store.counts()).posts).toBe(N - 1)
+    const badId = generatedPostRecord(AUTHOR_ID, BAD_LINE - 3).id.slice(16)
+    expect(await store.getPost(badId)).toBeUndefined()
+    for (const neighbour of [BAD_LINE - 4, BAD_LINE - 2]) {
+      expect(await store.getPost(generatedPostRecord(AUTHOR_ID, neighbour).id.slice(16))).toBeDefined()
+    }
+    const edited = await store.getPost(first.id.slice(16))
+    expect((JSON.parse(edited?.doc ?? '{}') as { content: string }).content).toBe('edited later')
+    const feed = await store.listPosts({ kind: 'person', id: AUTHOR_ID }, null, 3)
+    expect(feed.rows[0]?.id).toBe(generatedPostRecord(AUTHOR_ID, N - 1).id.slice(16))
+  })
+
+  it('honours a small batch size and keeps the order of links across batches', async () => {
+    const batches: number[] = []
+    const counting: ContentWriter = {
+      write(values) {
+        batches.push(values.length)
+        return writer.write(values)
+      },
+    }
+    const path = await file('all.ndjson', toNdjson(fixtureRecords()))
+    const { exitCode } = await runIngest({ writer: counting }, [path], captureIo().io, { batchSize: 1 })
+    expect(exitCode).toBe(0)
+    expect(batches).toEqual(Array(12).fill(1))
+    expect(await store.counts()).toEqual(FIXTURE_COUNTS)
+  })
+
+  it('draws a progress bar on stderr only for a terminal, with errors still reported', async () => {
+    const path = await file('p.ndjson', `${toNdjson(fixtureRecords())}oops\n`)
+    const tty = captureIo(true)
+    const r1 = await runIngest({ writer }, [path], tty.io)
+    expect(r1.exitCode).toBe(1)
+    expect(tty.stderr()).toContain('ingest [')
+    expect(tty.stderr()).toContain('100%')
+    expect(tty.stderr()).toContain(`${path}:13: invalid JSON`)
+
+    const plain = captureIo(false)
+    await runIngest({ writer }, [path], plain.io)
+    expect(plain.stderr()).not.toContain('ingest [')
+    expect(plain.stderr()).toContain(`${path}:13: invalid JSON`)
+  })
+
+  it('a store failure aborts the run instead of being reported as a bad line', async () => {
+    const path = await file('all.ndjson', toNdjson(fixtureRecords()))
+    const broken: ContentWriter = {
+      async write() {
+        throw new Error('disk full')
+      },
+    }
+    await expect(runIngest({ writer: broken }, [path], captureIo(true).io)).rejects.toThrow('disk full')
+  })
+
+  it('refuses a batch size below 1', async () => {
+    await expect(runIngest({ writer }, [], captureIo().io, { batchSize: 0 })).rejects.toThrow(RangeError)
+  })
+})

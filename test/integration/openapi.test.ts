@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DATA_ROUTES } from '../../src/http/routes/data.routes.ts'
+import { makeTestApp, type TestApp } from '../helpers/test-app.ts'
+
+let t: TestApp
+beforeAll(async () => {
+  t = await makeTestApp()
+})
+afterAll(async () => t.close())
+
+describe('interface description', () => {
+  it('/openapi.json is OpenAPI 3.1, version 1.0.0, and documents every data route with its schemas', async () => {
+    const res = await t.app.inject('/openapi.json')
+    expect(res.statusCode).toBe(200)
+    const doc = res.json()
+    expect(doc.openapi).toBe('3.1.0')
+    expect(doc.info.version).toBe('1.0.0')
+    for (const route of DATA_ROUTES) {
+      const op = doc.paths[route.url]?.[route.method.toLowerCase()]
+      expect(op, route.url).toBeDefined()
+      expect(op.responses['200'], route.url).toBeDefined()
+      expect(op.responses['401'], route.url).toBeDefined()
+      expect(op.security).toEqual([{ ApiKey: [] }])
+    }
+    expect(doc.components.securitySchemes.ApiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-Key' })
+    expect(JSON.stringify(doc.paths['/api/v1/profile'].get.responses['200'])).toContain('recommendations')
+  })
+
+  it('/docs serves a reference page whose assets are all local', async () => {
+    const page = await t.app.inject('/docs/')
+    expect(page.statusCode).toBe(200)
+    expect(page.headers['content-type']).toMatch(/text\/html/)
+    const assets = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] as string)
+    expect(assets.length).toBeGreaterThan(0)
+    for (const asset of assets) {
+      expect(asset, 'no asset from the internet').not.toMatch(/^https?:\/\//)
+      const url = asset.startsWith('/') ? asset : `/docs/${asset.replace(/^\.\//, '')}`
+      expect((await t.app.inject(url)).statusCode, url).toBe(200)
+    }
+  })
+})
