@@ -1,5 +1,7 @@
-import { createSqliteContentStore } from '../../src/adapters/sqlite/sqlite-content-store.ts'
+import { describe, expect, it } from 'vitest'
 import { openSqlite } from '../../src/adapters/sqlite/database.ts'
+import { createSqliteContentStore } from '../../src/adapters/sqlite/sqlite-content-store.ts'
+import { postIdAt, postRow, profileRow, personRef } from '../helpers/content-fixtures.ts'
 import { runContentStoreContract } from './content-store.contract.ts'
 
 runContentStoreContract('sqlite', async () => {
@@ -12,4 +14,28 @@ runContentStoreContract('sqlite', async () => {
       db.close()
     },
   }
+})
+
+describe('sqlite content store', () => {
+  it('close() leaves the shared handle open for its owner', async () => {
+    const db = openSqlite(':memory:')
+    const store = createSqliteContentStore(db)
+    await store.write([profileRow(1), postRow(postIdAt(1), personRef(1))])
+    await store.close()
+    expect(db.open).toBe(true)
+    expect(db.prepare('SELECT count(*) FROM posts').pluck().get()).toBe(1)
+    db.close()
+  })
+
+  it('joins the batch to a transaction the caller already holds', async () => {
+    const db = openSqlite(':memory:')
+    const store = createSqliteContentStore(db)
+    db.exec('BEGIN')
+    const out = await store.write([profileRow(1), postRow(postIdAt(1), personRef(9), { shareKind: 'bad' as 'share' })])
+    expect(out[0]).toEqual({ ok: true })
+    expect(out[1]).toMatchObject({ ok: false })
+    db.exec('ROLLBACK')
+    expect((await store.counts()).profiles).toBe(0)
+    db.close()
+  })
 })

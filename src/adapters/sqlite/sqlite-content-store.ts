@@ -140,12 +140,15 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
        url = excluded.url, doc = excluded.doc`,
   )
   const upsertPost = db.prepare(
-    `INSERT INTO posts (id, share_kind, share_id, author_kind, author_id, is_repost, doc, doc_trimmed, doc_older, text, meta)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO posts (id, share_kind, share_id, author_kind, author_id, is_repost, meta) VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET share_kind = excluded.share_kind, share_id = excluded.share_id,
        author_kind = excluded.author_kind, author_id = excluded.author_id, is_repost = excluded.is_repost,
-       doc = excluded.doc, doc_trimmed = excluded.doc_trimmed, doc_older = excluded.doc_older,
-       text = excluded.text, meta = excluded.meta`,
+       meta = excluded.meta`,
+  )
+  const upsertPostDocs = db.prepare(
+    `INSERT INTO post_docs (id, doc, doc_trimmed, doc_older, text) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, doc_trimmed = excluded.doc_trimmed,
+       doc_older = excluded.doc_older, text = excluded.text`,
   )
   const upsertArticle = db.prepare(
     `INSERT INTO articles (article_id, author_profile_id, doc) VALUES (?, ?, ?)
@@ -160,9 +163,11 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
        created_ms = excluded.created_ms, reaction_count = excluded.reaction_count, pinned = excluded.pinned,
        permalink = excluded.permalink`,
   )
-  // DO UPDATE (not REPLACE) keeps the rowid, so a changed reaction keeps its place in the order.
+  // A new reaction takes the next seq of its post (one seek to the end of the post's range); an
+  // update leaves seq alone, so a changed reaction keeps its place in the order.
   const upsertPostReaction = db.prepare(
-    `INSERT INTO post_reactions (post_id, actor_kind, actor_id, reaction_type) VALUES (?, ?, ?, ?)
+    `INSERT INTO post_reactions (post_id, seq, actor_kind, actor_id, reaction_type)
+     VALUES (@postId, (SELECT coalesce(max(seq), 0) + 1 FROM post_reactions WHERE post_id = @postId), @kind, @id, @type)
      ON CONFLICT (post_id, actor_kind, actor_id) DO UPDATE SET reaction_type = excluded.reaction_type`,
   )
   const upsertProfileReaction = db.prepare(
@@ -173,35 +178,35 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
 
   const getProfileDoc = db.prepare('SELECT doc FROM profiles WHERE profile_id = ?').pluck()
   const getCompany = db.prepare('SELECT doc, page_type AS pageType FROM companies WHERE company_id = ?')
-  const getPostById = db.prepare('SELECT CAST(id AS TEXT) AS id, doc FROM posts WHERE id = ?')
+  const getPostById = db.prepare('SELECT CAST(id AS TEXT) AS id, doc FROM post_docs WHERE id = ?')
   const getPostByShareId = db.prepare(
-    `SELECT CAST(id AS TEXT) AS id, doc FROM posts
-     WHERE share_kind IN ('share', 'ugcPost') AND share_id = ? ORDER BY share_kind LIMIT 1`,
+    `SELECT CAST(d.id AS TEXT) AS id, d.doc FROM posts p JOIN post_docs d ON d.id = p.id
+     WHERE p.share_kind IN ('share', 'ugcPost') AND p.share_id = ? ORDER BY p.share_kind LIMIT 1`,
   )
 
   // Each page asks for one row more than it returns: that row answers hasMore without a count.
   const postsNewest = db.prepare(
-    `SELECT CAST(id AS TEXT) AS id, is_repost AS isRepost, doc FROM posts
-     WHERE author_kind = ? AND author_id = ? ORDER BY id DESC LIMIT ?`,
+    `SELECT CAST(p.id AS TEXT) AS id, p.is_repost AS isRepost, d.doc FROM posts p JOIN post_docs d ON d.id = p.id
+     WHERE p.author_kind = ? AND p.author_id = ? ORDER BY p.id DESC LIMIT ?`,
   )
   const postsBefore = db.prepare(
-    `SELECT CAST(id AS TEXT) AS id, is_repost AS isRepost, doc FROM posts
-     WHERE author_kind = ? AND author_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
+    `SELECT CAST(p.id AS TEXT) AS id, p.is_repost AS isRepost, d.doc FROM posts p JOIN post_docs d ON d.id = p.id
+     WHERE p.author_kind = ? AND p.author_id = ? AND p.id < ? ORDER BY p.id DESC LIMIT ?`,
   )
   const postsOlder = db.prepare(
-    `SELECT CAST(id AS TEXT) AS id, doc_older AS docOlder FROM posts
-     WHERE author_kind = ? AND author_id = ? AND is_repost = 0 ORDER BY id DESC LIMIT ?`,
+    `SELECT CAST(p.id AS TEXT) AS id, d.doc_older AS docOlder FROM posts p JOIN post_docs d ON d.id = p.id
+     WHERE p.author_kind = ? AND p.author_id = ? AND p.is_repost = 0 ORDER BY p.id DESC LIMIT ?`,
   )
   const reactionsNewest = db.prepare(
     `SELECT r.reaction_type AS reactionType, r.reacted_at AS reactedAt, CAST(r.post_id AS TEXT) AS postId,
-            p.doc_trimmed AS postDoc
-     FROM profile_reactions r JOIN posts p ON p.id = r.post_id
+            d.doc_trimmed AS postDoc
+     FROM profile_reactions r JOIN post_docs d ON d.id = r.post_id
      WHERE r.profile_id = ? ORDER BY r.reacted_at DESC, r.post_id DESC LIMIT ?`,
   )
   const reactionsAfter = db.prepare(
     `SELECT r.reaction_type AS reactionType, r.reacted_at AS reactedAt, CAST(r.post_id AS TEXT) AS postId,
-            p.doc_trimmed AS postDoc
-     FROM profile_reactions r JOIN posts p ON p.id = r.post_id
+            d.doc_trimmed AS postDoc
+     FROM profile_reactions r JOIN post_docs d ON d.id = r.post_id
      WHERE r.profile_id = ? AND (r.reacted_at, r.post_id) < (?, ?)
      ORDER BY r.reacted_at DESC, r.post_id DESC LIMIT ?`,
   )
@@ -274,19 +279,8 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
     requireId('post id', r.id)
     const owner = postByShare.get(r.shareKind, r.shareId) as string | undefined
     if (owner !== undefined && owner !== r.id) refuse(`${r.shareKind} ${r.shareId} is already used by post ${owner}`)
-    upsertPost.run(
-      r.id,
-      r.shareKind,
-      r.shareId,
-      r.author.kind,
-      r.author.id,
-      r.isRepost ? 1 : 0,
-      r.doc,
-      r.docTrimmed,
-      r.docOlder,
-      r.text,
-      r.meta,
-    )
+    upsertPost.run(r.id, r.shareKind, r.shareId, r.author.kind, r.author.id, r.isRepost ? 1 : 0, r.meta)
+    upsertPostDocs.run(r.id, r.doc, r.docTrimmed, r.docOlder, r.text)
   }
 
   const writeArticle = (r: ArticleRow): void => {
@@ -333,7 +327,7 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
   const writePostReaction = (r: PostReactionRow): void => {
     requirePost(r.postId)
     requireAuthor(r.actor)
-    upsertPostReaction.run(r.postId, r.actor.kind, r.actor.id, r.reactionType)
+    upsertPostReaction.run({ postId: r.postId, kind: r.actor.kind, id: r.actor.id, type: r.reactionType })
   }
 
   const writeProfileReaction = (r: ProfileReactionRow): void => {

@@ -268,12 +268,46 @@ export const JOB_FUNCTIONS: readonly JobFunction[] = [
   },
 ]
 
-export const DEGREES = {
-  bachelor: ['Bachelor of Science - BS', 'Bachelor of Arts - BA', 'Bachelor of Engineering - BE', "Bachelor's degree", 'Bachelor of Business Administration - BBA'],
-  bachelorIn: ['Bachelor of Technology - BTech', 'Bachelor of Engineering - BE', 'Bachelor of Commerce - BCom'],
-  master: ['Master of Science - MS', 'Master of Business Administration - MBA', 'Master of Engineering - MEng', 'Master of Arts - MA', "Master's degree"],
-  doctor: ['Doctor of Philosophy - PhD'],
-} as const
+const ENGINEERING_FIELD = /Engineering|Information Technology/
+const SCIENCE_FIELDS = new Set(['Computer Science', 'Mathematics', 'Statistics', 'Physics', 'Biology', 'Chemistry', 'Data Science', 'Human-Computer Interaction', 'Public Health'])
+const BUSINESS_FIELDS = new Set(['Business Administration and Management', 'Finance', 'Accounting', 'Marketing', 'Supply Chain Management', 'Human Resources Management', 'Strategy', 'Entrepreneurship'])
+
+/** The degree title that goes with a field of study ("Bachelor of Science in Nursing - BSN"), by country habits. */
+export function degreeFor(pick: <T>(items: readonly T[]) => T, level: 'bachelor' | 'master' | 'doctor', field: string, country: string): string {
+  if (level === 'doctor') return 'Doctor of Philosophy - PhD'
+  const bachelor = level === 'bachelor'
+  if (pick([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]) === 0) return bachelor ? "Bachelor's degree" : "Master's degree"
+  switch (field) {
+    case 'Nursing':
+      return bachelor ? 'Bachelor of Science in Nursing - BSN' : 'Master of Science in Nursing - MSN'
+    case 'Medicine':
+      return bachelor ? (country === 'US' || country === 'CA' ? 'Doctor of Medicine - MD' : 'Bachelor of Medicine, Bachelor of Surgery - MBBS') : 'Master of Science - MS'
+    case 'Pharmacy':
+      return bachelor ? (country === 'US' ? 'Doctor of Pharmacy - PharmD' : 'Bachelor of Pharmacy - BPharm') : 'Master of Science - MS'
+    case 'Law':
+      return bachelor ? (country === 'US' ? 'Juris Doctor - JD' : 'Bachelor of Laws - LLB') : 'Master of Laws - LLM'
+    case 'Fine Arts':
+      return bachelor ? 'Bachelor of Fine Arts - BFA' : 'Master of Fine Arts - MFA'
+    case 'Public Policy':
+      return bachelor ? 'Bachelor of Arts - BA' : 'Master of Public Policy - MPP'
+    case 'Education':
+      return bachelor ? 'Bachelor of Arts - BA' : 'Master of Education - MEd'
+    case 'Public Health':
+      return bachelor ? 'Bachelor of Science - BS' : 'Master of Public Health - MPH'
+    default:
+      break
+  }
+  if (ENGINEERING_FIELD.test(field)) {
+    if (bachelor) return country === 'IN' ? 'Bachelor of Technology - BTech' : pick(['Bachelor of Engineering - BE', 'Bachelor of Science - BS'])
+    return pick(['Master of Engineering - MEng', 'Master of Science - MS'])
+  }
+  if (SCIENCE_FIELDS.has(field)) return bachelor ? 'Bachelor of Science - BS' : 'Master of Science - MS'
+  if (BUSINESS_FIELDS.has(field)) {
+    if (bachelor) return country === 'IN' ? 'Bachelor of Commerce - BCom' : pick(['Bachelor of Business Administration - BBA', 'Bachelor of Science - BS'])
+    return 'Master of Science - MS'
+  }
+  return bachelor ? 'Bachelor of Arts - BA' : 'Master of Arts - MA'
+}
 
 export const GRADES = ['', '', '', '3.8', '3.6 GPA', 'First Class Honours', 'Upper Second-Class Honours (2:1)', 'Magna Cum Laude', 'Cum Laude', 'Distinction', '9.1 CGPA', 'With honours'] as const
 

@@ -8,6 +8,8 @@ export interface City {
   readonly name: string
   /** State, region or county, as the platform prints it after the city. */
   readonly area: string
+  /** The city's own name where it differs, for local institutions ("Technische Universität München"). */
+  readonly local?: string
 }
 
 export interface Region {
@@ -44,7 +46,7 @@ export type NameCulture =
   | 'zh'
   | 'ke'
 
-const c = (name: string, area: string): City => ({ name, area })
+const c = (name: string, area: string, local?: string): City => (local === undefined ? { name, area } : { name, area, local })
 
 export const REGIONS: readonly Region[] = [
   {
@@ -78,8 +80,8 @@ export const REGIONS: readonly Region[] = [
     code: 'DE', country: 'Germany', weight: 6, postal: '#####', tld: 'de', languages: ['German'],
     cultures: [['de', 85], ['pl', 4], ['it', 4], ['ar', 3], ['en', 4]],
     cities: [
-      c('Berlin', 'Berlin'), c('Munich', 'Bavaria'), c('Hamburg', 'Hamburg'), c('Frankfurt am Main', 'Hesse'),
-      c('Cologne', 'North Rhine-Westphalia'), c('Stuttgart', 'Baden-Württemberg'), c('Düsseldorf', 'North Rhine-Westphalia'),
+      c('Berlin', 'Berlin'), c('Munich', 'Bavaria', 'München'), c('Hamburg', 'Hamburg'), c('Frankfurt am Main', 'Hesse'),
+      c('Cologne', 'North Rhine-Westphalia', 'Köln'), c('Stuttgart', 'Baden-Württemberg'), c('Düsseldorf', 'North Rhine-Westphalia'),
     ],
   },
   {
@@ -106,7 +108,7 @@ export const REGIONS: readonly Region[] = [
   {
     code: 'ES', country: 'Spain', weight: 3, postal: '#####', tld: 'es', languages: ['Spanish', 'Catalan'],
     cultures: [['es', 95], ['en', 5]],
-    cities: [c('Madrid', 'Community of Madrid'), c('Barcelona', 'Catalonia'), c('Valencia', 'Valencian Community'), c('Seville', 'Andalusia')],
+    cities: [c('Madrid', 'Community of Madrid'), c('Barcelona', 'Catalonia'), c('Valencia', 'Valencian Community'), c('Seville', 'Andalusia', 'Sevilla')],
   },
   {
     code: 'BR', country: 'Brazil', weight: 4, postal: '#####-###', tld: 'com.br', languages: ['Portuguese'],
@@ -161,7 +163,7 @@ export const REGIONS: readonly Region[] = [
   {
     code: 'IT', country: 'Italy', weight: 2, postal: '#####', tld: 'it', languages: ['Italian'],
     cultures: [['it', 100]],
-    cities: [c('Milan', 'Lombardy'), c('Rome', 'Lazio'), c('Turin', 'Piedmont')],
+    cities: [c('Milan', 'Lombardy', 'Milano'), c('Rome', 'Lazio', 'Roma'), c('Turin', 'Piedmont', 'Torino')],
   },
   {
     code: 'KE', country: 'Kenya', weight: 1, postal: '#####', tld: 'co.ke', languages: ['Swahili'],
@@ -264,3 +266,19 @@ export const LANGUAGE_PROFICIENCIES = [
 ] as const
 
 export const EXTRA_LANGUAGES = ['Spanish', 'French', 'German', 'Mandarin', 'Portuguese', 'Italian', 'Japanese', 'Arabic', 'Dutch', 'Hindi'] as const
+
+/** Local street names for office addresses; `numberFirst` says where the house number goes. */
+export const STREETS: Readonly<Record<string, { readonly numberFirst: boolean; readonly names: readonly string[] }>> = {
+  IN: { numberFirst: true, names: ['MG Road', 'Residency Road', 'Brigade Road', 'Nehru Place', 'Bandra Kurla Complex', 'Cyber City', 'HITEC City', 'Anna Salai'] },
+  JP: { numberFirst: true, names: ['Marunouchi', 'Roppongi', 'Shibuya', 'Umeda', 'Otemachi'] },
+  DE: { numberFirst: false, names: ['Friedrichstraße', 'Torstraße', 'Leopoldstraße', 'Schillerstraße', 'Hauptstraße', 'Kaiserstraße', 'Bahnhofstraße', 'Am Sandtorkai'] },
+  CH: { numberFirst: false, names: ['Bahnhofstrasse', 'Rue du Rhône', 'Limmatquai', 'Seestrasse'] },
+  FR: { numberFirst: true, names: ['Rue de Rivoli', 'Boulevard Haussmann', 'Rue Oberkampf', 'Avenue de l\'Opéra', 'Rue de la République', 'Quai de la Rapée'] },
+  ES: { numberFirst: false, names: ['Calle de Alcalá', 'Paseo de la Castellana', 'Carrer de Balmes', 'Gran Vía', 'Calle de Serrano'] },
+  MX: { numberFirst: false, names: ['Paseo de la Reforma', 'Avenida Insurgentes Sur', 'Avenida Chapultepec', 'Calle Montes Urales'] },
+  IT: { numberFirst: false, names: ['Via Torino', 'Corso Buenos Aires', 'Via Nazionale', 'Via Roma', 'Corso Vittorio Emanuele II'] },
+  NL: { numberFirst: false, names: ['Keizersgracht', 'Herengracht', 'Stationsplein', 'Coolsingel', 'Vijzelstraat'] },
+  BR: { numberFirst: false, names: ['Avenida Paulista', 'Rua Oscar Freire', 'Avenida Brigadeiro Faria Lima', 'Rua da Consolação'] },
+  PL: { numberFirst: false, names: ['ulica Marszałkowska', 'ulica Prosta', 'Aleje Jerozolimskie', 'ulica Grzybowska'] },
+  SE: { numberFirst: false, names: ['Drottninggatan', 'Kungsgatan', 'Sveavägen', 'Regeringsgatan'] },
+}

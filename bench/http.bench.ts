@@ -1,0 +1,176 @@
+/**
+ * HTTP throughput of GET /api/v1/profile and GET /api/v1/posts against a bare node:http server that
+ * sends the very same bytes, measured in one run (issue: goal ≥ 0.6 of bare before metering).
+ *
+ * Each server runs in its own child process (this file with `--serve`), so the load generator
+ * (autocannon, in this process) does not share the server's event loop. Ratios, not absolute figures,
+ * are the result: autocannon saturates near 12k req/s on this machine, compressing ratios toward 1.
+ *
+ *   npm run bench                       # defaults: 10 s per case, 50 connections, small network
+ *   BENCH_SECONDS=5 BENCH_CONNECTIONS=20 npm run bench
+ */
+import autocannon from 'autocannon'
+import { fork, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { DEFAULT_NETWORK_SEED } from '../src/seed.ts'
+import { generateNetwork } from '../src/synth/index.ts'
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
+const SIZE = process.env.BENCH_SEED ?? 'small'
+const self = fileURLToPath(import.meta.url)
+const ANCHOR = Date.UTC(2026, 10, 1)
+
+interface Ready {
+  port: number
+  key?: string
+  /** Slugs of members who have posts (the cases' subjects). */
+  slugs?: string[]
+}
+
+/** Child: the real pronet server on a seeded store, or a bare node:http server with fixed bodies. */
+async function serveChild(kind: string): Promise<void> {
+  if (kind === 'bare') {
+    {
+      const given = JSON.parse(readFileSync(process.env.BENCH_BODIES as string, 'utf8')) as Record<string, string>
+      const bodies = new Map(Object.entries(given).map(([path, body]) => [path, Buffer.from(body)]))
+      const server = createServer((req, res) => {
+        const body = bodies.get(req.url ?? '')
+        if (!body) {
+          res.writeHead(404).end()
+          return
+        }
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length })
+        res.end(body)
+      })
+      server.listen(0, '127.0.0.1', () => {
+        const address = server.address()
+        process.send?.({ port: typeof address === 'object' && address ? address.port : 0 } satisfies Ready)
+      })
+    }
+    return
+  }
+  const { loadConfig } = await import('../src/config/config.ts')
+  const { createContainer } = await import('../src/container.ts')
+  const { buildApp } = await import('../src/app.ts')
+  const { prepareStore } = await import('../src/startup.ts')
+  const { seedSynthetic } = await import('../src/seed.ts')
+  const dataDir = process.env.BENCH_DATA_DIR as string
+  const config = loadConfig({ ...process.env, PRONET_DATA_DIR: dataDir, PRONET_SEED: SIZE, LOG_LEVEL: 'warn', PORT: '0' })
+  const c = await createContainer(config)
+  const report = await prepareStore(c, (cc, size, log) => seedSynthetic(cc, size, log, { anchorMs: ANCHOR }), () => {})
+  const app = await buildApp(c)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const address = app.server.address()
+  process.send?.({
+    port: typeof address === 'object' && address ? address.port : 0,
+    key: report.demoKey,
+    slugs: membersWithPosts(200),
+  } satisfies Ready)
+}
+
+/** The first `n` members who author a post, read from the same deterministic stream that was seeded. */
+function membersWithPosts(n: number): string[] {
+  const slugById = new Map<string, string>()
+  const picked = new Set<string>()
+  for (const record of generateNetwork({ seed: DEFAULT_NETWORK_SEED, size: SIZE as 'small', anchorMs: ANCHOR, platformHost: 'www.linkedin.com' })) {
+    if (record.kind === 'profile') slugById.set(record.data.profileId, record.data.publicIdentifier)
+    if (record.kind === 'post' && record.data.authorProfileId && record.data.repostOf === undefined) {
+      const slug = slugById.get(record.data.authorProfileId)
+      if (slug) picked.add(slug)
+      if (picked.size >= n) break
+    }
+  }
+  return [...picked]
+}
+
+function start(kind: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; ready: Ready }> {
+  const child = fork(self, ['--serve', kind], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  return new Promise((resolve, reject) => {
+    child.once('message', (ready: Ready) => resolve({ child, ready }))
+    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)))
+  })
+}
+
+async function load(port: number, paths: string[], headers: Record<string, string>): Promise<{ rps: number; p99: number; errors: number }> {
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    requests: paths.length === 1 ? [{ method: 'GET', path: paths[0] as string, headers }] : undefined,
+    // Rotating paths: each request takes the next one, so a single hot document cannot flatter the result.
+    ...(paths.length > 1
+      ? {
+          requests: [
+            {
+              method: 'GET',
+              headers,
+              setupRequest: (req: { path: string }, context: { i?: number }) => {
+                context.i = ((context.i ?? Math.floor(Math.random() * paths.length)) + 1) % paths.length
+                return { ...req, path: paths[context.i] as string }
+              },
+            },
+          ],
+        }
+      : {}),
+  } as autocannon.Options)
+  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx }
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'pronet-bench-'))
+  const children: ChildProcess[] = []
+  try {
+    process.stdout.write(`seeding a ${SIZE} synthetic network in ${dataDir}…\n`)
+    const pronet = await start('pronet', { BENCH_DATA_DIR: dataDir })
+    children.push(pronet.child)
+    const base = `http://127.0.0.1:${pronet.ready.port}`
+    const headers = { 'x-api-key': pronet.ready.key as string }
+    const get = async (path: string) => {
+      const res = await fetch(base + path, { headers })
+      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`)
+      return res.text()
+    }
+
+    const slugs = pronet.ready.slugs ?? []
+    if (slugs.length === 0) throw new Error('the server found no members with posts to measure')
+
+    const profilePaths = slugs.map((s) => `/api/v1/profile?profileUrlOrUrn=${encodeURIComponent(s)}`)
+    const postsPaths = slugs.map((s) => `/api/v1/posts?profileUrlOrUrn=${encodeURIComponent(s)}&count=10`)
+    const bodies: Record<string, string> = {}
+    for (const p of [...profilePaths, ...postsPaths]) bodies[p] = await get(p)
+
+    const bodiesFile = join(dataDir, 'bodies.json')
+    writeFileSync(bodiesFile, JSON.stringify(bodies))
+    const bare = await start('bare', { BENCH_BODIES: bodiesFile })
+    children.push(bare.child)
+    const barePort = bare.ready.port
+
+    const rows: string[] = []
+    for (const [name, paths] of [
+      ['GET profile (one document)', profilePaths.slice(0, 1)],
+      [`GET profile (rotating over ${profilePaths.length})`, profilePaths],
+      ['GET posts count=10 (one feed)', postsPaths.slice(0, 1)],
+      [`GET posts count=10 (rotating over ${postsPaths.length})`, postsPaths],
+    ] as const) {
+      const bareRun = await load(barePort, [...paths], {})
+      const pronetRun = await load(pronet.ready.port, [...paths], headers)
+      rows.push(
+        `${name.padEnd(40)} bare ${bareRun.rps.toFixed(0).padStart(6)} req/s   pronet ${pronetRun.rps.toFixed(0).padStart(6)} req/s` +
+          `   ratio ${(pronetRun.rps / bareRun.rps).toFixed(2)}   p99 ${pronetRun.p99} ms   errors ${bareRun.errors + pronetRun.errors}`,
+      )
+      process.stdout.write(`${rows.at(-1)}\n`)
+    }
+    process.stdout.write(`\n${SECONDS}s per case, ${CONNECTIONS} connections, autocannon in the parent process.\n`)
+  } finally {
+    for (const child of children) child.kill('SIGTERM')
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+if (process.argv[2] === '--serve') await serveChild(process.argv[3] ?? 'pronet')
+else await main()
