@@ -6,6 +6,7 @@
 import cliProgress from 'cli-progress'
 import type { SeedSize } from './config/config.ts'
 import type { Container } from './container.ts'
+import { ApiError } from './domain/errors.ts'
 import { estimateRecords, seedNetwork } from './synth/index.ts'
 
 export const DEFAULT_NETWORK_SEED = 1
@@ -29,6 +30,11 @@ export async function seedSynthetic(
     size,
     anchorMs: opts.anchorMs ?? Math.floor(c.clock.now() / HOUR) * HOUR,
     platformHost: c.config.platformHost,
+  }
+  // Article dates decode against "now" (D2): a network anchored in the future would hold articles
+  // whose ids do not decode yet, and the writer would refuse them.
+  if (options.anchorMs > c.clock.now()) {
+    throw new ApiError('INVALID_PARAMETER', `the anchor ${new Date(options.anchorMs).toISOString()} is in the future.`, { parameter: 'anchor' })
   }
   log(`seed ${options.seed}, anchor ${new Date(options.anchorMs).toISOString()}`)
   const showBar = opts.progress ?? process.stderr.isTTY === true

@@ -74,6 +74,21 @@ const CELEBRATORY: ReadonlySet<PostCategory> = new Set(['newJob', 'milestone', '
 const IMAGE_SIZES: readonly (readonly [number, number])[] = [[1200, 627], [1080, 1080], [1080, 1350], [1600, 900], [800, 800], [1280, 720]]
 const IMAGE_RENDITIONS = ['feedshare-shrink_2048_1536', 'feedshare-shrink_1280', 'feedshare-shrink_800'] as const
 
+/** Public posts everyone may react to and share; only the author's comment setting varies. */
+function permissions(commentsDisabled: boolean, rootShare: boolean): PostRecord['permissions'] {
+  return {
+    canReact: true,
+    canPostComments: !commentsDisabled,
+    canShare: true,
+    commentingDisabled: commentsDisabled,
+    allowedCommentersScope: commentsDisabled ? 'NONE' : 'ALL',
+    shareAudience: 'PUBLIC',
+    isActivity: true,
+    // A repost or a reshare points at another post's share, so it is not a root share itself.
+    rootShare,
+  }
+}
+
 function personAuthor(core: ProfileCore): Author {
   return {
     kind: 'person',
@@ -280,14 +295,13 @@ export function* generateActivity(
     const authorFields = author.kind === 'person'
       ? { authorType: 'Person' as const, authorProfileId: (author.person as ProfileCore).profileId }
       : { authorType: 'Company' as const }
-    const basePermissions = { canReact: true, canShare: true, allowedCommentersScope: 'ALL', shareAudience: 'PUBLIC', isActivity: true }
 
     if (mode === 'repost') {
       const post: PostRecord = {
         id: activityUrn, shareUrn, content: '', date, reactionCount: 0, commentCount: 0, sharesCount: 0, reactionsByType: {},
         postType: 'text', shareUrl: `https://${host}/feed/update/${activityUrn}/`, imageUrl: null, videoUrl: null, carouselPdfUrl: null,
         images: [], video: null, ...authorFields, profile: author.card,
-        permissions: { canReact: true, canPostComments: true, canShare: true, commentingDisabled: false, allowedCommentersScope: 'ALL', shareAudience: 'PUBLIC', isActivity: true, rootShare: false },
+        permissions: permissions(false, false),
         repostOf: `urn:li:activity:${(target as RecentPost).id}`,
       }
       return [{ kind: 'post', data: post }]
@@ -304,9 +318,9 @@ export function* generateActivity(
       const d = new Date(ms)
       const month = d.getUTCFullYear() * 12 + d.getUTCMonth()
       const job = author.person.jobs.find((j) => !j.side && j.company === voice.company && j.start <= month)
-      const fresh = job !== undefined && month - job.start <= 2
-      if (fresh && (postType === 'text' || postType === 'image') && rng.chance(0.3)) category = 'newJob'
-      if (category === 'newJob' && !fresh) category = 'thought'
+      const justStarted = job !== undefined && month - job.start <= 2
+      if (justStarted && (postType === 'text' || postType === 'image') && rng.chance(0.3)) category = 'newJob'
+      if (category === 'newJob' && !justStarted) category = 'thought'
       if (category === 'milestone' && voice.tenureYears < 1) category = 'lessons'
       // Juniors rarely post openings for their team.
       if (category === 'hiring' && author.person.seniority < 2 && rng.chance(0.8)) category = 'thought'
@@ -464,16 +478,7 @@ export function* generateActivity(
       ...(resharedPostUrn !== undefined ? { resharedPostUrn } : {}),
       ...authorFields,
       profile: author.card,
-      permissions: {
-        canReact: basePermissions.canReact,
-        canPostComments: !commentsDisabled,
-        canShare: basePermissions.canShare,
-        commentingDisabled: commentsDisabled,
-        allowedCommentersScope: commentsDisabled ? 'NONE' : basePermissions.allowedCommentersScope,
-        shareAudience: basePermissions.shareAudience,
-        isActivity: basePermissions.isActivity,
-        rootShare: mode !== 'reshare',
-      },
+      permissions: permissions(commentsDisabled, mode !== 'reshare'),
       ...(rng.chance(EDITED_RATE) ? { isEdited: true } : {}),
       ...(mentions.length > 0 ? { mentionsCompanies: mentions.map((m) => m.companyId) } : {}),
       ...(category === 'live' ? { liveVideo: true } : {}),

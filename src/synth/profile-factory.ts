@@ -372,7 +372,8 @@ export function buildProfile(
     }
     title = d.pick(core.fn.titles[level] as readonly string[])
   }
-  if (core.hasOngoing && d.chance(0.1)) {
+  // A side role (advisor, board member…) runs next to the main job; a career still lists at most 8 entries.
+  if (core.hasOngoing && stints.length < 8 && d.chance(0.1)) {
     const [sideTitle] = d.pick(SIDE_ROLES)
     stints.push({
       company: deps.workforce.employer(d, core.fn, core.primaryCompany),

@@ -522,7 +522,7 @@ describe('profile edge cases', () => {
       const current = p.experiences.filter((e) => e.current)
       const ongoing = p.experiences.filter((e) => e.ongoing)
       expect(p.experiences.length).toBeGreaterThan(0)
-      expect(p.experiences.length).toBeLessThanOrEqual(9)
+      expect(p.experiences.length).toBeLessThanOrEqual(8)
       for (const e of current) expect(e.ongoing).toBe(true)
       for (const e of p.experiences) {
         expect(e.ongoing).toBe(e.timePeriod.endDate === null)
