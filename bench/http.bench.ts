@@ -10,7 +10,7 @@
  *   BENCH_SECONDS=5 BENCH_CONNECTIONS=20 npm run bench
  */
 import autocannon from 'autocannon'
-import { fork, type ChildProcess } from 'node:child_process'
+import { execFileSync, fork, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
@@ -96,7 +96,41 @@ function start(kind: string, env: Record<string, string> = {}): Promise<{ child:
   })
 }
 
+const TOOL = process.env.BENCH_TOOL ?? (hasWrk() ? 'wrk' : 'autocannon')
+
+function hasWrk(): boolean {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' })
+    return true
+  } catch (e) {
+    // wrk prints its version and exits 1; only a missing binary is ENOENT.
+    return (e as { code?: string }).code !== 'ENOENT'
+  }
+}
+
+/** wrk (one thread, leaving the other core to the server) rotating over `paths`; see the performance notes. */
+function loadWithWrk(port: number, paths: string[], headers: Record<string, string>): { rps: number; p99: number; errors: number } {
+  const script = join(tmpdir(), `pronet-bench-${process.pid}.lua`)
+  const lua = [
+    `local paths = {${paths.map((p) => JSON.stringify(p)).join(',')}}`,
+    'local i = 0',
+    ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`),
+    'request = function() i = i % #paths + 1; return wrk.format("GET", paths[i]) end',
+  ].join('\n')
+  writeFileSync(script, lua)
+  const out = execFileSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--latency', '-s', script, `http://127.0.0.1:${port}`], {
+    encoding: 'utf8',
+  })
+  rmSync(script, { force: true })
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0)
+  const p99m = /\s99%\s+([\d.]+)(us|ms|s)/.exec(out)
+  const p99 = p99m ? Number(p99m[1]) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[p99m[2] as string]! : NaN
+  const errors = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0) + Number(/Socket errors:.*?timeout (\d+)/.exec(out)?.[1] ?? 0)
+  return { rps, p99, errors }
+}
+
 async function load(port: number, paths: string[], headers: Record<string, string>): Promise<{ rps: number; p99: number; errors: number }> {
+  if (TOOL === 'wrk') return loadWithWrk(port, paths, headers)
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: CONNECTIONS,
@@ -150,22 +184,27 @@ async function main(): Promise<void> {
     children.push(bare.child)
     const barePort = bare.ready.port
 
-    const rows: string[] = []
+    // The same server with its response cache off, on the same data: what a cold read costs.
+    const uncached = await start('pronet', { BENCH_DATA_DIR: dataDir, PRONET_CACHE_MB: '0' })
+    children.push(uncached.child)
+
     for (const [name, paths] of [
-      ['GET profile (one document)', profilePaths.slice(0, 1)],
-      [`GET profile (rotating over ${profilePaths.length})`, profilePaths],
-      ['GET posts count=10 (one feed)', postsPaths.slice(0, 1)],
-      [`GET posts count=10 (rotating over ${postsPaths.length})`, postsPaths],
+      [`GET profile (rotating over ${profilePaths.length} members)`, profilePaths],
+      [`GET posts count=10 (rotating over ${postsPaths.length} members)`, postsPaths],
     ] as const) {
       const bareRun = await load(barePort, [...paths], {})
-      const pronetRun = await load(pronet.ready.port, [...paths], headers)
-      rows.push(
-        `${name.padEnd(40)} bare ${bareRun.rps.toFixed(0).padStart(6)} req/s   pronet ${pronetRun.rps.toFixed(0).padStart(6)} req/s` +
-          `   ratio ${(pronetRun.rps / bareRun.rps).toFixed(2)}   p99 ${pronetRun.p99} ms   errors ${bareRun.errors + pronetRun.errors}`,
+      const hot = await load(pronet.ready.port, [...paths], headers)
+      const cold = await load(uncached.ready.port, [...paths], headers)
+      const errors = bareRun.errors + hot.errors + cold.errors
+      process.stdout.write(
+        `${name}\n` +
+          `  bare node:http        ${bareRun.rps.toFixed(0).padStart(6)} req/s   p99 ${bareRun.p99.toFixed(2)} ms\n` +
+          `  pronet                ${hot.rps.toFixed(0).padStart(6)} req/s   p99 ${hot.p99.toFixed(2)} ms   ratio ${(hot.rps / bareRun.rps).toFixed(2)}\n` +
+          `  pronet, cache off     ${cold.rps.toFixed(0).padStart(6)} req/s   p99 ${cold.p99.toFixed(2)} ms   ratio ${(cold.rps / bareRun.rps).toFixed(2)}\n` +
+          (errors > 0 ? `  errors: ${errors}\n` : ''),
       )
-      process.stdout.write(`${rows.at(-1)}\n`)
     }
-    process.stdout.write(`\n${SECONDS}s per case, ${CONNECTIONS} connections, autocannon in the parent process.\n`)
+    process.stdout.write(`\n${SECONDS}s per case, ${CONNECTIONS} connections, load from ${TOOL} (BENCH_TOOL=wrk|autocannon).\n`)
   } finally {
     for (const child of children) child.kill('SIGTERM')
     rmSync(dataDir, { recursive: true, force: true })

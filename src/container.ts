@@ -10,9 +10,11 @@ import { createSqliteAccountStore } from './adapters/sqlite/sqlite-account-store
 import { createSqliteContentStore } from './adapters/sqlite/sqlite-content-store.ts'
 import { createOffsetClock, systemClock } from './adapters/system-clock.ts'
 import type { Config } from './config/config.ts'
+import { pino, type Logger } from 'pino'
 import { createAccountsService, type AccountsService } from './domain/accounts/accounts.service.ts'
 import { createContentService, type ContentService } from './domain/content/content.service.ts'
 import { createContentWriter, type ContentWriter } from './domain/content/content-writer.ts'
+import { createResponseCache } from './domain/content/response-cache.ts'
 import { createTokenSigner, type TokenSigner } from './domain/tokens.ts'
 import type { AccountStore } from './ports/account-store.ts'
 import type { Clock } from './ports/clock.ts'
@@ -20,6 +22,7 @@ import type { ContentStore } from './ports/content-store.ts'
 
 export interface Container {
   config: Config
+  logger: Logger
   clock: Clock
   /** The operator's test clock, present only with PRONET_TEST_CLOCK=1. */
   testClock: ReturnType<typeof createOffsetClock> | undefined
@@ -69,13 +72,20 @@ export async function createContainer(config: Config, overrides: ContainerOverri
 
   return {
     config,
+    logger: pino({ level: config.logLevel, base: { service: 'pronet' } }),
     clock,
     testClock,
     contentStore,
     accountStore,
     writer: createContentWriter({ store: contentStore, clock, platformHost }),
     tokens,
-    content: createContentService({ store: contentStore, clock, tokens, platformHost }),
+    content: createContentService({
+      store: contentStore,
+      clock,
+      tokens,
+      platformHost,
+      cache: createResponseCache({ maxBytes: config.cacheMb * 1024 * 1024, version: () => contentStore.version() }),
+    }),
     accounts: createAccountsService({ store: accountStore, clock, randomBytes }),
     async close() {
       await contentStore.close()

@@ -13,7 +13,8 @@ export const EnvSchema = Type.Object({
   PRONET_TEST_CLOCK: Type.Optional(Type.String()),
   PRONET_SECRET: Type.Optional(Type.String({ minLength: 1 })),
   PRONET_PLATFORM_HOST: Type.String({ default: 'www.linkedin.com' }),
-  LOG_LEVEL: Type.String({ default: 'info' }),
+  LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, { default: 'info' }),
+  PRONET_CACHE_MB: Type.Integer({ minimum: 0, default: 64 }),
 })
 
 export type SeedSize = 'none' | 'small' | 'medium' | 'large' | number
@@ -30,6 +31,8 @@ export interface Config {
   readonly secret: string | undefined
   readonly platformHost: string
   readonly logLevel: string
+  /** Budget of the in-memory response cache in MiB; 0 turns it off. */
+  readonly cacheMb: number
 }
 
 export class ConfigError extends Error {}
@@ -46,7 +49,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const picked: Record<string, unknown> = {}
   for (const key of Object.keys(EnvSchema.properties)) {
     const value = env[key]
-    if (value !== undefined && value !== '') picked[key] = key === 'PORT' ? Number(value) : value
+    if (value !== undefined && value !== '') picked[key] = key === 'PORT' || key === 'PRONET_CACHE_MB' ? Number(value) : value
   }
   const withDefaults = Value.Default(EnvSchema, picked)
   if (!Value.Check(EnvSchema, withDefaults)) {
@@ -66,5 +69,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secret: e.PRONET_SECRET,
     platformHost: e.PRONET_PLATFORM_HOST.toLowerCase(),
     logLevel: e.LOG_LEVEL,
+    cacheMb: e.PRONET_CACHE_MB,
   })
 }

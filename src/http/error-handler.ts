@@ -4,6 +4,7 @@
  * a client never sees a framework error, a stack or SQL.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Logger } from 'pino'
 import { ApiError, isApiError } from '../domain/errors.ts'
 
 interface ValidationIssue {
@@ -58,10 +59,10 @@ export function sendError(reply: FastifyReply, e: ApiError): FastifyReply {
   return reply.code(e.status).type('application/json; charset=utf-8').send(JSON.stringify(e.toBody()))
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, logger: Logger): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const e = toApiError(error)
-    if (e.status >= 500) request.log.error({ err: error }, 'request failed')
+    if (e.status >= 500) logger.error({ err: error, method: request.method, url: request.url }, 'request failed')
     return sendError(reply, e)
   })
   app.setNotFoundHandler((request, reply) =>

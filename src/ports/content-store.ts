@@ -147,6 +147,8 @@ export interface ContentStore {
   getProfileDoc(profileId: string): Promise<string | undefined>
   /** profileId for a slug (case-insensitive). */
   findProfileIdBySlug(slug: string): Promise<string | undefined>
+  /** Profile id and document template for a slug in one read (the hot path of GET profile). */
+  getProfileBySlug(slug: string): Promise<{ profileId: string; doc: string } | undefined>
   /** profileId for a numeric member id (`urn:li:member:<id>`). */
   findProfileIdByMemberId(memberId: string): Promise<string | undefined>
 
@@ -182,6 +184,12 @@ export interface ContentStore {
   /** Reactions to a post in the order they were recorded. */
   listPostReactions(postId: string, offset: number, limit: number): Promise<{ reactions: PostReactionView[]; hasMore: boolean }>
 
+  /**
+   * A value that changes whenever stored content may have changed: at once after this store's own
+   * writes, and within a small adapter-defined bound after another process's (a `pronet ingest`
+   * running beside the server). Response caches compare it on every read.
+   */
+  version(): string
   /** Row counts; an empty store is seeded on first start. */
   counts(): Promise<ContentCounts>
   close(): Promise<void>

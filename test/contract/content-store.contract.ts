@@ -387,6 +387,18 @@ export function runContentStoreContract(name: string, makeStore: () => Promise<C
       })
     })
 
+    describe('version', () => {
+      it('is stable while nothing changes and moves after every write', async () => {
+        const v0 = store.version()
+        expect(store.version()).toBe(v0)
+        await seed(profileRow(1))
+        const v1 = store.version()
+        expect(v1).not.toBe(v0)
+        await store.write([postRow(postIdAt(1), personRef(1))])
+        expect(store.version()).not.toBe(v1)
+      })
+    })
+
     describe('profiles', () => {
       it('returns the stored document exactly as written', async () => {
         const doc = '{"name":"Zoë \\"Z\\" Ünal","experiences":[{"totalDuration":\u00012020-1/now\u0001}],"emoji":"🚀"}'
@@ -401,6 +413,9 @@ export function runContentStoreContract(name: string, makeStore: () => Promise<C
         expect(await store.findProfileIdBySlug('Jane-DOE')).toBe(profileIdOf(1))
         expect(await store.findProfileIdBySlug('ÉMILIE-DÜRR')).toBe(profileIdOf(2))
         expect(await store.findProfileIdBySlug('jane')).toBeUndefined()
+        const bySlug = await store.getProfileBySlug('ÉMILIE-dürr')
+        expect(bySlug).toEqual({ profileId: profileIdOf(2), doc: (await store.getProfileDoc(profileIdOf(2))) as string })
+        expect(await store.getProfileBySlug('jane')).toBeUndefined()
         expect(await store.findProfileIdByMemberId('500001')).toBe(profileIdOf(1))
         expect(await store.findProfileIdByMemberId('500009')).toBeUndefined()
       })

@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { openSqlite } from '../../src/adapters/sqlite/database.ts'
-import { createSqliteContentStore } from '../../src/adapters/sqlite/sqlite-content-store.ts'
+import { VERSION_CHECK_MS, createSqliteContentStore } from '../../src/adapters/sqlite/sqlite-content-store.ts'
 import { postIdAt, postRow, profileRow, personRef } from '../helpers/content-fixtures.ts'
 import { runContentStoreContract } from './content-store.contract.ts'
 
@@ -37,5 +40,23 @@ describe('sqlite content store', () => {
     db.exec('ROLLBACK')
     expect((await store.counts()).profiles).toBe(0)
     db.close()
+  })
+})
+
+describe('sqlite content store version', () => {
+  it('moves within VERSION_CHECK_MS when another connection (another process) commits to the same file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pronet-version-'))
+    const file = join(dir, 'pronet.db')
+    const server = createSqliteContentStore(openSqlite(file))
+    const ingest = createSqliteContentStore(openSqlite(file))
+    try {
+      const before = server.version()
+      expect(server.version()).toBe(before)
+      await ingest.write([profileRow(1)])
+      await new Promise((resolve) => setTimeout(resolve, VERSION_CHECK_MS + 10))
+      expect(server.version()).not.toBe(before)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

@@ -70,6 +70,16 @@ describe('GET /api/v1/profile', () => {
     t.clock.set(FIXTURE_NOW)
   })
 
+  it('an upsert is visible at once: cached bodies never outlive a write', async () => {
+    const first = (await t.get('/api/v1/profile?profileUrlOrUrn=writer-three')).json()
+    expect((await t.get('/api/v1/profile?profileUrlOrUrn=writer-three')).json()).toEqual(first)
+    const updated = { ...ARTICLE_AUTHOR, title: 'Now writing about ports and adapters' }
+    expect(await t.c.writer.write([{ kind: 'profile', data: updated }])).toEqual([{ ok: true }])
+    const after = (await t.get('/api/v1/profile?profileUrlOrUrn=writer-three')).json()
+    expect(after.title).toBe('Now writing about ports and adapters')
+    expect(await t.c.writer.write([{ kind: 'profile', data: ARTICLE_AUTHOR }])).toEqual([{ ok: true }])
+  })
+
   it('a company page gives the organisation in profile form', async () => {
     const res = await t.get(`/api/v1/profile?profileUrlOrUrn=${q('https://www.linkedin.com/company/northwind-1035/')}`)
     expect(res.statusCode).toBe(200)

@@ -106,6 +106,9 @@ const isConstraintError = (e: unknown): e is Error => {
   return typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT')
 }
 
+/** How stale another process's commit may look to version() (and so to response caches). */
+export const VERSION_CHECK_MS = 50
+
 export function createSqliteContentStore(db: SqliteDb): ContentStore {
   // Every statement is prepared once: preparing costs more than running one of these inserts.
   const savepoint = db.prepare('SAVEPOINT content_row')
@@ -177,6 +180,14 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
   )
 
   const getProfileDoc = db.prepare('SELECT doc FROM profiles WHERE profile_id = ?').pluck()
+  const getProfileBySlug = db.prepare('SELECT profile_id AS profileId, doc FROM profiles WHERE slug = ?')
+  // data_version moves when another connection commits; our own commits are counted in `localWrites`.
+  // Reading it costs ~15 µs in WAL mode (as much as a whole cached response), so it is read at most
+  // every VERSION_CHECK_MS: another process's commit is seen within that bound, our own at once.
+  const dataVersion = db.prepare('PRAGMA data_version').pluck()
+  let localWrites = 0
+  let lastDataVersion = 0
+  let lastCheck = Number.NEGATIVE_INFINITY
   const getCompany = db.prepare('SELECT doc, page_type AS pageType FROM companies WHERE company_id = ?')
   const getPostById = db.prepare('SELECT CAST(id AS TEXT) AS id, doc FROM post_docs WHERE id = ?')
   const getPostByShareId = db.prepare(
@@ -383,9 +394,25 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
 
   return {
     async write(rows) {
-      return rows.length === 0 ? [] : writeBatch(rows)
+      if (rows.length === 0) return []
+      try {
+        return writeBatch(rows)
+      } finally {
+        localWrites++
+      }
     },
 
+    version() {
+      const t = performance.now()
+      if (t - lastCheck >= VERSION_CHECK_MS) {
+        lastDataVersion = dataVersion.get() as number
+        lastCheck = t
+      }
+      return `${lastDataVersion}.${localWrites}`
+    },
+    async getProfileBySlug(slug) {
+      return getProfileBySlug.get(slug.toLowerCase()) as { profileId: string; doc: string } | undefined
+    },
     async getProfileDoc(profileId) {
       return getProfileDoc.get(profileId) as string | undefined
     },

@@ -33,11 +33,21 @@ export interface CreatedKey {
 
 export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex')
 
+/**
+ * How long an authenticated key is trusted without asking the store again. Changes made through this
+ * service (revoke, suspend, resume) take effect at once; changes made by another process (the CLI,
+ * another node) within this bound.
+ */
+export const KEY_CACHE_MS = 1000
+const KEY_CACHE_MAX = 10_000
+
 export type AccountsService = ReturnType<typeof createAccountsService>
 
 export function createAccountsService(deps: AccountsDeps) {
   const { store, clock } = deps
   const token = (n: number) => deps.randomBytes(n).toString('base64url')
+  // Raw key -> lookup result (a principal or the FORBIDDEN refusal) and when it stops being trusted.
+  const keyCache = new Map<string, { result: { accountId: string; keyId: string } | ApiError; until: number }>()
 
   function newKey(accountId: string): { record: ApiKeyRecord & { hash: string }; created: CreatedKey } {
     const key = `pk_${token(24)}`
@@ -93,17 +103,20 @@ export function createAccountsService(deps: AccountsDeps) {
       if (!(await store.revokeKey(accountId, keyId, clock.now()))) {
         throw new ApiError('NOT_FOUND', `No live key '${keyId}' on account '${accountId}'.`)
       }
+      keyCache.clear()
     },
 
     async suspend(id: string): Promise<AccountRecord> {
       await mustGet(id)
       await store.setSuspended(id, clock.now())
+      keyCache.clear()
       return mustGet(id)
     },
 
     async resume(id: string): Promise<AccountRecord> {
       await mustGet(id)
       await store.setSuspended(id, null)
+      keyCache.clear()
       return mustGet(id)
     },
 
@@ -112,10 +125,21 @@ export function createAccountsService(deps: AccountsDeps) {
       if (apiKey === undefined || apiKey === '') {
         throw new ApiError('UNAUTHENTICATED', 'Missing X-API-Key header.')
       }
+      const now = clock.now()
+      const cached = keyCache.get(apiKey)
+      if (cached !== undefined && cached.until > now) {
+        if (cached.result instanceof ApiError) throw cached.result
+        return cached.result
+      }
       const found = await store.findKeyByHash(hashKey(apiKey))
       if (!found) throw new ApiError('INVALID_API_KEY', 'The API key is not valid.')
-      if (found.suspended) throw new ApiError('FORBIDDEN', 'This account is suspended; contact the operator.')
-      return { accountId: found.accountId, keyId: found.keyId }
+      const result = found.suspended
+        ? new ApiError('FORBIDDEN', 'This account is suspended; contact the operator.')
+        : { accountId: found.accountId, keyId: found.keyId }
+      if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear()
+      keyCache.set(apiKey, { result, until: now + KEY_CACHE_MS })
+      if (result instanceof ApiError) throw result
+      return result
     },
   }
 }

@@ -16,18 +16,21 @@ import {
   type PostInput,
   type ProfileInput,
 } from './input-resolution.ts'
-import { renderProfile } from './profile-doc.ts'
+import { createProfileRenderer } from './profile-doc.ts'
+import type { ResponseCache } from './response-cache.ts'
 
 export interface ContentServiceDeps {
   store: ContentStore
   clock: Clock
   tokens: TokenSigner
   platformHost: string
+  /** Hot response bodies; keyed by normalised input and every parameter that shapes the output. */
+  cache: ResponseCache
 }
 
 /** A delivered response: the JSON text, plus what metering needs to price it. */
 export interface Delivered {
-  body: string
+  body: Buffer
   /** posts/updates: distinct profiles requested; company/batch: companies returned. */
   units?: number
 }
@@ -53,8 +56,12 @@ function present(value: string | undefined): string | undefined {
 export type ContentService = ReturnType<typeof createContentService>
 
 export function createContentService(deps: ContentServiceDeps) {
-  const { store, clock, tokens } = deps
+  const { store, clock, tokens, cache } = deps
+  /** Serves `key` from the cache, or computes the JSON text and caches its bytes. */
+  const cached = (key: string, compute: () => Promise<string>, units?: number): Promise<Delivered> =>
+    cache.through(key, async () => ({ body: Buffer.from(await compute()), ...(units !== undefined ? { units } : {}) }))
   const host = deps.platformHost
+  const renderer = createProfileRenderer()
 
   async function companyIdFor(input: CompanyInput): Promise<string | undefined> {
     if (input.type === 'companyId') return (await store.getCompany(input.companyId)) ? input.companyId : undefined
@@ -217,16 +224,26 @@ export function createContentService(deps: ContentServiceDeps) {
         allowMember: false,
         companies: 'accept',
       })
-      if (input.type === 'company') {
-        const companyId = await companyIdFor(input.company)
-        const company = companyId === undefined ? undefined : await store.getCompany(companyId)
-        if (company === undefined) throw companyNotFound()
-        return { body: organizationAsProfile(company.doc) }
-      }
-      const profileId = await profileIdFor(input)
-      const doc = profileId === undefined ? undefined : await store.getProfileDoc(profileId)
-      if (doc === undefined) throw profileNotFound()
-      return { body: renderProfile(doc, clock.now()) }
+      const now = clock.now()
+      // Durations run to today, so a profile body is good for the current month only.
+      const month = Math.floor(new Date(now).getUTCFullYear() * 12 + new Date(now).getUTCMonth())
+      return cached(`profile|${month}|${JSON.stringify(input)}`, async () => {
+        if (input.type === 'company') {
+          const companyId = await companyIdFor(input.company)
+          const company = companyId === undefined ? undefined : await store.getCompany(companyId)
+          if (company === undefined) throw companyNotFound()
+          return organizationAsProfile(company.doc)
+        }
+        let doc: string | undefined
+        if (input.type === 'slug') {
+          doc = (await store.getProfileBySlug(input.slug))?.doc
+        } else {
+          const profileId = await profileIdFor(input)
+          doc = profileId === undefined ? undefined : await store.getProfileDoc(profileId)
+        }
+        if (doc === undefined) throw profileNotFound()
+        return renderer.render(doc, now)
+      })
     },
 
     /** GET /api/v1/profile/reactions (4.4). Company pages are refused: only members' reactions are recorded. */
@@ -239,23 +256,23 @@ export function createContentService(deps: ContentServiceDeps) {
       })
       requireZeroStart(q.start)
       const count = q.count ?? 10
-      const author = await resolveAuthor(input)
-      const scope = `reactions:${author.id}`
-      let after: { reactedAt: number; postId: string } | null = null
-      if (q.paginationToken !== undefined) {
-        const p = tokens.open(q.paginationToken, scope, 'paginationToken') as unknown
-        if (p !== null && !(Array.isArray(p) && typeof p[0] === 'number' && typeof p[1] === 'string')) {
-          throw invalidParameter('paginationToken', 'malformed token.')
+      return cached(`reactions|${JSON.stringify(input)}|${count}|${q.paginationToken ?? ''}`, async () => {
+        const author = await resolveAuthor(input)
+        const scope = `reactions:${author.id}`
+        let after: { reactedAt: number; postId: string } | null = null
+        if (q.paginationToken !== undefined) {
+          const p = tokens.open(q.paginationToken, scope, 'paginationToken') as unknown
+          if (p !== null && !(Array.isArray(p) && typeof p[0] === 'number' && typeof p[1] === 'string')) {
+            throw invalidParameter('paginationToken', 'malformed token.')
+          }
+          after = p === null ? null : { reactedAt: p[0] as number, postId: p[1] as string }
         }
-        after = p === null ? null : { reactedAt: p[0] as number, postId: p[1] as string }
-      }
-      const page = await store.listProfileReactions(author.id, after, count)
-      const last = page.rows.at(-1)
-      const position = last ? [last.reactedAt, last.postId] : after ? [after.reactedAt, after.postId] : null
-      const items = page.rows.map((r) => `{"reactionType":${JSON.stringify(r.reactionType)},"post":${r.postDoc}}`)
-      return {
-        body: `{"reactions":${arr(items)},"paginationToken":${JSON.stringify(tokens.issue(scope, position))},"hasMore":${page.hasMore}}`,
-      }
+        const page = await store.listProfileReactions(author.id, after, count)
+        const last = page.rows.at(-1)
+        const position = last ? [last.reactedAt, last.postId] : after ? [after.reactedAt, after.postId] : null
+        const items = page.rows.map((r) => `{"reactionType":${JSON.stringify(r.reactionType)},"post":${r.postDoc}}`)
+        return `{"reactions":${arr(items)},"paginationToken":${JSON.stringify(tokens.issue(scope, position))},"hasMore":${page.hasMore}}`
+      })
     },
 
     /** GET /api/v1/profile/articles (4.5): the one offset-paged profile feed. */
@@ -268,13 +285,13 @@ export function createContentService(deps: ContentServiceDeps) {
       })
       const count = Math.min(q.count ?? 10, 100)
       const start = Math.min(q.start ?? 0, 100_000)
-      const author = await resolveAuthor(input)
-      const docs = await store.listArticles(author.id, start, count)
-      // Only an empty page ends the feed (rule 3); nextStart advances by the requested count (rule 2).
-      const hasMore = docs.length > 0
-      return {
-        body: `{"articles":${arr(docs)},"hasMore":${hasMore}${hasMore ? `,"nextStart":${start + count}` : ''}}`,
-      }
+      return cached(`articles|${JSON.stringify(input)}|${count}|${start}`, async () => {
+        const author = await resolveAuthor(input)
+        const docs = await store.listArticles(author.id, start, count)
+        // Only an empty page ends the feed (rule 3); nextStart advances by the requested count (rule 2).
+        const hasMore = docs.length > 0
+        return `{"articles":${arr(docs)},"hasMore":${hasMore}${hasMore ? `,"nextStart":${start + count}` : ''}}`
+      })
     },
 
     /** GET /api/v1/posts (4.6): a member's (or a company page's) posts by cursor. */
@@ -287,11 +304,11 @@ export function createContentService(deps: ContentServiceDeps) {
       })
       requireZeroStart(q.start)
       const count = q.count ?? 10
-      const author = await resolveAuthor(input)
-      const page = await feedPage(author, count, q.paginationToken)
-      return {
-        body: `{"posts":${arr(page.posts)},"paginationToken":${JSON.stringify(page.token)},"hasMore":${page.hasMore},"pageSize":${count}}`,
-      }
+      return cached(`posts|${JSON.stringify(input)}|${count}|${q.paginationToken ?? ''}`, async () => {
+        const author = await resolveAuthor(input)
+        const page = await feedPage(author, count, q.paginationToken)
+        return `{"posts":${arr(page.posts)},"paginationToken":${JSON.stringify(page.token)},"hasMore":${page.hasMore},"pageSize":${count}}`
+      })
     },
 
     /** GET /api/v1/posts/updates (4.7): newest posts of up to 60 profiles, older shape, aggregated. */
@@ -324,16 +341,18 @@ export function createContentService(deps: ContentServiceDeps) {
       if (found === 0) throw profileNotFound()
       // 19-digit ids of equal length compare like their times: newest first.
       collected.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-      return { body: `{"posts":${arr(collected.map((p) => p.docOlder))}}`, units: entries.length }
+      return { body: Buffer.from(`{"posts":${arr(collected.map((p) => p.docOlder))}}`), units: entries.length }
     },
 
     /** GET /api/v1/company (4.8). */
     async company(q: { companyUrlOrUrn?: string }): Promise<Delivered> {
       const input = parseCompanyInput(present(q.companyUrlOrUrn), { param: 'companyUrlOrUrn', host })
-      const companyId = await companyIdFor(input)
-      const company = companyId === undefined ? undefined : await store.getCompany(companyId)
-      if (company === undefined) throw companyNotFound()
-      return { body: company.doc }
+      return cached(`company|${JSON.stringify(input)}`, async () => {
+        const companyId = await companyIdFor(input)
+        const company = companyId === undefined ? undefined : await store.getCompany(companyId)
+        if (company === undefined) throw companyNotFound()
+        return company.doc
+      })
     },
 
     /**
@@ -390,7 +409,9 @@ export function createContentService(deps: ContentServiceDeps) {
       const found = results.filter((r) => r.outcome === 'found').length
       const notFound = results.filter((r) => r.outcome === 'notFound').length
       return {
-        body: `{"results":${arr(results.map((r) => r.json))},"found":${found},"notFound":${notFound},"failed":${results.length - found - notFound}}`,
+        body: Buffer.from(
+          `{"results":${arr(results.map((r) => r.json))},"found":${found},"notFound":${notFound},"failed":${results.length - found - notFound}}`,
+        ),
         units: found,
       }
     },
@@ -407,13 +428,13 @@ export function createContentService(deps: ContentServiceDeps) {
       const input = parseCompanyInput(given, { param: 'companyUrlOrUrn', host })
       requireZeroStart(q.start)
       const count = Math.min(q.count ?? 10, 100)
-      const companyId = await companyIdFor(input)
-      if (companyId === undefined) throw companyNotFound()
-      const page = await feedPage({ kind: 'company', id: companyId }, count, q.paginationToken)
-      const token = page.hasMore ? `"paginationToken":${JSON.stringify(page.token)},` : ''
-      return {
-        body: `{"posts":${arr(page.posts)},${token}"hasMore":${page.hasMore},"pageSize":${page.rows}}`,
-      }
+      return cached(`companyPosts|${JSON.stringify(input)}|${count}|${q.paginationToken ?? ''}`, async () => {
+        const companyId = await companyIdFor(input)
+        if (companyId === undefined) throw companyNotFound()
+        const page = await feedPage({ kind: 'company', id: companyId }, count, q.paginationToken)
+        const token = page.hasMore ? `"paginationToken":${JSON.stringify(page.token)},` : ''
+        return `{"posts":${arr(page.posts)},${token}"hasMore":${page.hasMore},"pageSize":${page.rows}}`
+      })
     },
 
     /** GET /api/v1/post/engagement (4.11): comments and reactions in one call, all or nothing. */
@@ -426,38 +447,44 @@ export function createContentService(deps: ContentServiceDeps) {
       reactionStart?: number
     }): Promise<Delivered> {
       const input = parsePostInput(present(q.postUrlOrUrn), { param: 'postUrlOrUrn', host, allowShare: false })
-      const postId = await resolvePostId(input)
-      const comments = await commentsPage(
-        postId,
-        q.commentCount ?? 100,
-        q.commentStart ?? 0,
-        q.commentPaginationToken,
-        'commentPaginationToken',
-      )
-      const reactions = await store.listPostReactions(postId, q.reactionStart ?? 0, q.reactionCount ?? 100)
-      const token = comments.token ? `"commentsPaginationToken":${JSON.stringify(comments.token)},` : ''
-      return {
-        body:
+      const key = `engagement|${JSON.stringify(input)}|${JSON.stringify([q.commentCount, q.commentStart, q.commentPaginationToken, q.reactionCount, q.reactionStart])}`
+      return cached(key, async () => {
+        const postId = await resolvePostId(input)
+        const comments = await commentsPage(
+          postId,
+          q.commentCount ?? 100,
+          q.commentStart ?? 0,
+          q.commentPaginationToken,
+          'commentPaginationToken',
+        )
+        const reactions = await store.listPostReactions(postId, q.reactionStart ?? 0, q.reactionCount ?? 100)
+        const token = comments.token ? `"commentsPaginationToken":${JSON.stringify(comments.token)},` : ''
+        return (
           `{"post":"urn:li:activity:${postId}","comments":${comments.items},${token}"commentsHasMore":${comments.hasMore},` +
-          `"reactions":${arr(reactions.reactions.map(reactionJson))},"reactionsHasMore":${reactions.hasMore}}`,
-      }
+          `"reactions":${arr(reactions.reactions.map(reactionJson))},"reactionsHasMore":${reactions.hasMore}}`
+        )
+      })
     },
 
     /** GET /api/v1/post/comments (D6). */
     async comments(q: { postUrlOrUrn?: string; count?: number; start?: number; paginationToken?: string }): Promise<Delivered> {
       const input = parsePostInput(present(q.postUrlOrUrn), { param: 'postUrlOrUrn', host, allowShare: true })
-      const postId = await resolvePostId(input)
-      const page = await commentsPage(postId, q.count ?? 100, q.start ?? 0, q.paginationToken, 'paginationToken')
-      const token = page.token ? `"paginationToken":${JSON.stringify(page.token)},` : ''
-      return { body: `{"comments":${page.items},${token}"hasMore":${page.hasMore}}` }
+      return cached(`comments|${JSON.stringify(input)}|${JSON.stringify([q.count, q.start, q.paginationToken])}`, async () => {
+        const postId = await resolvePostId(input)
+        const page = await commentsPage(postId, q.count ?? 100, q.start ?? 0, q.paginationToken, 'paginationToken')
+        const token = page.token ? `"paginationToken":${JSON.stringify(page.token)},` : ''
+        return `{"comments":${page.items},${token}"hasMore":${page.hasMore}}`
+      })
     },
 
     /** GET /api/v1/post/reactions (D6). */
     async postReactions(q: { postUrlOrUrn?: string; count?: number; start?: number }): Promise<Delivered> {
       const input = parsePostInput(present(q.postUrlOrUrn), { param: 'postUrlOrUrn', host, allowShare: true })
-      const postId = await resolvePostId(input)
-      const page = await store.listPostReactions(postId, q.start ?? 0, q.count ?? 100)
-      return { body: `{"reactions":${arr(page.reactions.map(reactionJson))},"hasMore":${page.hasMore}}` }
+      return cached(`postReactions|${JSON.stringify(input)}|${q.count ?? 100}|${q.start ?? 0}`, async () => {
+        const postId = await resolvePostId(input)
+        const page = await store.listPostReactions(postId, q.start ?? 0, q.count ?? 100)
+        return `{"reactions":${arr(page.reactions.map(reactionJson))},"hasMore":${page.hasMore}}`
+      })
     },
   }
 

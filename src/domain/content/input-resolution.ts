@@ -43,6 +43,7 @@ const SLUG_RE = /^[\p{L}\p{M}\p{Nd}._-]+$/u
 // Decision: '.', '..' or '-' alone are path artefacts, not names; a slug holds a letter or digit.
 const SLUG_NAME_RE = /[\p{L}\p{Nd}]/u
 const ASCII_DIGITS_RE = /^[0-9]+$/
+const PLAIN_SLUG_RE = new RegExp(`^[a-z0-9][a-z0-9_-]{0,${MAX_SLUG_LENGTH - 1}}$`)
 const SCHEME_RE = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//
 const HOST_TOKEN_RE = /^[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?::\d+)?\//
 const AUTHORITY_RE = /^([a-z0-9-]+(?:\.[a-z0-9-]+)*)(?::(\d+))?$/
@@ -123,6 +124,9 @@ function required(raw: string | undefined, param: string): string {
 }
 
 function identifyEntity(value: string, opts: ResolveOptions): EntityRef {
+  // Fast path for the commonest input, a plain lower-case slug: no URN, URL, escape or case to handle,
+  // so the full checks below would return it unchanged.
+  if (PLAIN_SLUG_RE.test(value)) return { kind: 'bareSlug', slug: value }
   if (URN_START_RE.test(value)) return entityFromUrn(value, opts.param)
   const rest = urlRest(value, opts.param, opts.host)
   if (rest !== undefined) return entityFromPath(urlSegments(rest, opts), opts.param)

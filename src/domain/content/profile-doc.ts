@@ -68,14 +68,46 @@ export function profileTemplate(profile: Profile): string {
   return json
 }
 
+/**
+ * A renderer that memoises labels: a label depends only on its placeholder and the current month, and
+ * the same few hundred placeholders recur across profiles, so the hot path is a Map lookup per
+ * experience. The memo is dropped when the month changes, so it stays small.
+ */
+export function createProfileRenderer(): { render(template: string, nowMs: number): string } {
+  let month = ''
+  let today = new Date(0)
+  let labels = new Map<string, string>()
+  return {
+    render(template, nowMs) {
+      let at = template.indexOf(MARK)
+      if (at < 0) return template
+      today = new Date(nowMs)
+      const key = `${today.getUTCFullYear()}-${today.getUTCMonth()}`
+      if (key !== month) {
+        month = key
+        labels = new Map()
+      }
+      let out = ''
+      let from = 0
+      while (at >= 0) {
+        const end = template.indexOf(MARK, at + 1)
+        const spec = template.slice(at + 1, end)
+        let label = labels.get(spec)
+        if (label === undefined) {
+          const [start, stop] = spec.split('/') as [string, string]
+          label = JSON.stringify(durationLabel(decodeYm(start, today), decodeYm(stop, today)))
+          labels.set(spec, label)
+        }
+        out += template.slice(from, at) + label
+        from = end + 1
+        at = template.indexOf(MARK, from)
+      }
+      return out + template.slice(from)
+    },
+  }
+}
+
 /** Renders a stored template for the given instant. */
 export function renderProfile(template: string, nowMs: number): string {
-  if (!template.includes(MARK)) return template
-  const today = new Date(nowMs)
-  const parts = template.split(MARK)
-  for (let i = 1; i < parts.length; i += 2) {
-    const [start, end] = (parts[i] as string).split('/') as [string, string]
-    parts[i] = JSON.stringify(durationLabel(decodeYm(start, today), decodeYm(end, today)))
-  }
-  return parts.join('')
+  return createProfileRenderer().render(template, nowMs)
 }
