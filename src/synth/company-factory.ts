@@ -386,7 +386,9 @@ export function planCompanies(ctx: SynthContext, count: number): CompanyInfo[] {
     const region = regionPicker.pick(rng)
     const city = rng.pick(region.cities)
     const name = uniqueName(() => schoolName(rng, region, city, surnames), city)
-    pages.push(build(nRegular + i, 'school', SCHOOL_INDUSTRY, region, city, rng.range(5, 7), name, 'EDUCATIONAL', undefined, {}))
+    // One school without images, so an education with `schoolLogo: null` occurs in every network.
+    const quirk = i === nSchools - 1 ? 'images' : undefined
+    pages.push(build(nRegular + i, 'school', SCHOOL_INDUSTRY, region, city, rng.range(5, 7), name, 'EDUCATIONAL', quirk, {}))
   }
   const parents = pages.filter((p) => p.pageType === 'company' && p.name !== undefined && p.domain !== undefined && p.employeeCount > 200)
   const fallbackParents = pages.filter((p) => p.pageType === 'company' && p.name !== undefined)

@@ -5,100 +5,7 @@
  */
 import type { TSchema } from 'typebox'
 import { describe, expect, it } from 'vitest'
-import {
-  ArticleSchema,
-  CommentSchema,
-  CompanySchema,
-  EducationSchema,
-  ExperienceSchema,
-  PostOlderSchema,
-  PostReactionSchema,
-  PostSchema,
-  PostTrimmedSchema,
-  ProfileSchema,
-  ReactionEntrySchema,
-} from '../../src/contract/resources.schemas.ts'
-
-/** R: always present, non-null. N: always present, may be null. O: may be omitted. */
-type Presence = 'R' | 'N' | 'O'
-
-const SPEC: Record<string, { schema: TSchema; fields: Record<string, Presence> }> = {
-  'Post (2.2)': {
-    schema: PostSchema,
-    fields: {
-      id: 'R', shareUrn: 'R', content: 'R', date: 'R', reactionCount: 'R', commentCount: 'R', sharesCount: 'R',
-      reactionsByType: 'R', postType: 'R', shareUrl: 'R', imageUrl: 'N', videoUrl: 'N', carouselPdfUrl: 'N',
-      images: 'R', video: 'N', resharedPostUrn: 'O', authorType: 'R', authorProfileId: 'O', profile: 'R', permissions: 'R',
-    },
-  },
-  'Post, older shape (2.2)': {
-    schema: PostOlderSchema,
-    fields: {
-      id: 'R', content: 'R', date: 'R', reactionCount: 'R', commentCount: 'R', imageUrl: 'N', videoUrl: 'N',
-      carouselPdfUrl: 'N', profile: 'R',
-    },
-  },
-  'Post inside a profile reaction (D7)': {
-    schema: PostTrimmedSchema,
-    fields: {
-      id: 'R', shareUrn: 'R', content: 'R', date: 'R', reactionCount: 'R', commentCount: 'R', sharesCount: 'R',
-      imageUrl: 'N', videoUrl: 'N', carouselPdfUrl: 'N', profile: 'R', reactionsByType: 'R', shareUrl: 'R',
-    },
-  },
-  'Reaction entry (2.3)': { schema: ReactionEntrySchema, fields: { reactionType: 'R', post: 'R' } },
-  'Profile (2.4)': {
-    schema: ProfileSchema,
-    fields: {
-      id: 'R', profileId: 'R', memberId: 'R', publicIdentifier: 'R', url: 'R', firstName: 'R', lastName: 'R', title: 'R',
-      description: 'R', location: 'R', geoLocationName: 'R', geoCountryName: 'R', countryCode: 'R', geoUrn: 'R',
-      profilePictureUrl: 'R', coverImageUrl: 'R', connectionType: 'R', creatorInfo: 'R', jobTitle: 'R', companyName: 'R',
-      companyPublicId: 'R', companyPlatformUrl: 'R', currentPosition: 'N', currentSchool: 'N', followerCount: 'R',
-      connectionsCount: 'R', creator: 'R', influencer: 'R', premium: 'R', isVerified: 'R', openToWork: 'O',
-      inRemembrance: 'R', openProfile: 'O', joinDate: 'R', pronoun: 'O', experiences: 'R', educations: 'R', skills: 'R',
-      languages: 'R', certifications: 'R', recommendations: 'O', testScores: 'R', volunteerCauses: 'R',
-    },
-  },
-  'Experience item (2.4, D7)': {
-    schema: ExperienceSchema,
-    fields: {
-      name: 'R', jobTitle: 'R', description: 'R', dateRange: 'R', current: 'R', ongoing: 'R', totalDuration: 'O',
-      positionUrn: 'R', timePeriod: 'R', company: 'R',
-    },
-  },
-  'Education item (2.4)': {
-    schema: EducationSchema,
-    fields: {
-      name: 'R', description: 'R', dateRange: 'R', current: 'R', educationUrn: 'R', grade: 'R', details: 'R',
-      // Not stated by the spec; a school page may have no logo.
-      schoolLogo: 'N',
-      schoolUrl: 'R', timePeriod: 'R',
-    },
-  },
-  'Company (2.5)': {
-    schema: CompanySchema,
-    fields: {
-      id: 'R', companyId: 'R', name: 'O', publicIdentifier: 'O', url: 'R', websiteUrl: 'O', domain: 'O', industry: 'R',
-      industryV1: 'R', employeeCount: 'R', employeeCountRange: 'R',
-      // "Many company fields are optional: guard for missing keys": these are the ones pages lack.
-      headquarter: 'O', locations: 'R', followerCount: 'R', logoUrl: 'O', coverImageUrl: 'O', description: 'O',
-      specialities: 'R', companyType: 'R', companyTypeCode: 'R', hashtags: 'R',
-    },
-  },
-  'Article (2.6)': {
-    schema: ArticleSchema,
-    fields: {
-      articleUrn: 'R', articleId: 'R', title: 'R', url: 'R', description: 'R', publishedAt: 'N', coverImageUrl: 'N',
-      readTimeMinutes: 'N', subtitle: 'R',
-    },
-  },
-  'Comment (D6)': {
-    schema: CommentSchema,
-    fields: {
-      urn: 'R', text: 'R', createdAt: 'R', reactionCount: 'R', author: 'R', replies: 'R', permalink: 'R', pinned: 'R',
-    },
-  },
-  'Post reaction (D6)': { schema: PostReactionSchema, fields: { reactionType: 'R', actor: 'R' } },
-}
+import { SPEC_FIELDS, type Presence } from '../helpers/spec-fields.ts'
 
 function presenceOf(schema: TSchema & { properties: Record<string, TSchema>; required?: string[] }, field: string): Presence {
   const prop = schema.properties[field] as TSchema & { anyOf?: { type?: string }[] }
@@ -106,7 +13,7 @@ function presenceOf(schema: TSchema & { properties: Record<string, TSchema>; req
   return prop.anyOf?.some((s) => s.type === 'null') ? 'N' : 'R'
 }
 
-describe.each(Object.entries(SPEC))('%s', (_name, { schema, fields }) => {
+describe.each(Object.entries(SPEC_FIELDS))('%s', (_name, { schema, fields }) => {
   const s = schema as TSchema & { properties: Record<string, TSchema>; required?: string[]; additionalProperties?: boolean }
 
   it('has exactly the spec fields', () => {

@@ -1,0 +1,100 @@
+/**
+ * The spec's field tables (section 2, with D6/D7), transcribed once for the tests: for each resource,
+ * every field and whether it is always present (R), present but possibly null (N) or may be omitted (O).
+ */
+import type { TSchema } from 'typebox'
+import {
+  ArticleSchema,
+  CommentSchema,
+  CompanySchema,
+  EducationSchema,
+  ExperienceSchema,
+  PostOlderSchema,
+  PostReactionSchema,
+  PostSchema,
+  PostTrimmedSchema,
+  ProfileSchema,
+  ReactionEntrySchema,
+} from '../../src/contract/resources.schemas.ts'
+
+/** R: always present, non-null. N: always present, may be null. O: may be omitted. */
+export type Presence = 'R' | 'N' | 'O'
+
+export const SPEC_FIELDS: Record<string, { schema: TSchema; fields: Record<string, Presence> }> = {
+  'Post (2.2)': {
+    schema: PostSchema,
+    fields: {
+      id: 'R', shareUrn: 'R', content: 'R', date: 'R', reactionCount: 'R', commentCount: 'R', sharesCount: 'R',
+      reactionsByType: 'R', postType: 'R', shareUrl: 'R', imageUrl: 'N', videoUrl: 'N', carouselPdfUrl: 'N',
+      images: 'R', video: 'N', resharedPostUrn: 'O', authorType: 'R', authorProfileId: 'O', profile: 'R', permissions: 'R',
+    },
+  },
+  'Post, older shape (2.2)': {
+    schema: PostOlderSchema,
+    fields: {
+      id: 'R', content: 'R', date: 'R', reactionCount: 'R', commentCount: 'R', imageUrl: 'N', videoUrl: 'N',
+      carouselPdfUrl: 'N', profile: 'R',
+    },
+  },
+  'Post inside a profile reaction (D7)': {
+    schema: PostTrimmedSchema,
+    fields: {
+      id: 'R', shareUrn: 'R', content: 'R', date: 'R', reactionCount: 'R', commentCount: 'R', sharesCount: 'R',
+      imageUrl: 'N', videoUrl: 'N', carouselPdfUrl: 'N', profile: 'R', reactionsByType: 'R', shareUrl: 'R',
+    },
+  },
+  'Reaction entry (2.3)': { schema: ReactionEntrySchema, fields: { reactionType: 'R', post: 'R' } },
+  'Profile (2.4)': {
+    schema: ProfileSchema,
+    fields: {
+      id: 'R', profileId: 'R', memberId: 'R', publicIdentifier: 'R', url: 'R', firstName: 'R', lastName: 'R', title: 'R',
+      description: 'R', location: 'R', geoLocationName: 'R', geoCountryName: 'R', countryCode: 'R', geoUrn: 'R',
+      profilePictureUrl: 'R', coverImageUrl: 'R', connectionType: 'R', creatorInfo: 'R', jobTitle: 'R', companyName: 'R',
+      companyPublicId: 'R', companyPlatformUrl: 'R', currentPosition: 'N', currentSchool: 'N', followerCount: 'R',
+      connectionsCount: 'R', creator: 'R', influencer: 'R', premium: 'R', isVerified: 'R', openToWork: 'O',
+      inRemembrance: 'R', openProfile: 'O', joinDate: 'R', pronoun: 'O', experiences: 'R', educations: 'R', skills: 'R',
+      languages: 'R', certifications: 'R', recommendations: 'O', testScores: 'R', volunteerCauses: 'R',
+    },
+  },
+  'Experience item (2.4, D7)': {
+    schema: ExperienceSchema,
+    fields: {
+      name: 'R', jobTitle: 'R', description: 'R', dateRange: 'R', current: 'R', ongoing: 'R', totalDuration: 'O',
+      positionUrn: 'R', timePeriod: 'R', company: 'R',
+    },
+  },
+  'Education item (2.4)': {
+    schema: EducationSchema,
+    fields: {
+      name: 'R', description: 'R', dateRange: 'R', current: 'R', educationUrn: 'R', grade: 'R', details: 'R',
+      // Not stated by the spec; a school page may have no logo.
+      schoolLogo: 'N',
+      schoolUrl: 'R', timePeriod: 'R',
+    },
+  },
+  'Company (2.5)': {
+    schema: CompanySchema,
+    fields: {
+      id: 'R', companyId: 'R', name: 'O', publicIdentifier: 'O', url: 'R', websiteUrl: 'O', domain: 'O', industry: 'R',
+      industryV1: 'R', employeeCount: 'R', employeeCountRange: 'R',
+      // "Many company fields are optional: guard for missing keys": these are the ones pages lack.
+      headquarter: 'O', locations: 'R', followerCount: 'R', logoUrl: 'O', coverImageUrl: 'O', description: 'O',
+      specialities: 'R', companyType: 'R', companyTypeCode: 'R', hashtags: 'R',
+    },
+  },
+  'Article (2.6)': {
+    schema: ArticleSchema,
+    fields: {
+      articleUrn: 'R', articleId: 'R', title: 'R', url: 'R', description: 'R', publishedAt: 'N', coverImageUrl: 'N',
+      readTimeMinutes: 'N', subtitle: 'R',
+    },
+  },
+  'Comment (D6)': {
+    schema: CommentSchema,
+    fields: {
+      urn: 'R', text: 'R', createdAt: 'R', reactionCount: 'R', author: 'R', replies: 'R', permalink: 'R', pinned: 'R',
+    },
+  },
+  'Post reaction (D6)': { schema: PostReactionSchema, fields: { reactionType: 'R', actor: 'R' } },
+}
+

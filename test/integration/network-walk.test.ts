@@ -1,0 +1,123 @@
+/**
+ * Walks every resource type of spec section 2 through the HTTP API over a synthetic network: every
+ * instance matches its (closed) schema, and for every field of the spec's tables the network shows
+ * each variant the spec allows — a field that may be null is seen null and non-null, a field that
+ * may be omitted is seen absent and present, a field that is always present is never missing.
+ */
+import type { FastifyInstance } from 'fastify'
+import type { TSchema } from 'typebox'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createManualClock } from '../../src/adapters/system-clock.ts'
+import { buildApp } from '../../src/app.ts'
+import { loadConfig } from '../../src/config/config.ts'
+import { createContainer, type Container } from '../../src/container.ts'
+import {
+  CommentsResponse,
+  CompanyPostsResponse,
+  EngagementResponse,
+  PostsResponse,
+  PostsUpdatesResponse,
+  ProfileArticlesResponse,
+  ProfileReactionsResponse,
+} from '../../src/contract/endpoints.schemas.ts'
+import { seedSynthetic } from '../../src/seed.ts'
+import { generateNetwork } from '../../src/synth/index.ts'
+import { SPEC_FIELDS } from '../helpers/spec-fields.ts'
+import { expectSchema } from '../helpers/test-app.ts'
+
+const ANCHOR = Date.UTC(2026, 10, 1)
+const SIZE = 300
+const q = encodeURIComponent
+
+let c: Container
+let app: FastifyInstance
+let key: string
+/** Instances of each spec resource, as received. */
+const seen: Record<string, Record<string, unknown>[]> = Object.fromEntries(Object.keys(SPEC_FIELDS).map((k) => [k, []]))
+
+async function get(url: string, schema: TSchema): Promise<Record<string, unknown>> {
+  const res = await app.inject({ method: 'GET', url, headers: { 'x-api-key': key } })
+  expect(res.statusCode, `${url}: ${res.body.slice(0, 200)}`).toBe(200)
+  const body = res.json() as Record<string, unknown>
+  expectSchema(schema, body, url)
+  return body
+}
+
+const add = (resource: string, items: unknown) => {
+  for (const item of items as Record<string, unknown>[]) (seen[resource] as Record<string, unknown>[]).push(item)
+}
+
+beforeAll(async () => {
+  const config = loadConfig({ PRONET_SEED: 'none', LOG_LEVEL: 'silent', PRONET_SECRET: 'walk', PRONET_DATA_DIR: '/nonexistent-walk' })
+  c = await createContainer(config, { clock: createManualClock(ANCHOR + 3_600_000), sqlitePath: ':memory:' })
+  await seedSynthetic(c, SIZE, () => {}, { anchorMs: ANCHOR, progress: false })
+  key = (await c.accounts.create({ name: 'walk' })).apiKey.key
+  app = await buildApp(c)
+
+  // The subjects come from the same deterministic stream that was seeded.
+  const slugs: string[] = []
+  const companyIds: string[] = []
+  const discussed: string[] = []
+  for (const r of generateNetwork({ seed: 1, size: SIZE, anchorMs: ANCHOR, platformHost: 'www.linkedin.com' })) {
+    if (r.kind === 'profile') slugs.push(r.data.publicIdentifier)
+    if (r.kind === 'company') companyIds.push(r.data.companyId)
+    if (r.kind === 'post' && r.data.commentCount > 1 && r.data.repostOf === undefined && discussed.length < 150) discussed.push(r.data.id)
+  }
+
+  for (const slug of slugs) {
+    const profile = await get(`/api/v1/profile?profileUrlOrUrn=${q(slug)}`, SPEC_FIELDS['Profile (2.4)']!.schema)
+    add('Profile (2.4)', [profile])
+    add('Experience item (2.4, D7)', profile.experiences)
+    add('Education item (2.4)', profile.educations)
+    add('Post (2.2)', (await get(`/api/v1/posts?profileUrlOrUrn=${q(slug)}&count=50`, PostsResponse)).posts)
+    const reactions = (await get(`/api/v1/profile/reactions?profileUrlOrUrn=${q(slug)}&count=50`, ProfileReactionsResponse)).reactions as Record<string, unknown>[]
+    add('Reaction entry (2.3)', reactions)
+    add('Post inside a profile reaction (D7)', reactions.map((r) => r.post))
+    add('Article (2.6)', (await get(`/api/v1/profile/articles?profileUrlOrUrn=${q(slug)}&count=100`, ProfileArticlesResponse)).articles)
+  }
+  for (let i = 0; i < slugs.length; i += 60) {
+    const list = slugs.slice(i, i + 60).join(',')
+    add('Post, older shape (2.2)', (await get(`/api/v1/posts/updates?profileUrlsOrUrns=${q(list)}&count=5`, PostsUpdatesResponse)).posts)
+  }
+  for (const id of companyIds) {
+    add('Company (2.5)', [await get(`/api/v1/company?companyUrlOrUrn=${q(`urn:li:fsd_company:${id}`)}`, SPEC_FIELDS['Company (2.5)']!.schema)])
+    add('Post (2.2)', (await get(`/api/v1/company/posts?companyUrlOrUrn=${q(`urn:li:fsd_company:${id}`)}&count=100`, CompanyPostsResponse)).posts)
+  }
+  for (const post of discussed) {
+    const e = await get(`/api/v1/post/engagement?postUrlOrUrn=${q(post)}&commentCount=100&reactionCount=100`, EngagementResponse)
+    const comments = e.comments as Record<string, unknown>[]
+    add('Comment (D6)', [...comments, ...comments.flatMap((x) => x.replies as Record<string, unknown>[])])
+    add('Post reaction (D6)', e.reactions)
+    await get(`/api/v1/post/comments?postUrlOrUrn=${q(post)}&count=10`, CommentsResponse)
+  }
+}, 180_000)
+
+afterAll(async () => {
+  await app?.close()
+  await c?.close()
+})
+
+describe.each(Object.entries(SPEC_FIELDS))('%s over the synthetic network', (resource, { fields }) => {
+  it('occurs in responses', () => {
+    expect((seen[resource] as unknown[]).length).toBeGreaterThan(5)
+  })
+
+  it.each(Object.entries(fields))('%s (%s) shows every variant the spec allows', (field, presence) => {
+    const items = seen[resource] as Record<string, unknown>[]
+    const absent = items.filter((x) => !(field in x)).length
+    const nulls = items.filter((x) => field in x && x[field] === null).length
+    const values = items.length - absent - nulls
+    const variants = { absent, nulls, values }
+    if (presence === 'R') expect(variants).toEqual({ absent: 0, nulls: 0, values: items.length })
+    if (presence === 'N') {
+      expect(absent, `${field} is never omitted`).toBe(0)
+      expect(nulls, `${field} is null somewhere`).toBeGreaterThan(0)
+      expect(values, `${field} has a value somewhere`).toBeGreaterThan(0)
+    }
+    if (presence === 'O') {
+      expect(nulls, `${field} is omitted, never null`).toBe(0)
+      expect(absent, `${field} is omitted somewhere`).toBeGreaterThan(0)
+      expect(values, `${field} is present somewhere`).toBeGreaterThan(0)
+    }
+  })
+})
