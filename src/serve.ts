@@ -32,7 +32,8 @@ export async function serve(config: Config): Promise<void> {
   if (report.demoKey) {
     say(`Demo API key (shown once; also saved to ${report.demoKeyFile}):`)
     say(`  ${report.demoKey}`)
-    say(`Try: curl -H "X-API-Key: ${report.demoKey}" "http://${config.host}:${port}/api/v1/company?companyUrlOrUrn=<slug>"`)
+    say(`Try: curl -H "X-API-Key: ${report.demoKey}" "http://${config.host}:${port}/api/v1/profile?profileUrlOrUrn=hui-min-lee-175acd"`)
+    say('(more in the README\'s five-minute tour)')
   } else if (report.demoKeyFile) {
     say(`Demo API key: see ${report.demoKeyFile}`)
   }

@@ -4,6 +4,7 @@
  * Each test gets an empty store.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { EMPTY_COUNTS } from '../helpers/content-fixtures.ts'
 import { validateRecord } from '../../src/domain/content/content-writer.ts'
 import type { ContentRow, ContentStore, WriteOutcome } from '../../src/ports/content-store.ts'
 import {
@@ -29,15 +30,6 @@ export interface ContentStoreHandle {
 }
 
 const OK: WriteOutcome = { ok: true }
-const EMPTY_COUNTS = {
-  profiles: 0,
-  companies: 0,
-  posts: 0,
-  articles: 0,
-  comments: 0,
-  postReactions: 0,
-  profileReactions: 0,
-}
 
 /** Ids at the top of the 19-digit range that a double cannot tell apart. */
 const BIG = ['7399999999999999997', '7399999999999999998', '7399999999999999999'] as const

@@ -17,6 +17,17 @@ import type {
 } from '../../src/ports/content-store.ts'
 
 export const HOST = 'www.linkedin.com'
+
+/** counts() of an empty store. */
+export const EMPTY_COUNTS = {
+  profiles: 0,
+  companies: 0,
+  posts: 0,
+  articles: 0,
+  comments: 0,
+  postReactions: 0,
+  profileReactions: 0,
+} as const
 /** A fixed "now" for prepareRecord (2026-01-01T00:00:00Z). */
 export const NOW_MS = Date.UTC(2026, 0, 1)
 

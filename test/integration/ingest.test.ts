@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { EMPTY_COUNTS } from '../helpers/content-fixtures.ts'
 import { openSqlite, type SqliteDb } from '../../src/adapters/sqlite/database.ts'
 import { createSqliteContentStore } from '../../src/adapters/sqlite/sqlite-content-store.ts'
 import { createManualClock } from '../../src/adapters/system-clock.ts'
@@ -78,15 +79,6 @@ async function file(name: string, text: string): Promise<string> {
   return path
 }
 
-const EMPTY_COUNTS = {
-  profiles: 0,
-  companies: 0,
-  posts: 0,
-  articles: 0,
-  comments: 0,
-  postReactions: 0,
-  profileReactions: 0,
-}
 
 const FIXTURE_COUNTS = {
   profiles: 2,
