@@ -121,3 +121,84 @@ describe.each(Object.entries(SPEC_FIELDS))('%s over the synthetic network', (res
     }
   })
 })
+
+/** The rules of section 2 that relate fields to each other, over every instance the walk received. */
+describe('cross-field rules of section 2 over the synthetic network', () => {
+  type Obj = Record<string, any>
+  const all = (resource: string) => seen[resource] as Obj[]
+  const idTime = (urn: string) => Number(BigInt(urn.split(':').at(-1) as string) >> 22n)
+
+  it('posts: reactionsByType holds only received types and sums to reactionCount; media fields agree', () => {
+    for (const p of [...all('Post (2.2)'), ...all('Post inside a profile reaction (D7)')]) {
+      const counts = Object.values(p.reactionsByType as Record<string, number>)
+      expect(counts.every((n) => n > 0), p.id).toBe(true)
+      expect(counts.reduce((a, b) => a + b, 0), p.id).toBe(p.reactionCount)
+      expect(Date.parse(p.date), `${p.id}: date is the id's time`).toBe(idTime(p.id))
+      expect(p.content === '' && p.resharedPostUrn === undefined && p.reactionCount === 0 && p.commentCount === 0, `${p.id} looks like a repost without commentary`).toBe(false)
+    }
+    for (const p of all('Post (2.2)')) {
+      expect(p.imageUrl, p.id).toBe(p.images[0]?.url ?? null)
+      expect(p.videoUrl, p.id).toBe(p.video?.url ?? null)
+      expect(p.permissions.rootShare, `${p.id}: rootShare is false exactly when it quotes a post`).toBe(p.resharedPostUrn === undefined)
+      expect('authorProfileId' in p, `${p.id}: authorProfileId on member posts only`).toBe(p.authorType === 'Person')
+      if (p.authorType === 'Person') expect(p.profile.urn).toBe(`urn:li:fsd_profile:${p.authorProfileId}`)
+    }
+  })
+
+  it('profiles: ids agree; current position and school point into the lists; experiences most recent first', () => {
+    for (const p of all('Profile (2.4)')) {
+      expect(p.id).toBe(`urn:li:fsd_profile:${p.profileId}`)
+      expect(p.memberId).not.toBe(p.profileId)
+      const current = (p.experiences as Obj[]).filter((e) => e.current)
+      expect(current.length, p.publicIdentifier).toBeLessThanOrEqual(1)
+      expect(current.every((e) => e.ongoing), `${p.publicIdentifier}: current implies ongoing`).toBe(true)
+      if (p.currentPosition !== null) {
+        expect((p.experiences as Obj[]).some((e) => e.positionUrn === p.currentPosition.positionUrn), p.publicIdentifier).toBe(true)
+      }
+      if (p.currentSchool !== null) {
+        expect((p.educations as Obj[]).some((e) => e.educationUrn === p.currentSchool.educationUrn), p.publicIdentifier).toBe(true)
+      }
+      // Most recent first by start; a year-only start is only ordered against other years.
+      const starts = (p.experiences as Obj[]).map((e) => e.timePeriod.startDate).filter((d) => d !== null)
+      starts.slice(1).forEach((later, i) => {
+        const earlier = starts[i]
+        const ordered =
+          earlier.year > later.year ||
+          (earlier.year === later.year && (earlier.month === undefined || later.month === undefined || earlier.month >= later.month))
+        expect(ordered, `${p.publicIdentifier}: most recent first`).toBe(true)
+      })
+      for (const e of p.experiences as Obj[]) {
+        expect('totalDuration' in e, `${p.publicIdentifier}: a duration exactly when a start date exists`).toBe(e.timePeriod.startDate !== null)
+      }
+    }
+    // The spec's named case: no displayed position while an ongoing one exists.
+    expect(all('Profile (2.4)').some((p) => p.currentPosition === null && (p.experiences as Obj[]).some((e) => e.ongoing))).toBe(true)
+  })
+
+  it('companies: domain is the website without www.; the employee range holds the count', () => {
+    for (const c of all('Company (2.5)')) {
+      expect(c.id).toBe(`urn:li:fsd_company:${c.companyId}`)
+      if (c.domain !== undefined && c.websiteUrl !== undefined) {
+        expect(new URL(c.websiteUrl).hostname.replace(/^www\./, ''), c.companyId).toBe(c.domain)
+      }
+      expect(c.employeeCountRange.start, c.companyId).toBeLessThanOrEqual(c.employeeCountRange.end)
+    }
+  })
+
+  it('articles: publishedAt is the id decoded, or null when it does not decode; never a guess', () => {
+    for (const a of all('Article (2.6)')) {
+      expect(a.articleUrn).toBe(`urn:li:platformArticle:${a.articleId}`)
+      const t = idTime(a.articleUrn)
+      const decodes = t >= Date.UTC(2003, 0, 1) && t <= ANCHOR + 3_600_000
+      expect(a.publishedAt, a.articleId).toBe(decodes ? new Date(t).toISOString() : null)
+    }
+    expect(all('Article (2.6)').some((a) => a.publishedAt === null)).toBe(true)
+  })
+
+  it('comments: replies are one level deep; a company author has no profile id', () => {
+    for (const c of all('Comment (D6)')) {
+      for (const r of c.replies as Obj[]) expect(r.replies).toEqual([])
+      expect(c.author.profileId === null, c.urn).toBe(c.author.id.startsWith('urn:li:fsd_company:'))
+    }
+  })
+})
