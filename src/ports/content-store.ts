@@ -1,6 +1,8 @@
 /**
  * Storage of the content model. Rows arrive prepared by the content writer (domain), documents are
  * stored as ready-to-send JSON text so a response is assembled by concatenation, never re-serialised.
+ * Reads hand documents back as their UTF-8 bytes (`Buffer`): a response is concatenated from them and
+ * written to the socket without decoding them into JavaScript strings and encoding them again.
  * Ids that are 19-digit decimals (posts, comments, articles) travel as strings; adapters store them as
  * 64-bit integers so newest-first order is an index scan.
  */
@@ -144,16 +146,16 @@ export interface ContentStore {
   write(rows: readonly ContentRow[]): Promise<WriteOutcome[]>
 
   /** Profile document template by profileId. */
-  getProfileDoc(profileId: string): Promise<string | undefined>
+  getProfileDoc(profileId: string): Promise<Buffer | undefined>
   /** profileId for a slug (case-insensitive). */
   findProfileIdBySlug(slug: string): Promise<string | undefined>
   /** Profile id and document template for a slug in one read (the hot path of GET profile). */
-  getProfileBySlug(slug: string): Promise<{ profileId: string; doc: string } | undefined>
+  getProfileBySlug(slug: string): Promise<{ profileId: string; doc: Buffer } | undefined>
   /** profileId for a numeric member id (`urn:li:member:<id>`). */
   findProfileIdByMemberId(memberId: string): Promise<string | undefined>
 
   /** Company document and page kind by companyId. */
-  getCompany(companyId: string): Promise<{ doc: string; pageType: CompanyRow['pageType'] } | undefined>
+  getCompany(companyId: string): Promise<{ doc: Buffer; pageType: CompanyRow['pageType'] } | undefined>
   /** companyId for a slug (case-insensitive). */
   findCompanyIdBySlug(slug: string): Promise<string | undefined>
 
@@ -162,11 +164,11 @@ export interface ContentStore {
     author: AuthorRef,
     beforeId: string | null,
     limit: number,
-  ): Promise<{ rows: { id: string; isRepost: boolean; doc: string }[]; hasMore: boolean }>
+  ): Promise<{ rows: { id: string; isRepost: boolean; doc: Buffer }[]; hasMore: boolean }>
   /** An author's newest posts in the older shape, reposts without commentary excluded. */
-  listRecentPostsOlder(author: AuthorRef, limit: number): Promise<{ id: string; docOlder: string }[]>
+  listRecentPostsOlder(author: AuthorRef, limit: number): Promise<{ id: string; docOlder: Buffer }[]>
   /** A post by activity id, or by its share/ugcPost id. */
-  getPost(activityId: string): Promise<{ id: string; doc: string } | undefined>
+  getPost(activityId: string): Promise<{ id: string; doc: Buffer } | undefined>
   findPostIdByShare(shareKind: 'share' | 'ugcPost', shareId: string): Promise<string | undefined>
 
   /** A member's reactions, newest first; `after` is the last entry of the previous page (exclusive). */
@@ -174,10 +176,10 @@ export interface ContentStore {
     profileId: string,
     after: { reactedAt: number; postId: string } | null,
     limit: number,
-  ): Promise<{ rows: { reactionType: string; reactedAt: number; postId: string; postDoc: string }[]; hasMore: boolean }>
+  ): Promise<{ rows: { reactionType: string; reactedAt: number; postId: string; postDoc: Buffer }[]; hasMore: boolean }>
 
   /** A member's articles newest first (by id, which encodes time), by offset. */
-  listArticles(profileId: string, offset: number, limit: number): Promise<string[]>
+  listArticles(profileId: string, offset: number, limit: number): Promise<Buffer[]>
 
   /** Top-level comments of a post (pinned first, then by reactions, then newest), each with its replies. */
   listComments(postId: string, offset: number, limit: number): Promise<{ comments: CommentView[]; hasMore: boolean }>

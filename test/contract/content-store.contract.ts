@@ -34,14 +34,41 @@ const OK: WriteOutcome = { ok: true }
 /** Ids at the top of the 19-digit range that a double cannot tell apart. */
 const BIG = ['7399999999999999997', '7399999999999999998', '7399999999999999999'] as const
 
+type Texted<T> = T extends Buffer ? string : T extends (infer U)[] ? Texted<U>[] : T extends object ? { [K in keyof T]: Texted<T[K]> } : T
+/** The port with every returned document as text; the suite compares text, one test checks the bytes. */
+type TextView = { [K in keyof ContentStore]: ContentStore[K] extends (...a: infer A) => Promise<infer R> ? (...a: A) => Promise<Texted<R>> : ContentStore[K] }
+
+function toText(value: unknown): unknown {
+  if (Buffer.isBuffer(value)) return value.toString()
+  if (Array.isArray(value)) return value.map(toText)
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toText(v)]))
+  return value
+}
+
+function asText(store: ContentStore): TextView {
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      const member = Reflect.get(target, prop, receiver) as unknown
+      if (typeof member !== 'function') return member
+      return (...args: unknown[]) => {
+        const out = (member as (...a: unknown[]) => unknown).apply(target, args)
+        return out instanceof Promise ? out.then(toText) : out
+      }
+    },
+  }) as unknown as TextView
+}
+
 export function runContentStoreContract(name: string, makeStore: () => Promise<ContentStoreHandle>): void {
   describe(`ContentStore contract: ${name}`, () => {
     let handle: ContentStoreHandle
-    let store: ContentStore
+    /** The store under test, read through `asText` so document assertions can compare text. */
+    let store: TextView
+    let raw: ContentStore
 
     beforeEach(async () => {
       handle = await makeStore()
-      store = handle.store
+      raw = handle.store
+      store = asText(raw)
     })
     afterEach(async () => {
       await handle.dispose()
@@ -62,6 +89,21 @@ export function runContentStoreContract(name: string, makeStore: () => Promise<C
     }
 
     const ids = (rows: { id: string }[]) => rows.map((r) => r.id)
+
+    describe('documents', () => {
+      it('come back as Buffers holding exactly the stored UTF-8 bytes', async () => {
+        const doc = '{"name":"Zoë Ünal","emoji":"🚀","mark":"\u0001"}'
+        await seed(profileRow(1, { doc }), postRow(postIdAt(1), personRef(1), { doc: '{"p":"ü"}', docOlder: '{"o":"é"}' }))
+        const got = await raw.getProfileDoc(profileIdOf(1))
+        expect(Buffer.isBuffer(got)).toBe(true)
+        expect((got as Buffer).equals(Buffer.from(doc))).toBe(true)
+        const feed = await raw.listPosts(personRef(1), null, 5)
+        expect(Buffer.isBuffer(feed.rows[0]?.doc)).toBe(true)
+        expect(feed.rows[0]?.doc.equals(Buffer.from('{"p":"ü"}'))).toBe(true)
+        const older = await raw.listRecentPostsOlder(personRef(1), 5)
+        expect(older[0]?.docOlder.equals(Buffer.from('{"o":"é"}'))).toBe(true)
+      })
+    })
 
     describe('write', () => {
       it('answers an empty batch with no outcomes and an empty store counts zero', async () => {

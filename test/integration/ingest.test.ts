@@ -159,7 +159,7 @@ describe('pronet ingest', () => {
     const profileReactions = await store.listProfileReactions(READER_ID, null, 10)
     expect(profileReactions.rows.map((r) => [r.postId, r.reactionType])).toEqual([[COMPANY_POST_ID, 'INTEREST']])
     const articles = await store.listArticles(AUTHOR_ID, 0, 10)
-    expect(articles.map((a) => (JSON.parse(a) as { articleId: string }).articleId)).toEqual([ARTICLE_ID])
+    expect(articles.map((a) => (JSON.parse(a.toString()) as { articleId: string }).articleId)).toEqual([ARTICLE_ID])
   })
 
   it('reports bad lines with their line numbers and reasons, stores the good lines around them', async () => {
@@ -385,7 +385,7 @@ describe('pronet ingest', () => {
       expect(await store.getPost(generatedPostRecord(AUTHOR_ID, neighbour).id.slice(16))).toBeDefined()
     }
     const edited = await store.getPost(first.id.slice(16))
-    expect((JSON.parse(edited?.doc ?? '{}') as { content: string }).content).toBe('edited later')
+    expect((JSON.parse(edited?.doc.toString() ?? '{}') as { content: string }).content).toBe('edited later')
     const feed = await store.listPosts({ kind: 'person', id: AUTHOR_ID }, null, 3)
     expect(feed.rows[0]?.id).toBe(generatedPostRecord(AUTHOR_ID, N - 1).id.slice(16))
   })

@@ -59,7 +59,7 @@ describe('seeding the synthetic network into SQLite', () => {
     const reactions = await store.listPostReactions(busiest.id, 0, 100)
     expect(reactions.reactions.length).toBe(Math.min(100, busiest.n))
     const post = await store.getPost(busiest.id)
-    expect(JSON.parse(post?.doc as string).reactionCount).toBe(busiest.n)
+    expect(JSON.parse(String(post?.doc)).reactionCount).toBe(busiest.n)
   })
 
   it('refuses to go on when the writer refuses a record', async () => {

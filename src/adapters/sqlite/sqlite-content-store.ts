@@ -179,8 +179,8 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
        reacted_at = excluded.reacted_at`,
   )
 
-  const getProfileDoc = db.prepare('SELECT doc FROM profiles WHERE profile_id = ?').pluck()
-  const getProfileBySlug = db.prepare('SELECT profile_id AS profileId, doc FROM profiles WHERE slug = ?')
+  const getProfileDoc = db.prepare('SELECT CAST(doc AS BLOB) FROM profiles WHERE profile_id = ?').pluck()
+  const getProfileBySlug = db.prepare('SELECT profile_id AS profileId, CAST(doc AS BLOB) AS doc FROM profiles WHERE slug = ?')
   // data_version moves when another connection commits; our own commits are counted in `localWrites`.
   // Reading it costs ~15 µs in WAL mode (as much as a whole cached response), so it is read at most
   // every VERSION_CHECK_MS: another process's commit is seen within that bound, our own at once.
@@ -188,41 +188,41 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
   let localWrites = 0
   let lastDataVersion = 0
   let lastCheck = Number.NEGATIVE_INFINITY
-  const getCompany = db.prepare('SELECT doc, page_type AS pageType FROM companies WHERE company_id = ?')
-  const getPostById = db.prepare('SELECT CAST(id AS TEXT) AS id, doc FROM post_docs WHERE id = ?')
+  const getCompany = db.prepare('SELECT CAST(doc AS BLOB) AS doc, page_type AS pageType FROM companies WHERE company_id = ?')
+  const getPostById = db.prepare('SELECT CAST(id AS TEXT) AS id, CAST(doc AS BLOB) AS doc FROM post_docs WHERE id = ?')
   const getPostByShareId = db.prepare(
-    `SELECT CAST(d.id AS TEXT) AS id, d.doc FROM posts p JOIN post_docs d ON d.id = p.id
+    `SELECT CAST(d.id AS TEXT) AS id, CAST(d.doc AS BLOB) AS doc FROM posts p JOIN post_docs d ON d.id = p.id
      WHERE p.share_kind IN ('share', 'ugcPost') AND p.share_id = ? ORDER BY p.share_kind LIMIT 1`,
   )
 
   // Each page asks for one row more than it returns: that row answers hasMore without a count.
   const postsNewest = db.prepare(
-    `SELECT CAST(p.id AS TEXT) AS id, p.is_repost AS isRepost, d.doc FROM posts p JOIN post_docs d ON d.id = p.id
+    `SELECT CAST(p.id AS TEXT) AS id, p.is_repost AS isRepost, CAST(d.doc AS BLOB) AS doc FROM posts p JOIN post_docs d ON d.id = p.id
      WHERE p.author_kind = ? AND p.author_id = ? ORDER BY p.id DESC LIMIT ?`,
   )
   const postsBefore = db.prepare(
-    `SELECT CAST(p.id AS TEXT) AS id, p.is_repost AS isRepost, d.doc FROM posts p JOIN post_docs d ON d.id = p.id
+    `SELECT CAST(p.id AS TEXT) AS id, p.is_repost AS isRepost, CAST(d.doc AS BLOB) AS doc FROM posts p JOIN post_docs d ON d.id = p.id
      WHERE p.author_kind = ? AND p.author_id = ? AND p.id < ? ORDER BY p.id DESC LIMIT ?`,
   )
   const postsOlder = db.prepare(
-    `SELECT CAST(p.id AS TEXT) AS id, d.doc_older AS docOlder FROM posts p JOIN post_docs d ON d.id = p.id
+    `SELECT CAST(p.id AS TEXT) AS id, CAST(d.doc_older AS BLOB) AS docOlder FROM posts p JOIN post_docs d ON d.id = p.id
      WHERE p.author_kind = ? AND p.author_id = ? AND p.is_repost = 0 ORDER BY p.id DESC LIMIT ?`,
   )
   const reactionsNewest = db.prepare(
     `SELECT r.reaction_type AS reactionType, r.reacted_at AS reactedAt, CAST(r.post_id AS TEXT) AS postId,
-            d.doc_trimmed AS postDoc
+            CAST(d.doc_trimmed AS BLOB) AS postDoc
      FROM profile_reactions r JOIN post_docs d ON d.id = r.post_id
      WHERE r.profile_id = ? ORDER BY r.reacted_at DESC, r.post_id DESC LIMIT ?`,
   )
   const reactionsAfter = db.prepare(
     `SELECT r.reaction_type AS reactionType, r.reacted_at AS reactedAt, CAST(r.post_id AS TEXT) AS postId,
-            d.doc_trimmed AS postDoc
+            CAST(d.doc_trimmed AS BLOB) AS postDoc
      FROM profile_reactions r JOIN post_docs d ON d.id = r.post_id
      WHERE r.profile_id = ? AND (r.reacted_at, r.post_id) < (?, ?)
      ORDER BY r.reacted_at DESC, r.post_id DESC LIMIT ?`,
   )
   const articlesPage = db
-    .prepare('SELECT doc FROM articles WHERE author_profile_id = ? ORDER BY article_id DESC LIMIT ? OFFSET ?')
+    .prepare('SELECT CAST(doc AS BLOB) FROM articles WHERE author_profile_id = ? ORDER BY article_id DESC LIMIT ? OFFSET ?')
     .pluck()
 
   const commentColumns = `CAST(c.comment_id AS TEXT) AS commentId, CAST(c.post_id AS TEXT) AS postId, c.text,
@@ -411,10 +411,10 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
       return `${lastDataVersion}.${localWrites}`
     },
     async getProfileBySlug(slug) {
-      return getProfileBySlug.get(slug.toLowerCase()) as { profileId: string; doc: string } | undefined
+      return getProfileBySlug.get(slug.toLowerCase()) as { profileId: string; doc: Buffer } | undefined
     },
     async getProfileDoc(profileId) {
-      return getProfileDoc.get(profileId) as string | undefined
+      return getProfileDoc.get(profileId) as Buffer | undefined
     },
     async findProfileIdBySlug(slug) {
       return profileBySlug.get(slug.toLowerCase()) as string | undefined
@@ -424,7 +424,7 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
     },
 
     async getCompany(companyId) {
-      return getCompany.get(companyId) as { doc: string; pageType: CompanyRow['pageType'] } | undefined
+      return getCompany.get(companyId) as { doc: Buffer; pageType: CompanyRow['pageType'] } | undefined
     },
     async findCompanyIdBySlug(slug) {
       return companyBySlug.get(slug.toLowerCase()) as string | undefined
@@ -437,19 +437,19 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
         beforeId === null
           ? postsNewest.all(author.kind, author.id, take + 1)
           : postsBefore.all(author.kind, author.id, beforeId, take + 1)
-      ) as { id: string; isRepost: number; doc: string }[]
+      ) as { id: string; isRepost: number; doc: Buffer }[]
       return {
         rows: found.slice(0, take).map((r) => ({ id: r.id, isRepost: r.isRepost === 1, doc: r.doc })),
         hasMore: found.length > take,
       }
     },
     async listRecentPostsOlder(author, limit) {
-      return postsOlder.all(author.kind, author.id, Math.max(0, limit)) as { id: string; docOlder: string }[]
+      return postsOlder.all(author.kind, author.id, Math.max(0, limit)) as { id: string; docOlder: Buffer }[]
     },
     async getPost(activityId) {
       if (!isStorableId(activityId)) return undefined
       // A share or ugcPost id names the same post in another namespace (spec 2.2).
-      return (getPostById.get(activityId) ?? getPostByShareId.get(activityId)) as { id: string; doc: string } | undefined
+      return (getPostById.get(activityId) ?? getPostByShareId.get(activityId)) as { id: string; doc: Buffer } | undefined
     },
     async findPostIdByShare(shareKind, shareId) {
       return postByShare.get(shareKind, shareId) as string | undefined
@@ -462,12 +462,12 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
         after === null
           ? reactionsNewest.all(profileId, take + 1)
           : reactionsAfter.all(profileId, after.reactedAt, after.postId, take + 1)
-      ) as { reactionType: string; reactedAt: number; postId: string; postDoc: string }[]
+      ) as { reactionType: string; reactedAt: number; postId: string; postDoc: Buffer }[]
       return { rows: found.slice(0, take), hasMore: found.length > take }
     },
 
     async listArticles(profileId, offset, limit) {
-      return articlesPage.all(profileId, Math.max(0, limit), Math.max(0, offset)) as string[]
+      return articlesPage.all(profileId, Math.max(0, limit), Math.max(0, offset)) as Buffer[]
     },
 
     async listComments(postId, offset, limit) {

@@ -41,6 +41,34 @@ const postNotFound = () => new ApiError('POST_NOT_FOUND', 'No post exists for th
 
 const arr = (items: readonly string[]) => `[${items.join(',')}]`
 
+type Part = string | Buffer | readonly Part[]
+const OPEN = Buffer.from('[')
+const CLOSE = Buffer.from(']')
+const COMMA = Buffer.from(',')
+
+/** One response body from literal JSON text and stored documents (UTF-8 bytes), by concatenation. */
+function json(...parts: readonly Part[]): Buffer {
+  const out: Buffer[] = []
+  const add = (p: Part): void => {
+    if (typeof p === 'string') out.push(Buffer.from(p))
+    else if (Buffer.isBuffer(p)) out.push(p)
+    else (p as readonly Part[]).forEach(add)
+  }
+  parts.forEach(add)
+  return Buffer.concat(out)
+}
+
+/** A JSON array of ready items. */
+function list(items: readonly (string | Buffer)[]): Part[] {
+  const out: Part[] = [OPEN]
+  items.forEach((item, i) => {
+    if (i > 0) out.push(COMMA)
+    out.push(item)
+  })
+  out.push(CLOSE)
+  return out
+}
+
 /** Feeds paged by cursor refuse offsets (spec 4.0). */
 function requireZeroStart(start: number | undefined): void {
   if (start !== undefined && start !== 0) {
@@ -58,8 +86,11 @@ export type ContentService = ReturnType<typeof createContentService>
 export function createContentService(deps: ContentServiceDeps) {
   const { store, clock, tokens, cache } = deps
   /** Serves `key` from the cache, or computes the JSON text and caches its bytes. */
-  const cached = (key: string, compute: () => Promise<string>, units?: number): Promise<Delivered> =>
-    cache.through(key, async () => ({ body: Buffer.from(await compute()), ...(units !== undefined ? { units } : {}) }))
+  const cached = (key: string, compute: () => Promise<string | Buffer>, units?: number): Promise<Delivered> =>
+    cache.through(key, async () => {
+      const out = await compute()
+      return { body: typeof out === 'string' ? Buffer.from(out) : out, ...(units !== undefined ? { units } : {}) }
+    })
   const host = deps.platformHost
   const renderer = createProfileRenderer()
 
@@ -168,8 +199,8 @@ export function createContentService(deps: ContentServiceDeps) {
   }
 
   /** /api/v1/profile given a company page: the organisation in profile form (spec 2.4). */
-  function organizationAsProfile(companyDoc: string): string {
-    const c = JSON.parse(companyDoc) as Company
+  function organizationAsProfile(companyDoc: Buffer): string {
+    const c = JSON.parse(companyDoc.toString()) as Company
     const hq = c.headquarter
     const tagline = c.description ? (c.description.split(/(?<=[.!?])\s/)[0] ?? '').slice(0, 160) : c.industry
     return JSON.stringify({
@@ -234,7 +265,7 @@ export function createContentService(deps: ContentServiceDeps) {
           if (company === undefined) throw companyNotFound()
           return organizationAsProfile(company.doc)
         }
-        let doc: string | undefined
+        let doc: Buffer | undefined
         if (input.type === 'slug') {
           doc = (await store.getProfileBySlug(input.slug))?.doc
         } else {
@@ -270,8 +301,12 @@ export function createContentService(deps: ContentServiceDeps) {
         const page = await store.listProfileReactions(author.id, after, count)
         const last = page.rows.at(-1)
         const position = last ? [last.reactedAt, last.postId] : after ? [after.reactedAt, after.postId] : null
-        const items = page.rows.map((r) => `{"reactionType":${JSON.stringify(r.reactionType)},"post":${r.postDoc}}`)
-        return `{"reactions":${arr(items)},"paginationToken":${JSON.stringify(tokens.issue(scope, position))},"hasMore":${page.hasMore}}`
+        const items = page.rows.map((r) => json(`{"reactionType":${JSON.stringify(r.reactionType)},"post":`, r.postDoc, '}'))
+        return json(
+          '{"reactions":',
+          list(items),
+          `,"paginationToken":${JSON.stringify(tokens.issue(scope, position))},"hasMore":${page.hasMore}}`,
+        )
       })
     },
 
@@ -290,7 +325,7 @@ export function createContentService(deps: ContentServiceDeps) {
         const docs = await store.listArticles(author.id, start, count)
         // Only an empty page ends the feed (rule 3); nextStart advances by the requested count (rule 2).
         const hasMore = docs.length > 0
-        return `{"articles":${arr(docs)},"hasMore":${hasMore}${hasMore ? `,"nextStart":${start + count}` : ''}}`
+        return json('{"articles":', list(docs), `,"hasMore":${hasMore}${hasMore ? `,"nextStart":${start + count}` : ''}}`)
       })
     },
 
@@ -307,7 +342,11 @@ export function createContentService(deps: ContentServiceDeps) {
       return cached(`posts|${JSON.stringify(input)}|${count}|${q.paginationToken ?? ''}`, async () => {
         const author = await resolveAuthor(input)
         const page = await feedPage(author, count, q.paginationToken)
-        return `{"posts":${arr(page.posts)},"paginationToken":${JSON.stringify(page.token)},"hasMore":${page.hasMore},"pageSize":${count}}`
+        return json(
+          '{"posts":',
+          list(page.posts),
+          `,"paginationToken":${JSON.stringify(page.token)},"hasMore":${page.hasMore},"pageSize":${count}}`,
+        )
       })
     },
 
@@ -330,7 +369,7 @@ export function createContentService(deps: ContentServiceDeps) {
         parseProfileInput(e, { param: 'profileUrlsOrUrns', host, allowMember: true, companies: 'refuse' }),
       )
       const count = q.count ?? 15
-      const collected: { id: string; docOlder: string }[] = []
+      const collected: { id: string; docOlder: Buffer }[] = []
       let found = 0
       for (const input of inputs) {
         const profileId = await profileIdFor(input as Exclude<ProfileInput, { type: 'company' }>)
@@ -341,7 +380,7 @@ export function createContentService(deps: ContentServiceDeps) {
       if (found === 0) throw profileNotFound()
       // 19-digit ids of equal length compare like their times: newest first.
       collected.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-      return { body: Buffer.from(`{"posts":${arr(collected.map((p) => p.docOlder))}}`), units: entries.length }
+      return { body: json('{"posts":', list(collected.map((p) => p.docOlder)), '}'), units: entries.length }
     },
 
     /** GET /api/v1/company (4.8). */
@@ -386,7 +425,7 @@ export function createContentService(deps: ContentServiceDeps) {
     },
 
     /** One batch entry: a company or its own error object (never throws an ApiError). */
-    async batchEntry(input: string): Promise<{ json: string; outcome: 'found' | 'notFound' | 'failed' }> {
+    async batchEntry(input: string): Promise<{ json: string | Buffer; outcome: 'found' | 'notFound' | 'failed' }> {
       try {
         const parsed = parseCompanyInput(input, { param: 'companies', host })
         const companyId = await companyIdFor(parsed)
@@ -394,7 +433,7 @@ export function createContentService(deps: ContentServiceDeps) {
         if (company === undefined) {
           return { json: batchError(input, companyNotFound()), outcome: 'notFound' }
         }
-        return { json: `{"input":${JSON.stringify(input)},"company":${company.doc}}`, outcome: 'found' }
+        return { json: json(`{"input":${JSON.stringify(input)},"company":`, company.doc, '}'), outcome: 'found' }
       } catch (e) {
         if (isApiError(e)) return { json: batchError(input, e), outcome: 'failed' }
         return {
@@ -405,12 +444,14 @@ export function createContentService(deps: ContentServiceDeps) {
     },
 
     /** Assembles the batch response from entries in input order. */
-    batchResponse(results: { json: string; outcome: 'found' | 'notFound' | 'failed' }[]): Delivered {
+    batchResponse(results: { json: string | Buffer; outcome: 'found' | 'notFound' | 'failed' }[]): Delivered {
       const found = results.filter((r) => r.outcome === 'found').length
       const notFound = results.filter((r) => r.outcome === 'notFound').length
       return {
-        body: Buffer.from(
-          `{"results":${arr(results.map((r) => r.json))},"found":${found},"notFound":${notFound},"failed":${results.length - found - notFound}}`,
+        body: json(
+          '{"results":',
+          list(results.map((r) => r.json)),
+          `,"found":${found},"notFound":${notFound},"failed":${results.length - found - notFound}}`,
         ),
         units: found,
       }
@@ -433,7 +474,7 @@ export function createContentService(deps: ContentServiceDeps) {
         if (companyId === undefined) throw companyNotFound()
         const page = await feedPage({ kind: 'company', id: companyId }, count, q.paginationToken)
         const token = page.hasMore ? `"paginationToken":${JSON.stringify(page.token)},` : ''
-        return `{"posts":${arr(page.posts)},${token}"hasMore":${page.hasMore},"pageSize":${page.rows}}`
+        return json('{"posts":', list(page.posts), `,${token}"hasMore":${page.hasMore},"pageSize":${page.rows}}`)
       })
     },
 

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto'
 import type { Profile } from '../../contract/resources.schemas.ts'
 
 const MARK = '\u0001'
+const MARK_BYTE = 0x01
 
 interface YearMonth {
   year: number
@@ -71,43 +72,44 @@ export function profileTemplate(profile: Profile): string {
 /**
  * A renderer that memoises labels: a label depends only on its placeholder and the current month, and
  * the same few hundred placeholders recur across profiles, so the hot path is a Map lookup per
- * experience. The memo is dropped when the month changes, so it stays small.
+ * experience. The memo is dropped when the month changes, so it stays small. It works on the stored
+ * UTF-8 bytes: a 0x01 byte can only be U+0001 in UTF-8 (multi-byte sequences use bytes >= 0x80).
  */
-export function createProfileRenderer(): { render(template: string, nowMs: number): string } {
+export function createProfileRenderer(): { render(template: Buffer, nowMs: number): Buffer } {
   let month = ''
-  let today = new Date(0)
-  let labels = new Map<string, string>()
+  let labels = new Map<string, Buffer>()
   return {
     render(template, nowMs) {
-      let at = template.indexOf(MARK)
+      let at = template.indexOf(MARK_BYTE)
       if (at < 0) return template
-      today = new Date(nowMs)
+      const today = new Date(nowMs)
       const key = `${today.getUTCFullYear()}-${today.getUTCMonth()}`
       if (key !== month) {
         month = key
         labels = new Map()
       }
-      let out = ''
+      const parts: Buffer[] = []
       let from = 0
       while (at >= 0) {
-        const end = template.indexOf(MARK, at + 1)
-        const spec = template.slice(at + 1, end)
+        const end = template.indexOf(MARK_BYTE, at + 1)
+        const spec = template.toString('latin1', at + 1, end)
         let label = labels.get(spec)
         if (label === undefined) {
           const [start, stop] = spec.split('/') as [string, string]
-          label = JSON.stringify(durationLabel(decodeYm(start, today), decodeYm(stop, today)))
+          label = Buffer.from(JSON.stringify(durationLabel(decodeYm(start, today), decodeYm(stop, today))))
           labels.set(spec, label)
         }
-        out += template.slice(from, at) + label
+        parts.push(template.subarray(from, at), label)
         from = end + 1
-        at = template.indexOf(MARK, from)
+        at = template.indexOf(MARK_BYTE, from)
       }
-      return out + template.slice(from)
+      parts.push(template.subarray(from))
+      return Buffer.concat(parts)
     },
   }
 }
 
-/** Renders a stored template for the given instant. */
-export function renderProfile(template: string, nowMs: number): string {
-  return createProfileRenderer().render(template, nowMs)
+/** Renders a stored template (text or bytes) for the given instant, as text. */
+export function renderProfile(template: string | Buffer, nowMs: number): string {
+  return createProfileRenderer().render(Buffer.from(template), nowMs).toString()
 }
