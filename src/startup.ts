@@ -18,8 +18,7 @@ export interface StartupReport {
 }
 
 export async function prepareStore(c: Container, seeder: Seeder, log: (line: string) => void): Promise<StartupReport> {
-  const counts = await c.contentStore.counts()
-  const empty = counts.profiles === 0 && counts.companies === 0 && counts.posts === 0
+  const empty = await c.contentStore.isEmpty()
   let records = 0
   if (empty && c.config.seed !== 'none') {
     log(`Empty store: building the synthetic network (size ${String(c.config.seed)})…`)

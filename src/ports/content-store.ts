@@ -192,7 +192,9 @@ export interface ContentStore {
    * running beside the server). Response caches compare it on every read.
    */
   version(): string
-  /** Row counts; an empty store is seeded on first start. */
+  /** Row counts of every table (a full count: for reports, not for every start). */
   counts(): Promise<ContentCounts>
+  /** Whether the store holds no profile, company or post; an empty store is seeded on first start. */
+  isEmpty(): Promise<boolean>
   close(): Promise<void>
 }

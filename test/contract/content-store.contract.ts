@@ -109,6 +109,12 @@ export function runContentStoreContract(name: string, makeStore: () => Promise<C
       it('answers an empty batch with no outcomes and an empty store counts zero', async () => {
         expect(await store.write([])).toEqual([])
         expect(await store.counts()).toEqual(EMPTY_COUNTS)
+        expect(await store.isEmpty()).toBe(true)
+      })
+
+      it('is not empty once it holds a profile, a company or a post', async () => {
+        await seed(companyRow(1))
+        expect(await store.isEmpty()).toBe(false)
       })
 
       it('returns one outcome per row, in order, and counts every table', async () => {

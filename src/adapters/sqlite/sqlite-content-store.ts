@@ -179,6 +179,13 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
        reacted_at = excluded.reacted_at`,
   )
 
+  // Three index probes, not counts: a large network holds tens of millions of rows.
+  const isEmpty = db
+    .prepare(
+      `SELECT NOT EXISTS (SELECT 1 FROM profiles) AND NOT EXISTS (SELECT 1 FROM companies)
+              AND NOT EXISTS (SELECT 1 FROM posts)`,
+    )
+    .pluck()
   const getProfileDoc = db.prepare('SELECT CAST(doc AS BLOB) FROM profiles WHERE profile_id = ?').pluck()
   const getProfileBySlug = db.prepare('SELECT profile_id AS profileId, CAST(doc AS BLOB) AS doc FROM profiles WHERE slug = ?')
   // data_version moves when another connection commits; our own commits are counted in `localWrites`.
@@ -492,6 +499,9 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
 
     async counts() {
       return counts.get() as ContentCounts
+    },
+    async isEmpty() {
+      return isEmpty.get() === 1
     },
     // The container owns the handle and closes it after every adapter has stopped.
     async close() {},
