@@ -131,26 +131,19 @@ function loadWithWrk(port: number, paths: string[], headers: Record<string, stri
 
 async function load(port: number, paths: string[], headers: Record<string, string>): Promise<{ rps: number; p99: number; errors: number }> {
   if (TOOL === 'wrk') return loadWithWrk(port, paths, headers)
+  // Each request takes the next path, so a single hot document cannot flatter the result.
+  let next = 0
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: CONNECTIONS,
     duration: SECONDS,
-    requests: paths.length === 1 ? [{ method: 'GET', path: paths[0] as string, headers }] : undefined,
-    // Rotating paths: each request takes the next one, so a single hot document cannot flatter the result.
-    ...(paths.length > 1
-      ? {
-          requests: [
-            {
-              method: 'GET',
-              headers,
-              setupRequest: (req: { path: string }, context: { i?: number }) => {
-                context.i = ((context.i ?? Math.floor(Math.random() * paths.length)) + 1) % paths.length
-                return { ...req, path: paths[context.i] as string }
-              },
-            },
-          ],
-        }
-      : {}),
+    requests: [
+      {
+        method: 'GET',
+        headers,
+        setupRequest: (req: { path: string }) => ({ ...req, path: paths[next++ % paths.length] as string }),
+      },
+    ],
   } as autocannon.Options)
   return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx }
 }

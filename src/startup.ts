@@ -30,12 +30,10 @@ export async function prepareStore(c: Container, seeder: Seeder, log: (line: str
   if (empty && !(await c.accountStore.hasAccounts())) {
     const demo = await c.accounts.create({ name: 'demo', plan: 'free' })
     demoKey = demo.apiKey.key
-    if (c.config.dataDir) {
-      mkdirSync(c.config.dataDir, { recursive: true })
-      demoKeyFile = join(c.config.dataDir, 'demo-key.txt')
-      writeFileSync(demoKeyFile, `${demoKey}\n`, { mode: 0o600 })
-      chmodSync(demoKeyFile, 0o600)
-    }
+    mkdirSync(c.config.dataDir, { recursive: true })
+    demoKeyFile = join(c.config.dataDir, 'demo-key.txt')
+    writeFileSync(demoKeyFile, `${demoKey}\n`, { mode: 0o600 })
+    chmodSync(demoKeyFile, 0o600)
   } else if (existsSync(join(c.config.dataDir, 'demo-key.txt'))) {
     demoKeyFile = join(c.config.dataDir, 'demo-key.txt')
   }

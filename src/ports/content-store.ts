@@ -147,6 +147,8 @@ export interface ContentStore {
 
   /** Profile document template by profileId. */
   getProfileDoc(profileId: string): Promise<Buffer | undefined>
+  /** Whether a profile exists (an index probe; no document is read). */
+  hasProfile(profileId: string): Promise<boolean>
   /** profileId for a slug (case-insensitive). */
   findProfileIdBySlug(slug: string): Promise<string | undefined>
   /** Profile id and document template for a slug in one read (the hot path of GET profile). */
@@ -156,6 +158,8 @@ export interface ContentStore {
 
   /** Company document and page kind by companyId. */
   getCompany(companyId: string): Promise<{ doc: Buffer; pageType: CompanyRow['pageType'] } | undefined>
+  /** Whether a company page exists (an index probe; no document is read). */
+  hasCompany(companyId: string): Promise<boolean>
   /** companyId for a slug (case-insensitive). */
   findCompanyIdBySlug(slug: string): Promise<string | undefined>
 

@@ -115,6 +115,8 @@ export function runContentStoreContract(name: string, makeStore: () => Promise<C
       it('is not empty once it holds a profile, a company or a post', async () => {
         await seed(companyRow(1))
         expect(await store.isEmpty()).toBe(false)
+        expect(await store.hasCompany(companyIdOf(1))).toBe(true)
+        expect(await store.hasCompany(companyIdOf(2))).toBe(false)
       })
 
       it('returns one outcome per row, in order, and counts every table', async () => {
@@ -445,6 +447,8 @@ export function runContentStoreContract(name: string, makeStore: () => Promise<C
         await seed(profileRow(1, { doc }))
         expect(await store.getProfileDoc(profileIdOf(1))).toBe(doc)
         expect(await store.getProfileDoc(profileIdOf(2))).toBeUndefined()
+        expect(await store.hasProfile(profileIdOf(1))).toBe(true)
+        expect(await store.hasProfile(profileIdOf(2))).toBe(false)
       })
 
       it('finds a profile by slug case-insensitively and by member id', async () => {

@@ -202,3 +202,31 @@ describe('cross-field rules of section 2 over the synthetic network', () => {
     }
   })
 })
+
+describe('cursor paging over HTTP on the synthetic network (spec 4.0)', () => {
+  /** Every post id of a member's reactions feed, following tokens while hasMore, `count` a page. */
+  async function walkReactions(slug: string, count: number): Promise<string[]> {
+    const ids: string[] = []
+    let url = `/api/v1/profile/reactions?profileUrlOrUrn=${slug}&count=${count}`
+    for (let guard = 0; guard < 500; guard++) {
+      const page = await get(url, ProfileReactionsResponse)
+      ids.push(...(page.reactions as { post: { id: string } }[]).map((r) => r.post.id))
+      if (!page.hasMore) return ids
+      url = `/api/v1/profile/reactions?profileUrlOrUrn=${slug}&count=${count}&paginationToken=${q(page.paginationToken as string)}`
+    }
+    throw new Error('runaway feed')
+  }
+
+  it('profile reactions: pages of 7 and pages of 50, followed by token, give the same complete list', async () => {
+    const members = (seen['Profile (2.4)'] as Record<string, unknown>[]).slice(0, 5)
+    let longest = 0
+    for (const profile of members) {
+      const slug = q(profile.publicIdentifier as string)
+      const small = await walkReactions(slug, 7)
+      expect(small).toEqual(await walkReactions(slug, 50))
+      expect(new Set(small).size).toBe(small.length)
+      longest = Math.max(longest, small.length)
+    }
+    expect(longest).toBeGreaterThan(50)
+  })
+})

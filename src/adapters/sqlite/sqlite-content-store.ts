@@ -420,6 +420,12 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
     async getProfileBySlug(slug) {
       return getProfileBySlug.get(slug.toLowerCase()) as { profileId: string; doc: Buffer } | undefined
     },
+    async hasProfile(profileId) {
+      return profileExists.get(profileId) !== undefined
+    },
+    async hasCompany(companyId) {
+      return companyExists.get(companyId) !== undefined
+    },
     async getProfileDoc(profileId) {
       return getProfileDoc.get(profileId) as Buffer | undefined
     },

@@ -13,7 +13,7 @@ import {
 } from '../../contract/resources.schemas.ts'
 import type { Clock } from '../../ports/clock.ts'
 import type { AuthorRef, ContentRow, ContentStore, WriteOutcome } from '../../ports/content-store.ts'
-import { articlePublishedAt, DIGITS_RE, POST_ID_RE, timeFromId } from './ids.ts'
+import { articlePublishedAt, POST_ID_RE, timeFromId } from './ids.ts'
 import { profileTemplate } from './profile-doc.ts'
 
 const validators = Object.fromEntries(
@@ -255,5 +255,3 @@ export function createContentWriter(deps: { store: ContentStore; clock: Clock; p
     },
   }
 }
-
-export const isDigits = (s: string): boolean => DIGITS_RE.test(s)

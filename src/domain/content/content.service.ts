@@ -86,27 +86,37 @@ export type ContentService = ReturnType<typeof createContentService>
 export function createContentService(deps: ContentServiceDeps) {
   const { store, clock, tokens, cache } = deps
   /** Serves `key` from the cache, or computes the JSON text and caches its bytes. */
-  const cached = (key: string, compute: () => Promise<string | Buffer>, units?: number): Promise<Delivered> =>
+  const cached = (key: string, compute: () => Promise<string | Buffer>): Promise<Delivered> =>
     cache.through(key, async () => {
       const out = await compute()
-      return { body: typeof out === 'string' ? Buffer.from(out) : out, ...(units !== undefined ? { units } : {}) }
+      return { body: typeof out === 'string' ? Buffer.from(out) : out }
     })
   const host = deps.platformHost
   const renderer = createProfileRenderer()
 
   async function companyIdFor(input: CompanyInput): Promise<string | undefined> {
-    if (input.type === 'companyId') return (await store.getCompany(input.companyId)) ? input.companyId : undefined
+    if (input.type === 'companyId') return (await store.hasCompany(input.companyId)) ? input.companyId : undefined
     const bySlug = await store.findCompanyIdBySlug(input.slug)
     if (bySlug !== undefined) return bySlug
     // A numeric path segment is how pages without a vanity name are addressed (/company/1035/).
-    if (input.numeric && (await store.getCompany(input.slug))) return input.slug
+    if (input.numeric && (await store.hasCompany(input.slug))) return input.slug
     return undefined
+  }
+
+  /** The company page an input names, read once; COMPANY_NOT_FOUND when there is none. */
+  async function findCompany(input: CompanyInput): Promise<{ doc: Buffer }> {
+    const id = input.type === 'companyId' ? input.companyId : await store.findCompanyIdBySlug(input.slug)
+    const company =
+      (id === undefined ? undefined : await store.getCompany(id)) ??
+      (input.type === 'slug' && input.numeric ? await store.getCompany(input.slug) : undefined)
+    if (company === undefined) throw companyNotFound()
+    return company
   }
 
   async function profileIdFor(input: Exclude<ProfileInput, { type: 'company' }>): Promise<string | undefined> {
     switch (input.type) {
       case 'profileId':
-        return (await store.getProfileDoc(input.profileId)) !== undefined ? input.profileId : undefined
+        return (await store.hasProfile(input.profileId)) ? input.profileId : undefined
       case 'slug':
         return store.findProfileIdBySlug(input.slug)
       case 'memberId':
@@ -137,8 +147,6 @@ export function createContentService(deps: ContentServiceDeps) {
 
   // ----- item builders for comments and reactions (D6) -----
 
-  const personUrl = (card: ActorCard) => card.url
-
   function commentAuthor(card: ActorCard) {
     const person = card.kind === 'person'
     return {
@@ -146,7 +154,7 @@ export function createContentService(deps: ContentServiceDeps) {
       name: card.name,
       headline: card.headline,
       profilePictureUrl: card.pictureUrl,
-      profileUrl: personUrl(card),
+      profileUrl: card.url,
       publicId: card.slug,
       profileId: person ? card.id : null,
     }
@@ -257,19 +265,18 @@ export function createContentService(deps: ContentServiceDeps) {
       })
       const now = clock.now()
       // Durations run to today, so a profile body is good for the current month only.
-      const month = Math.floor(new Date(now).getUTCFullYear() * 12 + new Date(now).getUTCMonth())
+      const today = new Date(now)
+      const month = today.getUTCFullYear() * 12 + today.getUTCMonth()
       return cached(`profile|${month}|${JSON.stringify(input)}`, async () => {
-        if (input.type === 'company') {
-          const companyId = await companyIdFor(input.company)
-          const company = companyId === undefined ? undefined : await store.getCompany(companyId)
-          if (company === undefined) throw companyNotFound()
-          return organizationAsProfile(company.doc)
-        }
+        if (input.type === 'company') return organizationAsProfile((await findCompany(input.company)).doc)
+        // One read for the document; only a member id needs a lookup first.
         let doc: Buffer | undefined
         if (input.type === 'slug') {
           doc = (await store.getProfileBySlug(input.slug))?.doc
+        } else if (input.type === 'profileId') {
+          doc = await store.getProfileDoc(input.profileId)
         } else {
-          const profileId = await profileIdFor(input)
+          const profileId = await store.findProfileIdByMemberId(input.memberId)
           doc = profileId === undefined ? undefined : await store.getProfileDoc(profileId)
         }
         if (doc === undefined) throw profileNotFound()
@@ -386,12 +393,7 @@ export function createContentService(deps: ContentServiceDeps) {
     /** GET /api/v1/company (4.8). */
     async company(q: { companyUrlOrUrn?: string }): Promise<Delivered> {
       const input = parseCompanyInput(present(q.companyUrlOrUrn), { param: 'companyUrlOrUrn', host })
-      return cached(`company|${JSON.stringify(input)}`, async () => {
-        const companyId = await companyIdFor(input)
-        const company = companyId === undefined ? undefined : await store.getCompany(companyId)
-        if (company === undefined) throw companyNotFound()
-        return company.doc
-      })
+      return cached(`company|${JSON.stringify(input)}`, async () => (await findCompany(input)).doc)
     },
 
     /**
@@ -427,15 +429,11 @@ export function createContentService(deps: ContentServiceDeps) {
     /** One batch entry: a company or its own error object (never throws an ApiError). */
     async batchEntry(input: string): Promise<{ json: string | Buffer; outcome: 'found' | 'notFound' | 'failed' }> {
       try {
-        const parsed = parseCompanyInput(input, { param: 'companies', host })
-        const companyId = await companyIdFor(parsed)
-        const company = companyId === undefined ? undefined : await store.getCompany(companyId)
-        if (company === undefined) {
-          return { json: batchError(input, companyNotFound()), outcome: 'notFound' }
-        }
+        const company = await findCompany(parseCompanyInput(input, { param: 'companies', host }))
         return { json: json(`{"input":${JSON.stringify(input)},"company":`, company.doc, '}'), outcome: 'found' }
       } catch (e) {
-        if (isApiError(e)) return { json: batchError(input, e), outcome: 'failed' }
+        // 4.9 rule 2: notFound counts the entries whose error status is 404, failed every other error.
+        if (isApiError(e)) return { json: batchError(input, e), outcome: e.status === 404 ? 'notFound' : 'failed' }
         return {
           json: batchError(input, new ApiError('INTERNAL_ERROR', 'The entry could not be fetched; retry it.')),
           outcome: 'failed',
