@@ -6,7 +6,9 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Container } from './container.ts'
-import { createAuthenticator } from './http/auth.ts'
+import { randomBytes } from 'node:crypto'
+import { createGateway } from './http/gateway.ts'
+import { registerAccountRoutes } from './http/routes/account.routes.ts'
 import { registerErrorHandling } from './http/error-handler.ts'
 import { registerAdminRoutes } from './http/routes/admin.routes.ts'
 import { registerDataRoutes } from './http/routes/data.routes.ts'
@@ -19,14 +21,23 @@ export async function buildApp(c: Container): Promise<FastifyInstance> {
     // handler through the container's logger.
     logger: false,
     bodyLimit: 1024 * 1024,
-    // Request ids come from a counter; no header is trusted for them.
+    // Request ids name debits in the ledger and come back as X-Request-Id: a per-process random
+    // prefix and a counter, unique across restarts; no header is trusted for them.
     requestIdHeader: false,
+    genReqId: requestIds(),
     return503OnClosing: true,
     // Unknown body fields are refused by closed schemas, never silently dropped.
     ajv: { customOptions: { removeAdditional: false } },
   })
   app.decorateRequest('principal', null)
-  registerErrorHandling(app, c.logger)
+  app.decorateRequest('meter', null)
+  const gateway = createGateway({
+    accounts: c.accounts,
+    metering: c.metering,
+    clock: c.clock,
+    onSettleError: (err, request) => c.logger.error({ err, url: request.url }, 'settle failed; the call was answered 500 and not billed'),
+  })
+  registerErrorHandling(app, c.logger, gateway.recordUnknown)
 
   await app.register(swagger, {
     openapi: {
@@ -47,13 +58,21 @@ export async function buildApp(c: Container): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } })
 
   registerMetaRoutes(app)
-  registerDataRoutes(app, { content: c.content, auth: createAuthenticator(c.accounts) })
+  registerAccountRoutes(app, { gateway, metering: c.metering, usage: c.usage })
+  registerDataRoutes(app, { content: c.content, gateway, metering: c.metering })
   if (c.config.adminToken) {
     registerAdminRoutes(app, {
       token: c.config.adminToken,
       accounts: c.accounts,
+      metering: c.metering,
       ...(c.testClock ? { testClock: c.testClock } : {}),
     })
   }
   return app
+}
+
+function requestIds(): () => string {
+  const prefix = randomBytes(6).toString('base64url')
+  let n = 0
+  return () => `${prefix}-${(n++).toString(36)}`
 }

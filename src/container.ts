@@ -8,17 +8,23 @@ import { join } from 'node:path'
 import { openSqlite, type SqliteDb } from './adapters/sqlite/database.ts'
 import { createSqliteAccountStore } from './adapters/sqlite/sqlite-account-store.ts'
 import { createSqliteContentStore } from './adapters/sqlite/sqlite-content-store.ts'
+import { createSqliteLedger } from './adapters/sqlite/sqlite-ledger.ts'
+import { createMemoryRateLimiter } from './adapters/memory/memory-rate-limiter.ts'
 import { createOffsetClock, systemClock } from './adapters/system-clock.ts'
 import type { Config } from './config/config.ts'
 import { pino, type Logger } from 'pino'
 import { createAccountsService, type AccountsService } from './domain/accounts/accounts.service.ts'
+import { createMeteringService, type MeteringService } from './domain/billing/metering.service.ts'
 import { createContentService, type ContentService } from './domain/content/content.service.ts'
 import { createContentWriter, type ContentWriter } from './domain/content/content-writer.ts'
 import { createResponseCache } from './domain/content/response-cache.ts'
 import { createTokenSigner, type TokenSigner } from './domain/tokens.ts'
+import { createUsageReporter, type UsageReporter } from './domain/usage/usage-report.ts'
 import type { AccountStore } from './ports/account-store.ts'
 import type { Clock } from './ports/clock.ts'
 import type { ContentStore } from './ports/content-store.ts'
+import type { Ledger } from './ports/ledger.ts'
+import type { RateLimiter } from './ports/rate-limiter.ts'
 
 export interface Container {
   config: Config
@@ -32,6 +38,10 @@ export interface Container {
   tokens: TokenSigner
   content: ContentService
   accounts: AccountsService
+  ledger: Ledger
+  limiter: RateLimiter
+  metering: MeteringService
+  usage: UsageReporter
   close(): Promise<void>
 }
 
@@ -40,6 +50,8 @@ export interface ContainerOverrides {
   clock?: Clock
   /** Use this SQLite path instead of <dataDir>/pronet.db (':memory:' in tests). */
   sqlitePath?: string
+  /** How the batch waits for rate units (tests with a manual clock move it instead). */
+  sleep?: (ms: number) => Promise<void>
 }
 
 /** The server secret: PRONET_SECRET, else one generated once and kept (0600) in the data dir. */
@@ -69,10 +81,17 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const accountStore = createSqliteAccountStore(db)
   const tokens = createTokenSigner(sqlitePath === ':memory:' && !config.secret ? randomBytes(32) : loadSecret(config))
   const platformHost = config.platformHost
+  const logger = pino({ level: config.logLevel, base: { service: 'pronet' } })
+  const ledger = createSqliteLedger(db, {
+    newLotId: () => `lot_${randomBytes(9).toString('base64url')}`,
+    onBatchReplay: (err) => logger.warn({ err }, 'billing batch replayed request by request'),
+  })
+  const limiter = createMemoryRateLimiter()
+  const sleep = overrides.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
 
   return {
     config,
-    logger: pino({ level: config.logLevel, base: { service: 'pronet' } }),
+    logger,
     clock,
     testClock,
     contentStore,
@@ -87,7 +106,13 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       cache: createResponseCache({ maxBytes: config.cacheMb * 1024 * 1024, version: () => contentStore.version() }),
     }),
     accounts: createAccountsService({ store: accountStore, clock, randomBytes }),
+    ledger,
+    limiter,
+    metering: createMeteringService({ ledger, limiter, clock, sleep, buyCreditsUrl: config.buyCreditsUrl }),
+    usage: createUsageReporter({ ledger, clock }),
     async close() {
+      await ledger.close()
+      await limiter.close()
       await contentStore.close()
       await accountStore.close()
       db.close()

@@ -15,6 +15,7 @@ export const EnvSchema = Type.Object({
   PRONET_PLATFORM_HOST: Type.String({ default: 'www.linkedin.com' }),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, { default: 'info' }),
   PRONET_CACHE_MB: Type.Integer({ minimum: 0, default: 64 }),
+  PRONET_BUY_CREDITS_URL: Type.Optional(Type.String({ minLength: 1 })),
 })
 
 export type SeedSize = 'none' | 'small' | 'medium' | 'large' | number
@@ -33,6 +34,8 @@ export interface Config {
   readonly logLevel: string
   /** Budget of the in-memory response cache in MiB; 0 turns it off. */
   readonly cacheMb: number
+  /** The self-serve purchase page named in 402 details (default: the README's section on packs). */
+  readonly buyCreditsUrl: string
 }
 
 export class ConfigError extends Error {}
@@ -70,5 +73,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     platformHost: e.PRONET_PLATFORM_HOST.toLowerCase(),
     logLevel: e.LOG_LEVEL,
     cacheMb: e.PRONET_CACHE_MB,
+    buyCreditsUrl: e.PRONET_BUY_CREDITS_URL ?? `http://${e.HOST}:${e.PORT}/docs#/admin`,
   })
 }

@@ -189,3 +189,11 @@ export const PostReactionsResponse = Type.Object(
 )
 
 export { Nullable }
+
+// ---------- Account endpoints (4.1, 4.2) ----------
+
+export const UsageQuery = Type.Object({
+  from: Type.Optional(Type.String({ description: 'first UTC day (YYYY-MM-DD), included; default: first day of the current month' })),
+  to: Type.Optional(Type.String({ description: 'last UTC day (YYYY-MM-DD), included; default: today' })),
+})
+export { UsageReportSchema as UsageResponse, SubscriptionSchema as SubscriptionResponse } from './resources.schemas.ts'

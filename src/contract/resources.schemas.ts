@@ -377,6 +377,57 @@ export const PostReactionSchema = Type.Object(
   closed,
 )
 
+// ---------- Usage report (2.7) and subscription (2.8) ----------
+
+const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'UTC day, YYYY-MM-DD' })
+const usageFigures = { requests: NonNegInt, billableRequests: NonNegInt, creditsUsed: NonNegInt }
+
+export const UsageReportSchema = Type.Object(
+  {
+    from: Day,
+    to: Day,
+    creditsRemaining: NonNegInt,
+    subscriptionCreditsRemaining: NonNegInt,
+    paygCreditsRemaining: NonNegInt,
+    ...usageFigures,
+    endpoints: Type.Array(
+      Type.Object(
+        {
+          endpoint: Type.String({ description: 'the route, or `unknown` for a path that does not exist' }),
+          ...usageFigures,
+          statusCodes: Type.Record(Type.String({ pattern: '^\\d{3}$' }), NonNegInt, { description: 'HTTP status -> count; sums to requests' }),
+        },
+        closed,
+      ),
+      { description: 'busiest first' },
+    ),
+    days: Type.Array(Type.Object({ date: Day, ...usageFigures }, closed), {
+      description: 'every started UTC day of the range, oldest first, idle days with 0',
+    }),
+  },
+  closed,
+)
+
+export const SUBSCRIPTION_STATUSES = ['active', 'free', 'trialing', 'past_due', 'incomplete', 'unpaid', 'canceled'] as const
+
+export const SubscriptionSchema = Type.Object(
+  {
+    plan: Type.Enum(['free', 'custom'] as const),
+    active: Bool,
+    status: Type.Enum(SUBSCRIPTION_STATUSES),
+    creditsRemaining: NonNegInt,
+    subscriptionCreditsRemaining: NonNegInt,
+    paygCreditsRemaining: NonNegInt,
+    paygExpiresAt: Nullable(Type.String({ format: 'date-time' })),
+    creditsLimit: NonNegInt,
+    creditsUsed: NonNegInt,
+    renewalDate: Nullable(Type.String({ format: 'date-time', description: 'null without a plan (D9)' })),
+    rpsLimit: Type.Integer({ minimum: 1 }),
+    cancelAtPeriodEnd: Bool,
+  },
+  closed,
+)
+
 // ---------- Batch result (2.10) and error (2.9) ----------
 
 export const BatchResultSchema = Type.Union(

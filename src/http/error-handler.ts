@@ -59,13 +59,25 @@ export function sendError(reply: FastifyReply, e: ApiError): FastifyReply {
   return reply.code(e.status).type('application/json; charset=utf-8').send(JSON.stringify(e.toBody()))
 }
 
-export function registerErrorHandling(app: FastifyInstance, logger: Logger): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  logger: Logger,
+  /** Records a call to an unknown path made with a valid key (D5: usage endpoint `unknown`). */
+  recordUnknown?: (request: FastifyRequest, status: number) => Promise<void>,
+): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const e = toApiError(error)
     if (e.status >= 500) logger.error({ err: error, method: request.method, url: request.url }, 'request failed')
     return sendError(reply, e)
   })
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new ApiError('NOT_FOUND', `No endpoint ${request.method} ${request.url.split('?')[0]}.`)),
-  )
+  app.setNotFoundHandler(async (request, reply) => {
+    if (recordUnknown) {
+      try {
+        await recordUnknown(request, 404)
+      } catch (e) {
+        logger.error({ err: e, url: request.url }, 'usage record of an unknown path failed')
+      }
+    }
+    return sendError(reply, new ApiError('NOT_FOUND', `No endpoint ${request.method} ${request.url.split('?')[0]}.`))
+  })
 }

@@ -10,6 +10,7 @@ import { createManualClock } from '../../src/adapters/system-clock.ts'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config/config.ts'
 import { createContainer, type Container } from '../../src/container.ts'
+import type { NewAccount } from '../../src/domain/accounts/accounts.service.ts'
 
 export const ADMIN_TOKEN = 'test-admin-token'
 
@@ -23,7 +24,12 @@ export interface TestApp {
   close(): Promise<void>
 }
 
-export async function makeTestApp(opts: { records?: readonly unknown[]; nowMs?: number; env?: Record<string, string> } = {}): Promise<TestApp> {
+/** The default test account: enough credits and rate that content tests never meet the gateway's limits. */
+export const ROOMY_ACCOUNT: NewAccount = { name: 'test', plan: 'custom', creditsLimit: 1_000_000, rpsLimit: 100_000 }
+
+export async function makeTestApp(
+  opts: { records?: readonly unknown[]; nowMs?: number; env?: Record<string, string>; account?: NewAccount } = {},
+): Promise<TestApp> {
   const config = loadConfig({
     PRONET_SEED: 'none',
     LOG_LEVEL: 'silent',
@@ -33,13 +39,14 @@ export async function makeTestApp(opts: { records?: readonly unknown[]; nowMs?: 
     ...opts.env,
   })
   const clock = createManualClock(opts.nowMs ?? Date.UTC(2026, 10, 1))
-  const c = await createContainer(config, { clock, sqlitePath: ':memory:' })
+  // The batch's wait for rate units moves the manual clock instead of sleeping.
+  const c = await createContainer(config, { clock, sqlitePath: ':memory:', sleep: async (ms) => clock.advance(ms) })
   if (opts.records && opts.records.length > 0) {
     const outcomes = await c.writer.write(opts.records)
     const refused = outcomes.map((o, i) => ({ o, i })).filter(({ o }) => !o.ok)
     expect(refused, 'every fixture record is accepted').toEqual([])
   }
-  const created = await c.accounts.create({ name: 'test', plan: 'free' })
+  const created = await c.accounts.create(opts.account ?? ROOMY_ACCOUNT)
   const app = await buildApp(c)
   const key = created.apiKey.key
   return {

@@ -51,7 +51,8 @@ beforeAll(async () => {
   const config = loadConfig({ PRONET_SEED: 'none', LOG_LEVEL: 'silent', PRONET_SECRET: 'walk', PRONET_DATA_DIR: '/nonexistent-walk' })
   c = await createContainer(config, { clock: createManualClock(ANCHOR + 3_600_000), sqlitePath: ':memory:' })
   await seedSynthetic(c, SIZE, () => {}, { anchorMs: ANCHOR, progress: false })
-  key = (await c.accounts.create({ name: 'walk' })).apiKey.key
+  // The walk reads thousands of records: a plan with room for them (metering is tested elsewhere).
+  key = (await c.accounts.create({ name: 'walk', plan: 'custom', creditsLimit: 10_000_000, rpsLimit: 100_000 })).apiKey.key
   app = await buildApp(c)
 
   // The subjects come from the same deterministic stream that was seeded.

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createManualClock } from '../../src/adapters/system-clock.ts'
+import { createOffsetClock } from '../../src/adapters/system-clock.ts'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config/config.ts'
 import { createContainer, type Container } from '../../src/container.ts'
@@ -30,7 +30,11 @@ function tourBlock(): string {
 
 beforeAll(async () => {
   const config = loadConfig({ PRONET_SEED: 'small', LOG_LEVEL: 'silent', PRONET_SECRET: 'tour', PRONET_DATA_DIR: '/nonexistent-tour' })
-  c = await createContainer(config, { clock: createManualClock(Date.UTC(2026, 10, 1)), sqlitePath: ':memory:' })
+  // Real time running from the network's anchor: the tour's account is the demo account's free plan
+  // (5 calls per second), and the script paces itself like a person would.
+  const clock = createOffsetClock()
+  clock.set(Date.UTC(2026, 10, 1))
+  c = await createContainer(config, { clock, sqlitePath: ':memory:' })
   await seedSynthetic(c, 'small', () => {}, { progress: false })
   key = (await c.accounts.create({ name: 'tour' })).apiKey.key
   app = await buildApp(c)
@@ -56,7 +60,7 @@ describe('README tour', () => {
         expect(m, `tour line without an expected status: ${t}`).not.toBeNull()
         expected.push({ line: t, status: (m as RegExpExecArray)[1] as string })
         const command = t.replace(/\s+#\s*→.*$/, '')
-        script.push(`${command} -o /dev/null -w '%{http_code}\\n'`)
+        script.push(`${command} -o /dev/null -w '%{http_code}\\n'`, 'sleep 0.4')
       } else if (t !== '' && !t.startsWith('#')) {
         script.push(t)
       }

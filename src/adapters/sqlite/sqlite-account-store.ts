@@ -41,8 +41,8 @@ const toKey = (r: KeyRow): ApiKeyRecord => ({
 
 export function createSqliteAccountStore(db: SqliteDb): AccountStore {
   const insertAccount = db.prepare(
-    `INSERT INTO accounts (id, name, created_at, suspended_at, plan, status, credits_limit, rps_limit)
-     VALUES (@id, @name, @createdAt, @suspendedAt, @plan, @status, @creditsLimit, @rpsLimit)`,
+    `INSERT INTO accounts (id, name, created_at, suspended_at, plan, status, credits_limit, rps_limit, anchor_at)
+     VALUES (@id, @name, @createdAt, @suspendedAt, @plan, @status, @creditsLimit, @rpsLimit, @createdAt)`,
   )
   const insertKey = db.prepare(
     `INSERT INTO api_keys (id, account_id, hash, prefix, created_at, revoked_at)

@@ -5,10 +5,9 @@
 import { createHash } from 'node:crypto'
 import type { AccountRecord, AccountStore, ApiKeyRecord, PlanName, SubscriptionStatus } from '../../ports/account-store.ts'
 import type { Clock } from '../../ports/clock.ts'
+import { DEFAULT_RPS, FREE_CREDITS, STATUSES_BY_PLAN } from '../billing/billing-rules.ts'
 import { ApiError } from '../errors.ts'
 
-export const DEFAULT_RPS = 5
-export const FREE_CREDITS = 1000
 
 export interface AccountsDeps {
   store: AccountStore
@@ -31,6 +30,8 @@ export interface CreatedKey {
   prefix: string
 }
 
+export const suspendedError = (): ApiError => new ApiError('FORBIDDEN', 'This account is suspended; contact the operator.')
+
 export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex')
 
 /**
@@ -46,8 +47,8 @@ export type AccountsService = ReturnType<typeof createAccountsService>
 export function createAccountsService(deps: AccountsDeps) {
   const { store, clock } = deps
   const token = (n: number) => deps.randomBytes(n).toString('base64url')
-  // Raw key -> lookup result (a principal or the FORBIDDEN refusal) and when it stops being trusted.
-  const keyCache = new Map<string, { result: { accountId: string; keyId: string } | ApiError; until: number }>()
+  // Raw key -> lookup result and when it stops being trusted.
+  const keyCache = new Map<string, { result: { accountId: string; keyId: string; suspended: boolean }; until: number }>()
 
   function newKey(accountId: string): { record: ApiKeyRecord & { hash: string }; created: CreatedKey } {
     const key = `pk_${token(24)}`
@@ -68,15 +69,21 @@ export function createAccountsService(deps: AccountsDeps) {
   return {
     /** Creates an account with its first key; a new account starts on the free plan (spec 5.4). */
     async create(input: NewAccount = {}): Promise<{ account: AccountRecord; apiKey: CreatedKey }> {
-      const plan = input.plan ?? 'free'
+      const plan = input.status === 'canceled' ? 'none' : (input.plan ?? 'free')
+      const status = input.status ?? (plan === 'custom' ? 'active' : 'free')
+      if (!STATUSES_BY_PLAN[plan].includes(status)) {
+        throw new ApiError('INVALID_PARAMETER', `Invalid parameter 'status': plan '${plan}' takes status ${STATUSES_BY_PLAN[plan].join(', ')}.`, {
+          parameter: 'status',
+        })
+      }
       const account: AccountRecord = {
         id: `acc_${token(9)}`,
         name: input.name ?? 'unnamed',
         createdAt: clock.now(),
         suspendedAt: null,
         plan,
-        status: input.status ?? (plan === 'custom' ? 'active' : plan === 'none' ? 'canceled' : 'free'),
-        creditsLimit: input.creditsLimit ?? (plan === 'free' ? FREE_CREDITS : 0),
+        status,
+        creditsLimit: plan === 'none' ? 0 : (input.creditsLimit ?? (plan === 'free' ? FREE_CREDITS : 0)),
         rpsLimit: input.rpsLimit ?? DEFAULT_RPS,
       }
       const key = newKey(account.id)
@@ -120,26 +127,29 @@ export function createAccountsService(deps: AccountsDeps) {
       return mustGet(id)
     },
 
-    /** The account behind an X-API-Key value: 401 for a missing or unknown key, 403 when suspended. */
-    async authenticate(apiKey: string | undefined): Promise<{ accountId: string; keyId: string }> {
+    /**
+     * The account behind an X-API-Key value, suspended or not: 401 for a missing or unknown key. The
+     * gateway records a suspended account's calls before refusing them with 403.
+     */
+    async identify(apiKey: string | undefined): Promise<{ accountId: string; keyId: string; suspended: boolean }> {
       if (apiKey === undefined || apiKey === '') {
         throw new ApiError('UNAUTHENTICATED', 'Missing X-API-Key header.')
       }
       const now = clock.now()
       const cached = keyCache.get(apiKey)
-      if (cached !== undefined && cached.until > now) {
-        if (cached.result instanceof ApiError) throw cached.result
-        return cached.result
-      }
+      if (cached !== undefined && cached.until > now) return cached.result
       const found = await store.findKeyByHash(hashKey(apiKey))
       if (!found) throw new ApiError('INVALID_API_KEY', 'The API key is not valid.')
-      const result = found.suspended
-        ? new ApiError('FORBIDDEN', 'This account is suspended; contact the operator.')
-        : { accountId: found.accountId, keyId: found.keyId }
       if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear()
-      keyCache.set(apiKey, { result, until: now + KEY_CACHE_MS })
-      if (result instanceof ApiError) throw result
-      return result
+      keyCache.set(apiKey, { result: found, until: now + KEY_CACHE_MS })
+      return found
+    },
+
+    /** As identify(), refusing a suspended account with 403 FORBIDDEN. */
+    async authenticate(apiKey: string | undefined): Promise<{ accountId: string; keyId: string }> {
+      const found = await this.identify(apiKey)
+      if (found.suspended) throw suspendedError()
+      return { accountId: found.accountId, keyId: found.keyId }
     },
   }
 }

@@ -29,6 +29,14 @@ export interface ContentServiceDeps {
 }
 
 /** A delivered response: the JSON text, plus what metering needs to price it. */
+/**
+ * Called by each read once its input is valid and before anything is read: the gateway holds the
+ * call's full price there (402 when it cannot). `units` is what a per-unit price counts (profiles
+ * requested by posts/updates).
+ */
+export type Admit = (units?: number) => Promise<void>
+const noAdmit: Admit = async () => {}
+
 export interface Delivered {
   body: Buffer
   /** posts/updates: distinct profiles requested; company/batch: companies returned. */
@@ -86,11 +94,14 @@ export type ContentService = ReturnType<typeof createContentService>
 export function createContentService(deps: ContentServiceDeps) {
   const { store, clock, tokens, cache } = deps
   /** Serves `key` from the cache, or computes the JSON text and caches its bytes. */
-  const cached = (key: string, compute: () => Promise<string | Buffer>): Promise<Delivered> =>
-    cache.through(key, async () => {
+  const cached = async (admit: Admit, key: string, compute: () => Promise<string | Buffer>): Promise<Delivered> => {
+    // Admission (rate budget already taken, credits held) comes after validation, before any read.
+    await admit()
+    return cache.through(key, async () => {
       const out = await compute()
       return { body: typeof out === 'string' ? Buffer.from(out) : out }
     })
+  }
   const host = deps.platformHost
   const renderer = createProfileRenderer()
 
@@ -256,7 +267,7 @@ export function createContentService(deps: ContentServiceDeps) {
 
   return {
     /** GET /api/v1/profile (4.3). */
-    async profile(q: { profileUrlOrUrn?: string }): Promise<Delivered> {
+    async profile(q: { profileUrlOrUrn?: string }, admit: Admit = noAdmit): Promise<Delivered> {
       const input = parseProfileInput(present(q.profileUrlOrUrn), {
         param: 'profileUrlOrUrn',
         host,
@@ -267,7 +278,7 @@ export function createContentService(deps: ContentServiceDeps) {
       // Durations run to today, so a profile body is good for the current month only.
       const today = new Date(now)
       const month = today.getUTCFullYear() * 12 + today.getUTCMonth()
-      return cached(`profile|${month}|${JSON.stringify(input)}`, async () => {
+      return cached(admit, `profile|${month}|${JSON.stringify(input)}`, async () => {
         if (input.type === 'company') return organizationAsProfile((await findCompany(input.company)).doc)
         // One read for the document; only a member id needs a lookup first.
         let doc: Buffer | undefined
@@ -285,7 +296,7 @@ export function createContentService(deps: ContentServiceDeps) {
     },
 
     /** GET /api/v1/profile/reactions (4.4). Company pages are refused: only members' reactions are recorded. */
-    async profileReactions(q: { profileUrlOrUrn?: string; count?: number; start?: number; paginationToken?: string }): Promise<Delivered> {
+    async profileReactions(q: { profileUrlOrUrn?: string; count?: number; start?: number; paginationToken?: string }, admit: Admit = noAdmit): Promise<Delivered> {
       const input = parseProfileInput(present(q.profileUrlOrUrn), {
         param: 'profileUrlOrUrn',
         host,
@@ -294,7 +305,7 @@ export function createContentService(deps: ContentServiceDeps) {
       })
       requireZeroStart(q.start)
       const count = q.count ?? 10
-      return cached(`reactions|${JSON.stringify(input)}|${count}|${q.paginationToken ?? ''}`, async () => {
+      return cached(admit, `reactions|${JSON.stringify(input)}|${count}|${q.paginationToken ?? ''}`, async () => {
         const author = await resolveAuthor(input)
         const scope = `reactions:${author.id}`
         let after: { reactedAt: number; postId: string } | null = null
@@ -318,7 +329,7 @@ export function createContentService(deps: ContentServiceDeps) {
     },
 
     /** GET /api/v1/profile/articles (4.5): the one offset-paged profile feed. */
-    async profileArticles(q: { profileUrlOrUrn?: string; count?: number; start?: number }): Promise<Delivered> {
+    async profileArticles(q: { profileUrlOrUrn?: string; count?: number; start?: number }, admit: Admit = noAdmit): Promise<Delivered> {
       const input = parseProfileInput(present(q.profileUrlOrUrn), {
         param: 'profileUrlOrUrn',
         host,
@@ -327,7 +338,7 @@ export function createContentService(deps: ContentServiceDeps) {
       })
       const count = Math.min(q.count ?? 10, 100)
       const start = Math.min(q.start ?? 0, 100_000)
-      return cached(`articles|${JSON.stringify(input)}|${count}|${start}`, async () => {
+      return cached(admit, `articles|${JSON.stringify(input)}|${count}|${start}`, async () => {
         const author = await resolveAuthor(input)
         const docs = await store.listArticles(author.id, start, count)
         // Only an empty page ends the feed (rule 3); nextStart advances by the requested count (rule 2).
@@ -337,7 +348,7 @@ export function createContentService(deps: ContentServiceDeps) {
     },
 
     /** GET /api/v1/posts (4.6): a member's (or a company page's) posts by cursor. */
-    async posts(q: { profileUrlOrUrn?: string; count?: number; start?: number; paginationToken?: string }): Promise<Delivered> {
+    async posts(q: { profileUrlOrUrn?: string; count?: number; start?: number; paginationToken?: string }, admit: Admit = noAdmit): Promise<Delivered> {
       const input = parseProfileInput(present(q.profileUrlOrUrn), {
         param: 'profileUrlOrUrn',
         host,
@@ -346,7 +357,7 @@ export function createContentService(deps: ContentServiceDeps) {
       })
       requireZeroStart(q.start)
       const count = q.count ?? 10
-      return cached(`posts|${JSON.stringify(input)}|${count}|${q.paginationToken ?? ''}`, async () => {
+      return cached(admit, `posts|${JSON.stringify(input)}|${count}|${q.paginationToken ?? ''}`, async () => {
         const author = await resolveAuthor(input)
         const page = await feedPage(author, count, q.paginationToken)
         return json(
@@ -358,7 +369,7 @@ export function createContentService(deps: ContentServiceDeps) {
     },
 
     /** GET /api/v1/posts/updates (4.7): newest posts of up to 60 profiles, older shape, aggregated. */
-    async postsUpdates(q: { profileUrlsOrUrns?: string; count?: number }): Promise<Delivered> {
+    async postsUpdates(q: { profileUrlsOrUrns?: string; count?: number }, admit: Admit = noAdmit): Promise<Delivered> {
       const raw = present(q.profileUrlsOrUrns)
       if (raw === undefined) throw missingParameter('profileUrlsOrUrns')
       const entries = [...new Map(
@@ -376,6 +387,7 @@ export function createContentService(deps: ContentServiceDeps) {
         parseProfileInput(e, { param: 'profileUrlsOrUrns', host, allowMember: true, companies: 'refuse' }),
       )
       const count = q.count ?? 15
+      await admit(entries.length)
       const collected: { id: string; docOlder: Buffer }[] = []
       let found = 0
       for (const input of inputs) {
@@ -391,9 +403,9 @@ export function createContentService(deps: ContentServiceDeps) {
     },
 
     /** GET /api/v1/company (4.8). */
-    async company(q: { companyUrlOrUrn?: string }): Promise<Delivered> {
+    async company(q: { companyUrlOrUrn?: string }, admit: Admit = noAdmit): Promise<Delivered> {
       const input = parseCompanyInput(present(q.companyUrlOrUrn), { param: 'companyUrlOrUrn', host })
-      return cached(`company|${JSON.stringify(input)}`, async () => (await findCompany(input)).doc)
+      return cached(admit, `company|${JSON.stringify(input)}`, async () => (await findCompany(input)).doc)
     },
 
     /**
@@ -441,6 +453,11 @@ export function createContentService(deps: ContentServiceDeps) {
       }
     },
 
+    /** A batch entry refused without a fetch (the batch ran out of time for rate units). */
+    batchRefused(input: string, e: ApiError): { json: string; outcome: 'failed' } {
+      return { json: batchError(input, e), outcome: 'failed' }
+    },
+
     /** Assembles the batch response from entries in input order. */
     batchResponse(results: { json: string | Buffer; outcome: 'found' | 'notFound' | 'failed' }[]): Delivered {
       const found = results.filter((r) => r.outcome === 'found').length
@@ -462,12 +479,12 @@ export function createContentService(deps: ContentServiceDeps) {
       count?: number
       start?: number
       paginationToken?: string
-    }): Promise<Delivered> {
+    }, admit: Admit = noAdmit): Promise<Delivered> {
       const given = present(q.companyUrlOrUrn) ?? present(q.profileUrlOrUrn)
       const input = parseCompanyInput(given, { param: 'companyUrlOrUrn', host })
       requireZeroStart(q.start)
       const count = Math.min(q.count ?? 10, 100)
-      return cached(`companyPosts|${JSON.stringify(input)}|${count}|${q.paginationToken ?? ''}`, async () => {
+      return cached(admit, `companyPosts|${JSON.stringify(input)}|${count}|${q.paginationToken ?? ''}`, async () => {
         const companyId = await companyIdFor(input)
         if (companyId === undefined) throw companyNotFound()
         const page = await feedPage({ kind: 'company', id: companyId }, count, q.paginationToken)
@@ -484,10 +501,10 @@ export function createContentService(deps: ContentServiceDeps) {
       commentPaginationToken?: string
       reactionCount?: number
       reactionStart?: number
-    }): Promise<Delivered> {
+    }, admit: Admit = noAdmit): Promise<Delivered> {
       const input = parsePostInput(present(q.postUrlOrUrn), { param: 'postUrlOrUrn', host, allowShare: false })
       const key = `engagement|${JSON.stringify(input)}|${JSON.stringify([q.commentCount, q.commentStart, q.commentPaginationToken, q.reactionCount, q.reactionStart])}`
-      return cached(key, async () => {
+      return cached(admit, key, async () => {
         const postId = await resolvePostId(input)
         const comments = await commentsPage(
           postId,
@@ -506,9 +523,9 @@ export function createContentService(deps: ContentServiceDeps) {
     },
 
     /** GET /api/v1/post/comments (D6). */
-    async comments(q: { postUrlOrUrn?: string; count?: number; start?: number; paginationToken?: string }): Promise<Delivered> {
+    async comments(q: { postUrlOrUrn?: string; count?: number; start?: number; paginationToken?: string }, admit: Admit = noAdmit): Promise<Delivered> {
       const input = parsePostInput(present(q.postUrlOrUrn), { param: 'postUrlOrUrn', host, allowShare: true })
-      return cached(`comments|${JSON.stringify(input)}|${JSON.stringify([q.count, q.start, q.paginationToken])}`, async () => {
+      return cached(admit, `comments|${JSON.stringify(input)}|${JSON.stringify([q.count, q.start, q.paginationToken])}`, async () => {
         const postId = await resolvePostId(input)
         const page = await commentsPage(postId, q.count ?? 100, q.start ?? 0, q.paginationToken, 'paginationToken')
         const token = page.token ? `"paginationToken":${JSON.stringify(page.token)},` : ''
@@ -517,9 +534,9 @@ export function createContentService(deps: ContentServiceDeps) {
     },
 
     /** GET /api/v1/post/reactions (D6). */
-    async postReactions(q: { postUrlOrUrn?: string; count?: number; start?: number }): Promise<Delivered> {
+    async postReactions(q: { postUrlOrUrn?: string; count?: number; start?: number }, admit: Admit = noAdmit): Promise<Delivered> {
       const input = parsePostInput(present(q.postUrlOrUrn), { param: 'postUrlOrUrn', host, allowShare: true })
-      return cached(`postReactions|${JSON.stringify(input)}|${q.count ?? 100}|${q.start ?? 0}`, async () => {
+      return cached(admit, `postReactions|${JSON.stringify(input)}|${q.count ?? 100}|${q.start ?? 0}`, async () => {
         const postId = await resolvePostId(input)
         const page = await store.listPostReactions(postId, q.start ?? 0, q.count ?? 100)
         return `{"reactions":${arr(page.reactions.map(reactionJson))},"hasMore":${page.hasMore}}`

@@ -6,6 +6,7 @@ import { timingSafeEqual, createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import type { AccountsService } from '../../domain/accounts/accounts.service.ts'
+import type { MeteringService } from '../../domain/billing/metering.service.ts'
 import { ApiError } from '../../domain/errors.ts'
 import type { AccountRecord, ApiKeyRecord } from '../../ports/account-store.ts'
 
@@ -40,11 +41,41 @@ const NewAccountBody = Type.Object(
 )
 const AccountParams = Type.Object({ id: Type.String() })
 const KeyParams = Type.Object({ id: Type.String(), keyId: Type.String() })
+const SubscriptionBody = Type.Object(
+  {
+    plan: Type.Optional(Plan),
+    status: Type.Optional(Status),
+    creditsLimit: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 })),
+    rpsLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+    renewalDate: Type.Optional(Type.String({ minLength: 1, description: 'ISO 8601 instant: the end of the current period' })),
+    cancelAtPeriodEnd: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+)
+const PackBody = Type.Object(
+  {
+    credits: Type.Integer({ minimum: 1 }),
+    purchasedAt: Type.Optional(Type.String({ minLength: 1, description: 'ISO 8601 instant, not in the future; default now' })),
+  },
+  { additionalProperties: false },
+)
+const QuoteQuery = Type.Object({ credits: Type.Integer({ minimum: 1 }) })
+
+/** An ISO 8601 instant or epoch milliseconds, or a 400 naming the field. */
+function instant(text: string, field: string): number {
+  const ms = /^\d+$/.test(text) ? Number(text) : Date.parse(text)
+  if (!Number.isFinite(ms)) {
+    throw new ApiError('INVALID_PARAMETER', `Invalid parameter '${field}': an ISO 8601 instant or epoch milliseconds.`, { parameter: field })
+  }
+  return ms
+}
+
 const ClockBody = Type.Object({ now: Type.String({ minLength: 1 }) }, { additionalProperties: false })
 
 export interface AdminDeps {
   token: string
   accounts: AccountsService
+  metering: MeteringService
   /** Present only with PRONET_TEST_CLOCK=1. */
   testClock?: { now(): number; set(ms: number): void }
 }
@@ -78,7 +109,11 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
     admin.get('/admin/v1/accounts/:id', { schema: schema('An account and its keys', { params: AccountParams }) }, async (req, reply) => {
       const { id } = req.params as Type.Static<typeof AccountParams>
       const shown = await deps.accounts.show(id)
-      return json(reply, 200, { account: accountView(shown.account), keys: shown.keys.map(keyView) })
+      return json(reply, 200, {
+        account: accountView(shown.account),
+        subscription: await deps.metering.subscription(id),
+        keys: shown.keys.map(keyView),
+      })
     })
 
     admin.post('/admin/v1/accounts/:id/keys', { schema: schema('Create another key', { params: AccountParams }) }, async (req, reply) => {
@@ -102,6 +137,27 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       return json(reply, 200, accountView(await deps.accounts.resume(id)))
     })
 
+    admin.put('/admin/v1/accounts/:id/subscription', { schema: schema('Change the subscription (D9 transitions)', { params: AccountParams, body: SubscriptionBody }) }, async (req, reply) => {
+      const { id } = req.params as Type.Static<typeof AccountParams>
+      const { renewalDate, ...rest } = req.body as Type.Static<typeof SubscriptionBody>
+      await deps.accounts.get(id)
+      const patch = renewalDate === undefined ? rest : { ...rest, renewalAt: instant(renewalDate, 'renewalDate') }
+      return json(reply, 200, await deps.metering.changeSubscription(id, patch))
+    })
+
+    admin.post('/admin/v1/accounts/:id/packs', { schema: schema('Add a credit pack (expires 12 calendar months after purchase)', { params: AccountParams, body: PackBody }) }, async (req, reply) => {
+      const { id } = req.params as Type.Static<typeof AccountParams>
+      const body = req.body as Type.Static<typeof PackBody>
+      await deps.accounts.get(id)
+      const purchasedAt = body.purchasedAt === undefined ? undefined : instant(body.purchasedAt, 'purchasedAt')
+      return json(reply, 201, await deps.metering.addPack(id, { credits: body.credits, ...(purchasedAt === undefined ? {} : { purchasedAt }) }))
+    })
+
+    admin.get('/admin/v1/packs/quote', { schema: schema('Price of a pack (D10 tiers)', { querystring: QuoteQuery }) }, async (req, reply) => {
+      const { credits } = req.query as Type.Static<typeof QuoteQuery>
+      return json(reply, 200, deps.metering.quote(credits))
+    })
+
     const clock = deps.testClock
     if (clock) {
       admin.get('/admin/v1/clock', { schema: schema('The test clock') }, async (_req, reply) =>
@@ -109,9 +165,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       )
       admin.put('/admin/v1/clock', { schema: schema('Set the test clock; time keeps running from there', { body: ClockBody }) }, async (req, reply) => {
         const { now } = req.body as Type.Static<typeof ClockBody>
-        const ms = /^\d+$/.test(now) ? Number(now) : Date.parse(now)
-        if (!Number.isFinite(ms)) throw new ApiError('INVALID_PARAMETER', "'now' must be an ISO 8601 instant or epoch milliseconds.", { parameter: 'now' })
-        clock.set(ms)
+        clock.set(instant(now, 'now'))
         return json(reply, 200, { now: new Date(clock.now()).toISOString() })
       })
     }

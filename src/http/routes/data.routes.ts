@@ -30,10 +30,11 @@ import {
 } from '../../contract/endpoints.schemas.ts'
 import { ErrorSchema } from '../../contract/resources.schemas.ts'
 import type { Operation } from '../../domain/billing/prices.ts'
-import { PRICES } from '../../domain/billing/prices.ts'
-import type { ContentService, Delivered } from '../../domain/content/content.service.ts'
-import { ERROR_STATUS, type ErrorCode } from '../../domain/errors.ts'
-import type { Authenticator } from '../auth.ts'
+import { PRICES, priceOf } from '../../domain/billing/prices.ts'
+import { BATCH_WAIT_MS, type MeteringService } from '../../domain/billing/metering.service.ts'
+import type { Admit, ContentService, Delivered } from '../../domain/content/content.service.ts'
+import { ApiError, ERROR_STATUS, type ErrorCode } from '../../domain/errors.ts'
+import type { Gateway, Meter } from '../gateway.ts'
 
 export interface DataRoute {
   method: 'GET' | 'POST'
@@ -45,7 +46,12 @@ export interface DataRoute {
   response: TSchema
   /** Endpoint-specific error codes, documented in the OpenAPI responses. */
   errors: ErrorCode[]
-  handle(content: ContentService, request: FastifyRequest): Promise<Delivered>
+  handle(content: ContentService, request: FastifyRequest, admit: Admit, ctx: RouteContext): Promise<Delivered>
+}
+
+export interface RouteContext {
+  metering: MeteringService
+  meter: Meter
 }
 
 const COMMON: ErrorCode[] = ['MISSING_PARAMETER', 'INVALID_URN', 'UNAUTHENTICATED', 'QUOTA_EXHAUSTED', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']
@@ -63,7 +69,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
     querystring: ProfileQuery,
     response: ProfileResponse,
     errors: [...COMMON, 'PROFILE_NOT_FOUND', 'COMPANY_NOT_FOUND'],
-    handle: (c, r) => c.profile(query(r)),
+    handle: (c, r, admit) => c.profile(query(r), admit),
   },
   {
     method: 'GET',
@@ -73,7 +79,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
     querystring: ProfileReactionsQuery,
     response: ProfileReactionsResponse,
     errors: [...COMMON, 'INVALID_PARAMETER', 'PROFILE_NOT_FOUND'],
-    handle: (c, r) => c.profileReactions(query(r)),
+    handle: (c, r, admit) => c.profileReactions(query(r), admit),
   },
   {
     method: 'GET',
@@ -83,7 +89,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
     querystring: ProfileArticlesQuery,
     response: ProfileArticlesResponse,
     errors: [...COMMON, 'INVALID_PARAMETER', 'PROFILE_NOT_FOUND'],
-    handle: (c, r) => c.profileArticles(query(r)),
+    handle: (c, r, admit) => c.profileArticles(query(r), admit),
   },
   {
     method: 'GET',
@@ -93,7 +99,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
     querystring: PostsQuery,
     response: PostsResponse,
     errors: [...COMMON, 'INVALID_PARAMETER', 'PROFILE_NOT_FOUND', 'COMPANY_NOT_FOUND'],
-    handle: (c, r) => c.posts(query(r)),
+    handle: (c, r, admit) => c.posts(query(r), admit),
   },
   {
     method: 'GET',
@@ -103,7 +109,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
     querystring: PostsUpdatesQuery,
     response: PostsUpdatesResponse,
     errors: [...COMMON, 'INVALID_PARAMETER', 'PROFILE_NOT_FOUND'],
-    handle: (c, r) => c.postsUpdates(query(r)),
+    handle: (c, r, admit) => c.postsUpdates(query(r), admit),
   },
   {
     method: 'GET',
@@ -113,7 +119,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
     querystring: CompanyQuery,
     response: CompanyResponse,
     errors: [...COMMON, 'INVALID_PARAMETER', 'COMPANY_NOT_FOUND'],
-    handle: (c, r) => c.company(query(r)),
+    handle: (c, r, admit) => c.company(query(r), admit),
   },
   {
     method: 'POST',
@@ -123,10 +129,28 @@ export const DATA_ROUTES: readonly DataRoute[] = [
     body: CompanyBatchBody,
     response: CompanyBatchResponse,
     errors: [...COMMON, 'INVALID_PARAMETER'],
-    async handle(c, r) {
+    async handle(c, r, admit, { metering, meter }) {
       const entries = c.batchEntries(r.body)
+      // 4.9 rule 4: the whole batch is checked against the balance before anything is fetched.
+      await admit(entries.length)
       const results = []
-      for (const entry of entries) results.push(await c.batchEntry(entry))
+      // Rule 6: one unit was taken on arrival; each further company waits for one, up to 90 s.
+      const deadline = meter.at + BATCH_WAIT_MS
+      let outOfTime = false
+      for (const [i, entry] of entries.entries()) {
+        if (i > 0 && !outOfTime) {
+          const decision = await metering.takeBatchUnit(meter.accountId, deadline)
+          if (decision) {
+            meter.rate = decision
+            meter.units++
+          } else outOfTime = true
+        }
+        results.push(
+          outOfTime
+            ? c.batchRefused(entry, new ApiError('RATE_LIMITED', 'The batch ran out of time waiting for the rate limit; retry this entry.'))
+            : await c.batchEntry(entry),
+        )
+      }
       return c.batchResponse(results)
     },
   },
@@ -138,7 +162,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
     querystring: CompanyPostsQuery,
     response: CompanyPostsResponse,
     errors: [...COMMON, 'INVALID_PARAMETER', 'COMPANY_NOT_FOUND'],
-    handle: (c, r) => c.companyPosts(query(r)),
+    handle: (c, r, admit) => c.companyPosts(query(r), admit),
   },
   {
     method: 'GET',
@@ -148,7 +172,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
     querystring: EngagementQuery,
     response: EngagementResponse,
     errors: [...COMMON, 'INVALID_PARAMETER', 'POST_NOT_FOUND'],
-    handle: (c, r) => c.engagement(query(r)),
+    handle: (c, r, admit) => c.engagement(query(r), admit),
   },
   {
     method: 'GET',
@@ -158,7 +182,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
     querystring: CommentsQuery,
     response: CommentsResponse,
     errors: [...COMMON, 'INVALID_PARAMETER', 'POST_NOT_FOUND'],
-    handle: (c, r) => c.comments(query(r)),
+    handle: (c, r, admit) => c.comments(query(r), admit),
   },
   {
     method: 'GET',
@@ -168,7 +192,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
     querystring: PostReactionsQuery,
     response: PostReactionsResponse,
     errors: [...COMMON, 'INVALID_PARAMETER', 'POST_NOT_FOUND'],
-    handle: (c, r) => c.postReactions(query(r)),
+    handle: (c, r, admit) => c.postReactions(query(r), admit),
   },
 ]
 
@@ -187,7 +211,10 @@ function responses(route: DataRoute): Record<number, TSchema> {
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
-export function registerDataRoutes(app: FastifyInstance, deps: { content: ContentService; auth: Authenticator }): void {
+export function registerDataRoutes(
+  app: FastifyInstance,
+  deps: { content: ContentService; gateway: Gateway; metering: MeteringService },
+): void {
   for (const route of DATA_ROUTES) {
     app.route({
       method: route.method,
@@ -203,9 +230,13 @@ export function registerDataRoutes(app: FastifyInstance, deps: { content: Conten
       },
       // The batch body is checked by the service so each refusal carries the spec's message pattern.
       ...(route.body ? { validatorCompiler: () => () => true } : {}),
-      onRequest: deps.auth.hook,
+      onRequest: deps.gateway.dataRoute,
+      onSend: deps.gateway.onSend,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const delivered = await route.handle(deps.content, request)
+        const meter = request.meter as Meter
+        const delivered = await route.handle(deps.content, request, deps.gateway.admit(request), { metering: deps.metering, meter })
+        const count = (request.query as { count?: number } | undefined)?.count
+        meter.charge = priceOf(PRICES[route.operation], { count, units: delivered.units })
         return reply.type(JSON_TYPE).send(delivered.body)
       },
     })

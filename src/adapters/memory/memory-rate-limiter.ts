@@ -1,0 +1,80 @@
+/**
+ * The embedded rate limiter: an exact sliding log per key. Each unit taken is one timestamp in a ring
+ * buffer; the window is (now − 1000 ms, now], so no one-second window ever holds more than `limit`
+ * units (no double burst at a second boundary, unlike fixed buckets or GCRA bursts).
+ */
+import type { RateDecision, RateLimiter } from '../../ports/rate-limiter.ts'
+
+const WINDOW_MS = 1000
+
+class SlidingLog {
+  private ring: Float64Array
+  private head = 0
+  private size = 0
+
+  constructor(capacity: number) {
+    this.ring = new Float64Array(Math.max(4, Math.min(capacity, 64)))
+  }
+
+  /** The i-th oldest unit in the window. */
+  private at(i: number): number {
+    return this.ring[(this.head + i) % this.ring.length] as number
+  }
+
+  private grow(min: number): void {
+    let length = this.ring.length
+    while (length < min) length *= 2
+    const next = new Float64Array(length)
+    for (let i = 0; i < this.size; i++) next[i] = this.at(i)
+    this.ring = next
+    this.head = 0
+  }
+
+  take(limit: number, cost: number, now: number): RateDecision {
+    // Forget units that left the window; units stamped after `now` mean the clock was set back.
+    while (this.size > 0 && this.at(0) <= now - WINDOW_MS) {
+      this.head = (this.head + 1) % this.ring.length
+      this.size--
+    }
+    if (this.size > 0 && this.at(this.size - 1) > now) this.size = 0
+    // A lowered limit leaves older units in the log; only the newest `limit` can matter.
+    while (this.size > limit) {
+      this.head = (this.head + 1) % this.ring.length
+      this.size--
+    }
+    if (this.size + cost <= limit) {
+      if (this.size + cost > this.ring.length) this.grow(this.size + cost)
+      for (let i = 0; i < cost; i++) {
+        this.ring[(this.head + this.size) % this.ring.length] = now
+        this.size++
+      }
+      return { ok: true, limit, remaining: limit - this.size, resetAt: this.at(0) + WINDOW_MS, retryAfterMs: 0 }
+    }
+    // `cost` units are free once the (size + cost − limit) oldest units have left the window.
+    const freeAt = cost > limit ? Infinity : this.at(this.size + cost - limit - 1) + WINDOW_MS
+    return {
+      ok: false,
+      limit,
+      remaining: limit - this.size,
+      resetAt: this.size > 0 ? this.at(0) + WINDOW_MS : now,
+      retryAfterMs: freeAt - now,
+    }
+  }
+}
+
+export function createMemoryRateLimiter(): RateLimiter {
+  const logs = new Map<string, SlidingLog>()
+  return {
+    async take(key, limit, cost, at) {
+      let log = logs.get(key)
+      if (!log) {
+        log = new SlidingLog(limit)
+        logs.set(key, log)
+      }
+      return log.take(limit, cost, at)
+    },
+    async close() {
+      logs.clear()
+    },
+  }
+}

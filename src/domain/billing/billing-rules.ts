@@ -1,0 +1,312 @@
+/**
+ * The billing rules of spec section 3 and D3/D9/D10 as pure functions over one account's billing state.
+ * Every adapter of the Ledger port applies them the same way: it loads the state, lets these functions
+ * change it in memory and persists the mutations they return in one transaction.
+ *
+ * Model: a lot is one source of credits, live while startsAt <= t < expiresAt. The plan allowance of a
+ * period is one lot ending at the renewal date, so renewal "replaces" it by granting the next period's
+ * lot; packs are lots ending 12 calendar months after their purchase. Expiry is therefore decided by
+ * the instant of each debit, never by a sweeper, and no credit is ever removed except by a debit or an
+ * operator's adjustment (the ledger stays append-only).
+ */
+import type { PlanName, SubscriptionStatus } from '../../ports/account-store.ts'
+import { addMonths } from './calendar.ts'
+
+export const DEFAULT_RPS = 5
+export const FREE_CREDITS = 1000
+export const PACK_LIFETIME_MONTHS = 12
+
+export interface Subscription {
+  plan: PlanName
+  status: SubscriptionStatus
+  creditsLimit: number
+  rpsLimit: number
+  /** Monthly renewals fall on anniversaries of this instant (day clamped to the month's length). */
+  anchorAt: number
+  /** The current period [periodStart, renewalAt); both null before the first period and without a plan. */
+  periodStart: number | null
+  renewalAt: number | null
+  cancelAtPeriodEnd: boolean
+}
+
+export interface Lot {
+  id: string
+  kind: 'plan' | 'pack'
+  credits: number
+  remaining: number
+  startsAt: number
+  expiresAt: number
+  priceCents: number | null
+  /** Creation order, the last tie-breaker of the drawdown order. */
+  seq: number
+}
+
+export interface BillingState {
+  accountId: string
+  subscription: Subscription
+  lots: Lot[]
+}
+
+/** What a rule changed, for the adapter to persist (in order, in one transaction). */
+export type Mutation =
+  | { type: 'subscription'; subscription: Subscription }
+  | { type: 'grant'; lot: Lot; at: number }
+  | { type: 'debit'; lotId: string; amount: number; at: number; requestId: string; endpoint: string }
+  | { type: 'adjust'; lotId: string; credits: number; delta: number; at: number }
+  | { type: 'lotExpires'; lotId: string; expiresAt: number }
+  | { type: 'event'; at: number; change: Record<string, unknown> }
+
+export type NewLotId = () => string
+
+const live = (lot: Lot, at: number): boolean => lot.startsAt <= at && at < lot.expiresAt
+
+/** The plan lot of the period containing `at`, if any. */
+export function currentPlanLot(state: BillingState, at: number): Lot | undefined {
+  return state.lots.find((l) => l.kind === 'plan' && live(l, at))
+}
+
+/** Lots that can be spent at `at`, in drawdown order: the plan allowance, then packs by soonest expiry. */
+export function spendableLots(state: BillingState, at: number): Lot[] {
+  return state.lots
+    .filter((l) => l.remaining > 0 && live(l, at))
+    .sort((a, b) =>
+      a.kind !== b.kind ? (a.kind === 'plan' ? -1 : 1) : a.expiresAt - b.expiresAt || a.startsAt - b.startsAt || a.seq - b.seq,
+    )
+}
+
+export interface Balance {
+  subscription: number
+  payg: number
+  total: number
+  /** Expiry of the soonest-expiring pack that still holds credits. */
+  paygExpiresAt: number | null
+}
+
+export function balanceAt(state: BillingState, at: number): Balance {
+  let subscription = 0
+  let payg = 0
+  let paygExpiresAt: number | null = null
+  for (const lot of state.lots) {
+    if (lot.remaining === 0 || !live(lot, at)) continue
+    if (lot.kind === 'plan') subscription += lot.remaining
+    else {
+      payg += lot.remaining
+      if (paygExpiresAt === null || lot.expiresAt < paygExpiresAt) paygExpiresAt = lot.expiresAt
+    }
+  }
+  return { subscription, payg, total: subscription + payg, paygExpiresAt }
+}
+
+function grantPeriod(state: BillingState, start: number, end: number, newId: NewLotId, out: Mutation[]): void {
+  const s = state.subscription
+  s.periodStart = start
+  s.renewalAt = end
+  const lot: Lot = {
+    id: newId(),
+    kind: 'plan',
+    credits: s.creditsLimit,
+    remaining: s.creditsLimit,
+    startsAt: start,
+    expiresAt: end,
+    priceCents: null,
+    seq: nextSeq(state),
+  }
+  state.lots.push(lot)
+  // A copy: later rules change the live lot in memory before the grant is persisted.
+  out.push({ type: 'grant', lot: { ...lot }, at: start })
+}
+
+const nextSeq = (state: BillingState): number => state.lots.reduce((m, l) => Math.max(m, l.seq), 0) + 1
+
+/** The k ≥ 1 such that anchor + (k-1) months <= at < anchor + k months (k = 1 before the anchor). */
+function periodIndex(anchor: number, at: number): number {
+  const a = new Date(anchor)
+  const b = new Date(at)
+  let k = Math.max(1, (b.getUTCFullYear() - a.getUTCFullYear()) * 12 + b.getUTCMonth() - a.getUTCMonth())
+  while (k > 1 && addMonths(anchor, k - 1) > at) k--
+  while (addMonths(anchor, k) <= at) k++
+  return k
+}
+
+/**
+ * Brings the subscription to the period containing `at` (D9): opens the first period, or at the renewal
+ * date either ends a plan cancelled at period end or grants the allowance of the current period (the
+ * previous period's lot simply stops being live: replaced, never topped up). Periods nobody used in
+ * between are skipped, not granted.
+ */
+export function renew(state: BillingState, at: number, newId: NewLotId): Mutation[] {
+  const s = state.subscription
+  if (s.plan === 'none' || (s.renewalAt !== null && at < s.renewalAt)) return []
+  const out: Mutation[] = []
+  if (s.renewalAt !== null && s.cancelAtPeriodEnd) {
+    out.push({ type: 'event', at: s.renewalAt, change: { plan: 'none', status: 'canceled', reason: 'cancelAtPeriodEnd' } })
+    Object.assign(s, { plan: 'none', status: 'canceled', periodStart: null, renewalAt: null, cancelAtPeriodEnd: false })
+    out.push({ type: 'subscription', subscription: { ...s } })
+    return out
+  }
+  const k = periodIndex(s.anchorAt, at)
+  grantPeriod(state, k === 1 ? s.anchorAt : addMonths(s.anchorAt, k - 1), addMonths(s.anchorAt, k), newId, out)
+  out.push({ type: 'subscription', subscription: { ...s } })
+  return out
+}
+
+/**
+ * Debits `amount` at `at` in drawdown order (spec 3.1): the plan allowance first, then packs by
+ * soonest expiry. Returns undefined, changing nothing, when the live balance cannot cover it.
+ */
+export function debit(
+  state: BillingState,
+  amount: number,
+  at: number,
+  request: { requestId: string; endpoint: string },
+): Mutation[] | undefined {
+  if (amount === 0) return []
+  const lots = spendableLots(state, at)
+  if (lots.reduce((sum, l) => sum + l.remaining, 0) < amount) return undefined
+  const out: Mutation[] = []
+  let left = amount
+  for (const lot of lots) {
+    if (left === 0) break
+    const take = Math.min(left, lot.remaining)
+    lot.remaining -= take
+    left -= take
+    out.push({ type: 'debit', lotId: lot.id, amount: take, at, ...request })
+  }
+  return out
+}
+
+export interface NewPack {
+  credits: number
+  purchasedAt: number
+  priceCents: number
+}
+
+/** Adds a pack: live from its purchase instant for exactly 12 calendar months (D10). */
+export function addPack(state: BillingState, pack: NewPack, newId: NewLotId): { lot: Lot; mutations: Mutation[] } {
+  const lot: Lot = {
+    id: newId(),
+    kind: 'pack',
+    credits: pack.credits,
+    remaining: pack.credits,
+    startsAt: pack.purchasedAt,
+    expiresAt: addMonths(pack.purchasedAt, PACK_LIFETIME_MONTHS),
+    priceCents: pack.priceCents,
+    seq: nextSeq(state),
+  }
+  state.lots.push(lot)
+  return { lot, mutations: [{ type: 'grant', lot: { ...lot }, at: pack.purchasedAt }] }
+}
+
+export interface SubscriptionPatch {
+  plan?: PlanName
+  status?: SubscriptionStatus
+  creditsLimit?: number
+  rpsLimit?: number
+  renewalAt?: number
+  cancelAtPeriodEnd?: boolean
+}
+
+/** Statuses each plan may carry (D9); `canceled` always means the plan has ended. */
+export const STATUSES_BY_PLAN: Readonly<Record<PlanName, readonly SubscriptionStatus[]>> = {
+  free: ['free'],
+  custom: ['active', 'trialing', 'past_due', 'incomplete', 'unpaid'],
+  none: ['free', 'canceled'],
+}
+
+/** Why a patch cannot apply to this state, or undefined when it can (checked before any change). */
+export function patchProblem(state: BillingState, patch: SubscriptionPatch, at: number): { field: string; why: string } | undefined {
+  const s = state.subscription
+  const cancelling = patch.status === 'canceled'
+  const plan = cancelling ? 'none' : (patch.plan ?? s.plan)
+  if (cancelling && patch.plan !== undefined && patch.plan !== 'none') {
+    return { field: 'status', why: `'canceled' ends the plan; it cannot be combined with plan '${patch.plan}'.` }
+  }
+  if (patch.status !== undefined && !STATUSES_BY_PLAN[plan].includes(patch.status)) {
+    return { field: 'status', why: `plan '${plan}' takes status ${STATUSES_BY_PLAN[plan].join(', ')}.` }
+  }
+  if (plan === 'none') {
+    for (const field of ['creditsLimit', 'renewalAt', 'cancelAtPeriodEnd'] as const) {
+      if (patch[field] !== undefined) return { field: field === 'renewalAt' ? 'renewalDate' : field, why: 'the account has no plan; set plan first.' }
+    }
+  }
+  if (patch.renewalAt !== undefined && patch.renewalAt <= at) return { field: 'renewalDate', why: 'must be in the future.' }
+  return undefined
+}
+
+/** Ends the plan lot of the current period at `at` (its unspent allowance is no longer spendable). */
+function endPlanLot(state: BillingState, at: number, out: Mutation[]): void {
+  const lot = currentPlanLot(state, at)
+  if (lot) {
+    lot.expiresAt = at
+    out.push({ type: 'lotExpires', lotId: lot.id, expiresAt: at })
+  }
+}
+
+/**
+ * An operator's change of the subscription (D9, D12), applied at `at` after renew(). Changing the plan
+ * starts a new period now (or ending at the given renewal date); `status: canceled` or `plan: none`
+ * ends the plan at once; a new creditsLimit within the same plan adjusts this period's allowance by
+ * the difference, so creditsUsed is kept; renewalDate moves the end of this period and the anchor of
+ * the next ones. The caller checks patchProblem() first.
+ */
+export function changeSubscription(state: BillingState, patch: SubscriptionPatch, at: number, newId: NewLotId): Mutation[] {
+  const s = state.subscription
+  const out: Mutation[] = [{ type: 'event', at, change: { ...patch } }]
+  const endsPlan = patch.status === 'canceled' || (patch.plan === 'none' && s.plan !== 'none')
+  if (endsPlan) {
+    endPlanLot(state, at, out)
+    const previous = s.plan
+    Object.assign(s, {
+      plan: 'none',
+      status: patch.status ?? (previous === 'none' ? s.status : 'canceled'),
+      periodStart: null,
+      renewalAt: null,
+      cancelAtPeriodEnd: false,
+    })
+    if (patch.rpsLimit !== undefined) s.rpsLimit = patch.rpsLimit
+  } else if (patch.plan !== undefined && patch.plan !== s.plan) {
+    endPlanLot(state, at, out)
+    const plan = patch.plan
+    s.plan = plan
+    s.status = patch.status ?? (plan === 'custom' ? 'active' : plan === 'free' ? 'free' : s.status)
+    s.creditsLimit = patch.creditsLimit ?? (plan === 'free' ? FREE_CREDITS : s.creditsLimit)
+    s.rpsLimit = patch.rpsLimit ?? (plan === 'free' ? DEFAULT_RPS : s.rpsLimit)
+    s.cancelAtPeriodEnd = patch.cancelAtPeriodEnd ?? false
+    if (plan !== 'none') {
+      const end = patch.renewalAt ?? addMonths(at, 1)
+      s.anchorAt = patch.renewalAt ?? at
+      grantPeriod(state, at, end, newId, out)
+    }
+  } else {
+    if (patch.status !== undefined) s.status = patch.status
+    if (patch.rpsLimit !== undefined) s.rpsLimit = patch.rpsLimit
+    if (patch.cancelAtPeriodEnd !== undefined) s.cancelAtPeriodEnd = patch.cancelAtPeriodEnd
+    if (patch.creditsLimit !== undefined && patch.creditsLimit !== s.creditsLimit) {
+      const lot = currentPlanLot(state, at)
+      if (lot) {
+        const delta = Math.max(-lot.remaining, patch.creditsLimit - s.creditsLimit)
+        lot.credits = patch.creditsLimit
+        lot.remaining += delta
+        out.push({ type: 'adjust', lotId: lot.id, credits: lot.credits, delta, at })
+      }
+      s.creditsLimit = patch.creditsLimit
+    }
+    if (patch.renewalAt !== undefined) {
+      s.anchorAt = patch.renewalAt
+      s.renewalAt = patch.renewalAt
+      const lot = currentPlanLot(state, at)
+      if (lot) {
+        lot.expiresAt = patch.renewalAt
+        out.push({ type: 'lotExpires', lotId: lot.id, expiresAt: patch.renewalAt })
+      }
+    }
+  }
+  out.push({ type: 'subscription', subscription: { ...s } })
+  return out
+}
+
+/** The rps an account is held to: the plan's, or the default 5 without a live plan (spec 3.5, 3.7). */
+export const effectiveRps = (s: Subscription): number => (s.plan === 'none' ? DEFAULT_RPS : s.rpsLimit)
+
+/** `active` is about billing only (D9). */
+export const isActiveStatus = (status: SubscriptionStatus): boolean => status === 'free' || status === 'active' || status === 'trialing'

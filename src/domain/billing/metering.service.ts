@@ -1,0 +1,224 @@
+/**
+ * The gateway's metering (spec 3, 4.1, 4.2, 7, 8; D3, D4, D9, D10): rate budgets on arrival, credit
+ * holds on admission, settles with their usage line, the account endpoints' figures and the
+ * operator's subscription and pack changes. Refusals are ApiErrors; the HTTP layer renders them.
+ */
+import type { Clock } from '../../ports/clock.ts'
+import type { Hold, Ledger, SettleResult, UsageLine } from '../../ports/ledger.ts'
+import type { RateDecision, RateLimiter } from '../../ports/rate-limiter.ts'
+import { ApiError } from '../errors.ts'
+import {
+  balanceAt,
+  effectiveRps,
+  isActiveStatus,
+  patchProblem,
+  type BillingState,
+  type SubscriptionPatch,
+} from './billing-rules.ts'
+import { iso } from './calendar.ts'
+import { packPriceCents, quotePack, type PriceTier } from './pack-pricing.ts'
+import type { Operation } from './prices.ts'
+
+/** How long a batch may wait for rate units before its remaining entries come back RATE_LIMITED (4.9). */
+export const BATCH_WAIT_MS = 90_000
+
+export interface MeteringDeps {
+  ledger: Ledger
+  limiter: RateLimiter
+  clock: Clock
+  /** Waits `ms` of the clock's time (a timer in production; tests move a manual clock). */
+  sleep: (ms: number) => Promise<void>
+  /** The self-serve purchase page named in 402 details. */
+  buyCreditsUrl: string
+  packTiers?: readonly PriceTier[]
+}
+
+/** Rate-limit units a call takes on arrival (D4, spec 8): batch entries after the first take more later. */
+export const arrivalUnits = (operation: Operation): number => (operation === 'post.engagement' ? 2 : 1)
+
+export interface SubscriptionView {
+  plan: 'free' | 'custom'
+  active: boolean
+  status: string
+  creditsRemaining: number
+  subscriptionCreditsRemaining: number
+  paygCreditsRemaining: number
+  paygExpiresAt: string | null
+  creditsLimit: number
+  creditsUsed: number
+  renewalDate: string | null
+  rpsLimit: number
+  cancelAtPeriodEnd: boolean
+}
+
+/** Subscription (2.8) of a state at `at`. */
+export function subscriptionView(state: BillingState, at: number): SubscriptionView {
+  const s = state.subscription
+  const balance = balanceAt(state, at)
+  const creditsLimit = s.plan === 'none' ? 0 : s.creditsLimit
+  return {
+    plan: s.plan === 'custom' ? 'custom' : 'free',
+    active: isActiveStatus(s.status),
+    status: s.status,
+    creditsRemaining: balance.total,
+    subscriptionCreditsRemaining: balance.subscription,
+    paygCreditsRemaining: balance.payg,
+    paygExpiresAt: balance.paygExpiresAt === null ? null : iso(balance.paygExpiresAt),
+    creditsLimit,
+    creditsUsed: Math.max(0, creditsLimit - balance.subscription),
+    renewalDate: s.renewalAt === null ? null : iso(s.renewalAt),
+    rpsLimit: effectiveRps(s),
+    cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+  }
+}
+
+/** The D4 headers of a data call. */
+export function rateHeaders(d: RateDecision, cost: number): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(d.limit),
+    'x-ratelimit-remaining': String(Math.max(0, d.remaining)),
+    'x-ratelimit-reset': String(Math.ceil(d.resetAt / 1000)),
+    'x-ratelimit-cost': String(cost),
+  }
+}
+
+/** Whole seconds after which a refused call will be admitted (at least 1, never early). */
+const retryAfterSeconds = (ms: number): string => String(Math.max(1, Math.ceil(ms / 1000)))
+
+export type MeteringService = ReturnType<typeof createMeteringService>
+
+export function createMeteringService(deps: MeteringDeps) {
+  const { ledger, limiter, clock } = deps
+
+  async function stateOf(accountId: string, at: number): Promise<BillingState> {
+    const state = await ledger.state(accountId, at)
+    if (!state) throw new ApiError('NOT_FOUND', `No account '${accountId}'.`)
+    return state
+  }
+
+  return {
+    /**
+     * Takes a data call's arrival units from the account's sliding one-second budget. Refusal: 429
+     * with a truthful Retry-After, or none when the plan can never afford the call (engagement on a
+     * plan below 2 per second, 4.11 rule 1).
+     */
+    async arrive(accountId: string, operation: Operation, at: number): Promise<{ decision: RateDecision; units: number }> {
+      const rps = effectiveRps((await stateOf(accountId, at)).subscription)
+      const units = arrivalUnits(operation)
+      if (units > rps) {
+        const decision: RateDecision = { ok: false, limit: rps, remaining: rps, resetAt: at, retryAfterMs: Infinity }
+        throw new ApiError(
+          'RATE_LIMITED',
+          `This endpoint takes ${units} units of the per-second budget; a plan limit of ${rps} per second cannot call it.`,
+          { rpsLimit: rps, unitsRequired: units },
+          rateHeaders(decision, 0),
+        )
+      }
+      const decision = await limiter.take(`rps:${accountId}`, rps, units, at)
+      if (!decision.ok) {
+        throw new ApiError(
+          'RATE_LIMITED',
+          `Rate limit of ${rps} requests per second exceeded; retry after the Retry-After delay.`,
+          { rpsLimit: rps, retryAfterMs: Math.ceil(decision.retryAfterMs) },
+          { ...rateHeaders(decision, 0), 'retry-after': retryAfterSeconds(decision.retryAfterMs) },
+        )
+      }
+      return { decision, units }
+    },
+
+    /** The separate 1-per-second budget of the usage or the subscription endpoint (4.1 rule 5, 4.2). */
+    async arriveAccountEndpoint(accountId: string, which: 'usage' | 'subscription', at: number): Promise<Record<string, string>> {
+      const rps = effectiveRps((await stateOf(accountId, at)).subscription)
+      const headers = { 'x-ratelimit-limit': String(rps), 'x-ratelimit-cost': '0' }
+      const decision = await limiter.take(`${which}:${accountId}`, 1, 1, at)
+      if (!decision.ok) {
+        throw new ApiError(
+          'RATE_LIMITED',
+          `The ${which} endpoint answers once per second per account; retry after the Retry-After delay.`,
+          undefined,
+          { ...headers, 'retry-after': retryAfterSeconds(decision.retryAfterMs) },
+        )
+      }
+      return headers
+    },
+
+    /**
+     * One more unit for a batch entry after the first (4.9 rule 6): waits while the window is full,
+     * and gives up (false) once `deadline` has passed.
+     */
+    async takeBatchUnit(accountId: string, deadline: number): Promise<RateDecision | undefined> {
+      for (;;) {
+        const at = clock.now()
+        if (at > deadline) return undefined
+        const rps = effectiveRps((await stateOf(accountId, at)).subscription)
+        const decision = await limiter.take(`rps:${accountId}`, rps, 1, at)
+        if (decision.ok) return decision
+        await deps.sleep(Math.max(1, Math.min(decision.retryAfterMs, deadline - at + 1)))
+      }
+    },
+
+    /** Holds a call's full price at its arrival instant, or refuses with 402 and the balances (D3). */
+    async hold(accountId: string, credits: number, at: number): Promise<Hold> {
+      const result = await ledger.hold(accountId, credits, at)
+      if (result.ok) return result.hold
+      const b = result.balance
+      throw new ApiError(
+        'QUOTA_EXHAUSTED',
+        `This call needs ${credits} credit${credits === 1 ? '' : 's'}; the balance cannot cover it.`,
+        {
+          creditsRemaining: b.total,
+          subscriptionCreditsRemaining: b.subscription,
+          paygCreditsRemaining: b.payg,
+          creditsRequired: credits,
+          buyCreditsUrl: deps.buyCreditsUrl,
+        },
+      )
+    },
+
+    /** Settles a call: debits `line.credits` and records the usage line in one durable transaction. */
+    settle(hold: Hold | null, line: UsageLine): Promise<SettleResult> {
+      return ledger.settle(hold, line)
+    },
+
+    /** GET /api/v1/subscription (4.2). */
+    async subscription(accountId: string): Promise<SubscriptionView> {
+      const at = clock.now()
+      return subscriptionView(await stateOf(accountId, at), at)
+    },
+
+    /** GET /admin/v1/packs/quote (D12). */
+    quote(credits: number) {
+      return quotePack(credits, deps.packTiers)
+    },
+
+    /** POST /admin/v1/accounts/:id/packs (D12): a pack bought now or at a past instant. */
+    async addPack(accountId: string, input: { credits: number; purchasedAt?: number }) {
+      const at = clock.now()
+      const { price } = quotePack(input.credits, deps.packTiers)
+      const purchasedAt = input.purchasedAt ?? at
+      if (!Number.isFinite(purchasedAt) || purchasedAt > at) {
+        throw new ApiError('INVALID_PARAMETER', "Invalid parameter 'purchasedAt': must be an instant not in the future.", {
+          parameter: 'purchasedAt',
+        })
+      }
+      await stateOf(accountId, at)
+      const lot = await ledger.addPack(accountId, {
+        credits: input.credits,
+        purchasedAt,
+        priceCents: packPriceCents(input.credits, deps.packTiers),
+      })
+      return { id: lot.id, credits: lot.credits, purchasedAt: iso(lot.startsAt), expiresAt: iso(lot.expiresAt), price }
+    },
+
+    /** PUT /admin/v1/accounts/:id/subscription (D9, D12). */
+    async changeSubscription(accountId: string, patch: SubscriptionPatch): Promise<SubscriptionView> {
+      const at = clock.now()
+      const state = await stateOf(accountId, at)
+      const problem = patchProblem(state, patch, at)
+      if (problem) {
+        throw new ApiError('INVALID_PARAMETER', `Invalid parameter '${problem.field}': ${problem.why}`, { parameter: problem.field })
+      }
+      return subscriptionView(await ledger.changeSubscription(accountId, patch, at), at)
+    },
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * The gateway in front of every API route (architecture: authenticate → rate budget → credit hold →
+ * handler → settle with its usage line → respond):
+ * - onRequest: X-API-Key first, so a request without a valid key learns nothing else (spec 5); a
+ *   suspended account's call is recorded and refused with 403; then the arrival units of the rate
+ *   budget (D4) or the account endpoints' own budgets (4.1, 4.2).
+ * - admit(): called by the handler once the input is valid; holds the full price (402 otherwise).
+ * - onSend: settles the actual price (delivered → its price, 404 of a record → 1, anything else → 0)
+ *   with the usage line in one durable transaction, and only then lets the response go, with
+ *   X-Credits-Charged and the rate headers.
+ */
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onSendAsyncHookHandler } from 'fastify'
+import { suspendedError, type AccountsService } from '../domain/accounts/accounts.service.ts'
+import { rateHeaders, type MeteringService } from '../domain/billing/metering.service.ts'
+import { priceOf, type Operation, type PriceRule } from '../domain/billing/prices.ts'
+import type { Admit } from '../domain/content/content.service.ts'
+import { ApiError } from '../domain/errors.ts'
+import type { Clock } from '../ports/clock.ts'
+import type { Hold } from '../ports/ledger.ts'
+import type { RateDecision } from '../ports/rate-limiter.ts'
+
+export interface Principal {
+  accountId: string
+  keyId: string
+}
+
+/** The metering of one request, from arrival to settle. */
+export interface Meter {
+  accountId: string
+  /** The route as the usage report names it. */
+  endpoint: string
+  /** Arrival instant: the usage day, the hold and the debit are all taken at it. */
+  at: number
+  hold: Hold | null
+  /** What a delivered (200) response bills; set by the handler. */
+  charge: number
+  /** The last rate decision and the units taken, for the D4 headers. */
+  rate: RateDecision | null
+  units: number
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null
+    meter: Meter | null
+  }
+  interface FastifyContextConfig {
+    /** D3 operation name of an API route (metering prices and records by it). */
+    operation?: Operation
+    price?: PriceRule
+  }
+}
+
+export interface GatewayDeps {
+  accounts: AccountsService
+  metering: MeteringService
+  clock: Clock
+  /** Failures of the settle path (the response becomes a free 500). */
+  onSettleError: (error: unknown, request: FastifyRequest) => void
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+export type Gateway = ReturnType<typeof createGateway>
+
+export function createGateway(deps: GatewayDeps) {
+  const { accounts, metering, clock } = deps
+
+  /** Authenticates and opens the request's meter; 401 without a valid key, 403 when suspended. */
+  async function identify(request: FastifyRequest): Promise<Meter> {
+    const header = request.headers['x-api-key']
+    // A repeated header is ambiguous: treat it as no valid key rather than guess.
+    const key = Array.isArray(header) ? '\u0000' : header
+    const who = await accounts.identify(key?.trim())
+    request.principal = { accountId: who.accountId, keyId: who.keyId }
+    const meter: Meter = {
+      accountId: who.accountId,
+      endpoint: request.routeOptions.url ?? 'unknown',
+      at: clock.now(),
+      hold: null,
+      charge: 0,
+      rate: null,
+      units: 0,
+    }
+    request.meter = meter
+    if (who.suspended) throw suspendedError()
+    return meter
+  }
+
+  const dataRoute: onRequestAsyncHookHandler = async (request: FastifyRequest) => {
+    const meter = await identify(request)
+    const operation = request.routeOptions.config.operation as Operation
+    const { decision, units } = await metering.arrive(meter.accountId, operation, meter.at)
+    meter.rate = decision
+    meter.units = units
+  }
+
+  const accountRoute =
+    (which: 'usage' | 'subscription'): onRequestAsyncHookHandler =>
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const meter = await identify(request)
+      reply.headers(await metering.arriveAccountEndpoint(meter.accountId, which, meter.at))
+    }
+
+  const onSend: onSendAsyncHookHandler<unknown> = async (request, reply, payload) => {
+    const meter = request.meter
+    if (!meter) return payload
+    request.meter = null
+    reply.header('x-request-id', request.id)
+    if (meter.rate) reply.headers(rateHeaders(meter.rate, meter.units))
+    const status = reply.statusCode
+    // D3: a delivered response bills its price; a 404 of a missing record bills 1; all else is free.
+    const owed = status === 200 ? meter.charge : status === 404 && meter.hold ? 1 : 0
+    const credits = Math.min(owed, meter.hold?.credits ?? 0)
+    const line = { accountId: meter.accountId, at: meter.at, endpoint: meter.endpoint, status, credits, requestId: request.id }
+    try {
+      const settled = await metering.settle(meter.hold, line)
+      if (!settled.ok) {
+        // The balance changed under the request (an operator's change): refuse it, free, and say so.
+        await metering.settle(null, { ...line, status: 402, credits: 0 })
+        reply.code(402).type(JSON_TYPE).header('x-credits-charged', '0')
+        return JSON.stringify(new ApiError('QUOTA_EXHAUSTED', 'The balance no longer covers this call.').toBody())
+      }
+    } catch (e) {
+      deps.onSettleError(e, request)
+      reply.code(500).type(JSON_TYPE).header('x-credits-charged', '0')
+      return JSON.stringify(new ApiError('INTERNAL_ERROR', 'The call could not be recorded; nothing was charged. It is safe to retry.').toBody())
+    }
+    reply.header('x-credits-charged', String(credits))
+    return payload
+  }
+
+  return {
+    dataRoute,
+    accountRoute,
+    onSend,
+
+    /** The handler's admission: holds the call's full price from its validated parameters. */
+    admit(request: FastifyRequest): Admit {
+      return async (units) => {
+        const meter = request.meter as Meter
+        const rule = request.routeOptions.config.price as PriceRule
+        const count = (request.query as { count?: number } | undefined)?.count
+        const credits = priceOf(rule, { count, units })
+        if (credits > 0) meter.hold = await metering.hold(meter.accountId, credits, meter.at)
+      }
+    },
+
+    /** Records a call to a path that does not exist under endpoint `unknown` when its key is valid (D5). */
+    async recordUnknown(request: FastifyRequest, status: number): Promise<void> {
+      const header = request.headers['x-api-key']
+      if (typeof header !== 'string' || header.trim() === '') return
+      let accountId: string
+      try {
+        accountId = (await accounts.identify(header.trim())).accountId
+      } catch {
+        return
+      }
+      await metering.settle(null, { accountId, at: clock.now(), endpoint: 'unknown', status, credits: 0, requestId: request.id })
+    },
+  }
+}

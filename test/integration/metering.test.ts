@@ -1,0 +1,356 @@
+/**
+ * The metering gateway over HTTP: prices (D3), 402 admission, rate budgets and their headers (D4),
+ * the account endpoints (4.1, 4.2), usage recording of every outcome, suspension and unknown paths.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SubscriptionResponse, UsageResponse } from '../../src/contract/endpoints.schemas.ts'
+import { AUTHOR_ID, COMPANY_ID, PERSON_POST_ID, fixtureRecords, profileRecord } from '../helpers/ingest-fixtures.ts'
+import { ADMIN_TOKEN, expectError, expectSchema, makeTestApp, type TestApp } from '../helpers/test-app.ts'
+
+const NOW = Date.UTC(2026, 10, 22, 12, 0, 0)
+const q = encodeURIComponent
+let t: TestApp
+
+beforeAll(async () => {
+  // Sixteen members so posts/updates can ask for more than one group of 15.
+  const extra = Array.from({ length: 16 }, (_, i) => ({ kind: 'profile', data: profileRecord(10 + i) }))
+  t = await makeTestApp({ nowMs: NOW, records: [...fixtureRecords(), ...extra] })
+})
+afterAll(async () => t.close())
+
+const admin = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown) =>
+  t.app.inject({
+    method,
+    url,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+  })
+
+/** A new account through the admin API; returns its id and key. */
+async function account(body: Record<string, unknown>): Promise<{ id: string; key: string }> {
+  const res = await admin('POST', '/admin/v1/accounts', body)
+  expect(res.statusCode, res.body).toBe(201)
+  return { id: res.json().account.id, key: res.json().apiKey.key }
+}
+
+const subscription = async (key: string) => {
+  const res = await t.get('/api/v1/subscription', key)
+  expect(res.statusCode, res.body).toBe(200)
+  expectSchema(SubscriptionResponse, res.json())
+  // The account endpoint's own budget is one call per second: step past it.
+  t.clock.advance(1000)
+  return res.json() as Record<string, unknown>
+}
+
+const usage = async (key: string, query = '') => {
+  const res = await t.get(`/api/v1/usage${query}`, key)
+  expect(res.statusCode, res.body).toBe(200)
+  expectSchema(UsageResponse, res.json())
+  t.clock.advance(1000)
+  return res.json() as Record<string, any>
+}
+
+const batch = (key: string, companies: unknown) =>
+  t.app.inject({
+    method: 'POST',
+    url: '/api/v1/company/batch',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    payload: JSON.stringify({ companies }),
+  })
+
+describe('prices (D3) and X-Credits-Charged', () => {
+  it('bills each call its price and says so', async () => {
+    const a = await account({ plan: 'custom', creditsLimit: 1000, rpsLimit: 1000 })
+    const members = Array.from({ length: 16 }, (_, i) => `member-${10 + i}`).join(',')
+    const cases: [string, number][] = [
+      [`/api/v1/profile?profileUrlOrUrn=member-1`, 1],
+      [`/api/v1/company?companyUrlOrUrn=${COMPANY_ID}`, 1],
+      [`/api/v1/posts?profileUrlOrUrn=member-1`, 1],
+      [`/api/v1/posts?profileUrlOrUrn=member-1&count=50`, 1],
+      [`/api/v1/company/posts?companyUrlOrUrn=${COMPANY_ID}&count=51`, 2],
+      [`/api/v1/posts?profileUrlOrUrn=member-1&count=51`, 0],
+      [`/api/v1/company/posts?companyUrlOrUrn=${COMPANY_ID}&count=100`, 2],
+      [`/api/v1/company/posts?companyUrlOrUrn=${COMPANY_ID}&count=500`, 2],
+      [`/api/v1/profile/articles?profileUrlOrUrn=member-1&count=100`, 2],
+      [`/api/v1/profile/reactions?profileUrlOrUrn=member-2`, 1],
+      [`/api/v1/posts/updates?profileUrlsOrUrns=member-1,member-2`, 1],
+      [`/api/v1/posts/updates?profileUrlsOrUrns=${members}`, 2],
+      [`/api/v1/post/engagement?postUrlOrUrn=${PERSON_POST_ID}`, 2],
+      [`/api/v1/post/comments?postUrlOrUrn=${PERSON_POST_ID}`, 1],
+      [`/api/v1/post/reactions?postUrlOrUrn=${PERSON_POST_ID}`, 1],
+      // 404 of a missing record bills 1, feeds included; refusals are free.
+      [`/api/v1/profile?profileUrlOrUrn=nobody-here`, 1],
+      [`/api/v1/company/posts?companyUrlOrUrn=ghost-co&count=100`, 1],
+      [`/api/v1/post/engagement?postUrlOrUrn=${PERSON_POST_ID.slice(0, -1)}9`, 1],
+      [`/api/v1/profile`, 0],
+      [`/api/v1/posts?profileUrlOrUrn=member-1&start=3`, 0],
+      [`/api/v1/company?companyUrlOrUrn=${q('urn:li:fsd_profile:' + AUTHOR_ID)}`, 0],
+    ]
+    let spent = 0
+    for (const [url, price] of cases) {
+      const res = await t.get(url, a.key)
+      expect(res.headers['x-credits-charged'], url).toBe(String(price))
+      expect(res.headers['x-request-id'], url).toMatch(/^[\w-]+-[0-9a-z]+$/)
+      spent += price
+    }
+    expect((await subscription(a.key)).creditsRemaining).toBe(1000 - spent)
+    const ledger = await t.c.ledger.entries(a.id)
+    expect(ledger.filter((e) => e.kind === 'debit').reduce((s, e) => s - e.delta, 0)).toBe(spent)
+  })
+
+  it('batch: checks distinct entries against the balance, bills companies found', async () => {
+    const a = await account({ plan: 'custom', creditsLimit: 3, rpsLimit: 1000 })
+    const refused = await batch(a.key, ['a', 'b', 'c', 'd'])
+    const body = expectError(refused, 402, 'QUOTA_EXHAUSTED')
+    expect(body.details).toMatchObject({ creditsRemaining: 3, subscriptionCreditsRemaining: 3, paygCreditsRemaining: 0, creditsRequired: 4 })
+    expect(typeof (body.details as Record<string, unknown>).buyCreditsUrl).toBe('string')
+    expect(refused.headers['x-credits-charged']).toBe('0')
+    const res = await batch(a.key, [COMPANY_ID, 'ghost-co', COMPANY_ID.toUpperCase(), `https://www.linkedin.com/company/${COMPANY_ID}/`])
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toMatchObject({ found: 2, notFound: 1, failed: 0 })
+    expect(res.headers['x-credits-charged']).toBe('2')
+    expect(res.headers['x-ratelimit-cost']).toBe('3')
+    expect((await subscription(a.key)).creditsRemaining).toBe(1)
+  })
+})
+
+describe('402 QUOTA_EXHAUSTED', () => {
+  it('refuses a call the balance cannot cover, free, with the balances; 400 still wins for bad input', async () => {
+    const a = await account({ plan: 'custom', creditsLimit: 1, rpsLimit: 1000 })
+    const engagement = await t.get(`/api/v1/post/engagement?postUrlOrUrn=${PERSON_POST_ID}`, a.key)
+    expect(expectError(engagement, 402, 'QUOTA_EXHAUSTED').details).toMatchObject({ creditsRemaining: 1, creditsRequired: 2 })
+    expect((await t.get('/api/v1/profile?profileUrlOrUrn=member-1', a.key)).statusCode).toBe(200)
+    expectError(await t.get('/api/v1/profile?profileUrlOrUrn=member-1', a.key), 402, 'QUOTA_EXHAUSTED')
+    expectError(await t.get('/api/v1/profile', a.key), 400, 'MISSING_PARAMETER')
+    // The account endpoints answer at zero credits.
+    const sub = await subscription(a.key)
+    expect(sub).toMatchObject({ creditsRemaining: 0, creditsUsed: 1, creditsLimit: 1 })
+    const report = await usage(a.key)
+    expect(report.statusCodes ?? report.endpoints.find((e: any) => e.endpoint === '/api/v1/profile').statusCodes).toEqual({ '200': 1, '402': 1, '400': 1 })
+  })
+})
+
+describe('rate budgets (D4)', () => {
+  it('sends the headers on every data response and a truthful Retry-After on 429', async () => {
+    const a = await account({ plan: 'custom', creditsLimit: 1000, rpsLimit: 3 })
+    const url = '/api/v1/profile?profileUrlOrUrn=member-1'
+    for (let i = 0; i < 3; i++) {
+      const res = await t.get(url, a.key)
+      expect(res.statusCode).toBe(200)
+      expect(res.headers['x-ratelimit-limit']).toBe('3')
+      expect(res.headers['x-ratelimit-remaining']).toBe(String(2 - i))
+      expect(res.headers['x-ratelimit-cost']).toBe('1')
+      expect(Number(res.headers['x-ratelimit-reset'])).toBe(Math.ceil((NOW + 1000) / 1000) + Math.floor((t.clock.now() - NOW) / 1000))
+      t.clock.advance(100)
+    }
+    const refused = await t.get(url, a.key)
+    expectError(refused, 429, 'RATE_LIMITED')
+    expect(refused.headers['x-ratelimit-remaining']).toBe('0')
+    expect(refused.headers['x-ratelimit-cost']).toBe('0')
+    expect(refused.headers['x-credits-charged']).toBe('0')
+    const after = Number(refused.headers['retry-after'])
+    expect(after).toBeGreaterThanOrEqual(1)
+    t.clock.advance(after * 1000)
+    expect((await t.get(url, a.key)).statusCode).toBe(200)
+  })
+
+  it('engagement takes 2 units, and a plan below 2 per second cannot call it', async () => {
+    const slow = await account({ plan: 'custom', creditsLimit: 1000, rpsLimit: 1 })
+    const res = await t.get(`/api/v1/post/engagement?postUrlOrUrn=${PERSON_POST_ID}`, slow.key)
+    expectError(res, 429, 'RATE_LIMITED')
+    expect(res.headers['retry-after']).toBeUndefined()
+    t.clock.advance(1000)
+    const two = await account({ plan: 'custom', creditsLimit: 1000, rpsLimit: 2 })
+    const ok = await t.get(`/api/v1/post/engagement?postUrlOrUrn=${PERSON_POST_ID}`, two.key)
+    expect(ok.statusCode).toBe(200)
+    expect(ok.headers['x-ratelimit-cost']).toBe('2')
+    expect(ok.headers['x-ratelimit-remaining']).toBe('0')
+    t.clock.advance(1000)
+  })
+
+  it('pack-only and free accounts run at 5 per second', async () => {
+    const packOnly = await account({ plan: 'none' })
+    await admin('POST', `/admin/v1/accounts/${packOnly.id}/packs`, { credits: 50_000 })
+    const statuses = []
+    for (let i = 0; i < 6; i++) statuses.push((await t.get('/api/v1/profile?profileUrlOrUrn=member-1', packOnly.key)).statusCode)
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429])
+    t.clock.advance(1000)
+    expect(await subscription(packOnly.key)).toMatchObject({ plan: 'free', status: 'free', creditsLimit: 0, renewalDate: null, rpsLimit: 5, paygCreditsRemaining: 49_995 })
+  })
+
+  it('the batch waits for units as it goes, and entries out of time come back RATE_LIMITED, unbilled', async () => {
+    const a = await account({ plan: 'custom', creditsLimit: 1000, rpsLimit: 2 })
+    const companies = [COMPANY_ID, ...Array.from({ length: 5 }, (_, i) => `ghost-${i}`)]
+    const started = t.clock.now()
+    const res = await batch(a.key, companies)
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toMatchObject({ found: 1, notFound: 5, failed: 0 })
+    // Six units at two per second: the last entries waited for the window.
+    expect(t.clock.now() - started).toBeGreaterThanOrEqual(2000)
+    expect(res.headers['x-ratelimit-cost']).toBe('6')
+    t.clock.advance(1000)
+    // 429 when no unit is free on arrival.
+    await t.get('/api/v1/profile?profileUrlOrUrn=member-1', a.key)
+    await t.get('/api/v1/profile?profileUrlOrUrn=member-1', a.key)
+    expectError(await batch(a.key, [COMPANY_ID]), 429, 'RATE_LIMITED')
+    t.clock.advance(1000)
+  })
+
+  it('usage and subscription each have their own one-per-second budget', async () => {
+    const a = await account({ plan: 'custom', creditsLimit: 1000, rpsLimit: 7 })
+    for (const path of ['/api/v1/usage', '/api/v1/subscription']) {
+      const first = await t.get(path, a.key)
+      expect(first.statusCode).toBe(200)
+      expect(first.headers['x-ratelimit-limit']).toBe('7')
+      expect(first.headers['x-ratelimit-cost']).toBe('0')
+      expect(first.headers['x-ratelimit-remaining']).toBeUndefined()
+      expect(first.headers['x-ratelimit-reset']).toBeUndefined()
+      const second = await t.get(path, a.key)
+      expectError(second, 429, 'RATE_LIMITED')
+      expect(second.headers['retry-after']).toBe('1')
+    }
+    // Neither touched the plan's budget.
+    const data = await t.get('/api/v1/profile?profileUrlOrUrn=member-1', a.key)
+    expect(data.headers['x-ratelimit-remaining']).toBe('6')
+    t.clock.advance(1000)
+  })
+})
+
+describe('GET /api/v1/usage (4.1)', () => {
+  it('counts every outcome per endpoint and day, busiest first, without its own calls', async () => {
+    const a = await account({ plan: 'custom', creditsLimit: 2, rpsLimit: 1000 })
+    await t.get('/api/v1/profile?profileUrlOrUrn=member-1', a.key)
+    await t.get('/api/v1/profile?profileUrlOrUrn=nobody-here', a.key)
+    await t.get('/api/v1/profile?profileUrlOrUrn=member-1', a.key)
+    await t.get('/api/v1/company', a.key)
+    await t.get('/api/v1/no-such-thing', a.key)
+    await subscription(a.key)
+    const report = await usage(a.key)
+    expect(report).toMatchObject({
+      from: '2026-11-01',
+      to: '2026-11-22',
+      creditsRemaining: 0,
+      subscriptionCreditsRemaining: 0,
+      paygCreditsRemaining: 0,
+      requests: 5,
+      billableRequests: 2,
+      creditsUsed: 2,
+    })
+    expect(report.endpoints).toEqual([
+      { endpoint: '/api/v1/profile', requests: 3, billableRequests: 2, creditsUsed: 2, statusCodes: { '200': 1, '404': 1, '402': 1 } },
+      { endpoint: '/api/v1/company', requests: 1, billableRequests: 0, creditsUsed: 0, statusCodes: { '400': 1 } },
+      { endpoint: 'unknown', requests: 1, billableRequests: 0, creditsUsed: 0, statusCodes: { '404': 1 } },
+    ])
+    expect(report.days).toHaveLength(22)
+    expect(report.days.at(-1)).toEqual({ date: '2026-11-22', requests: 5, billableRequests: 2, creditsUsed: 2 })
+    expect(report.days[0]).toEqual({ date: '2026-11-01', requests: 0, billableRequests: 0, creditsUsed: 0 })
+    // Days not yet started are not listed; a range before recording began reports zeros.
+    const ahead = await usage(a.key, '?from=2026-11-20&to=2026-12-31')
+    expect(ahead.days.map((d: { date: string }) => d.date)).toEqual(['2026-11-20', '2026-11-21', '2026-11-22'])
+    expect(ahead.to).toBe('2026-12-31')
+    const early = await usage(a.key, '?from=2026-07-01&to=2026-07-31')
+    expect(early.days).toHaveLength(31)
+    expect(early.requests).toBe(0)
+  })
+
+  it('refuses bad ranges with 400 INVALID_PARAMETER', async () => {
+    const a = await account({ plan: 'custom', creditsLimit: 10, rpsLimit: 1000 })
+    for (const query of ['?from=2026-13-01', '?to=2026-02-30', '?from=20261101', '?from=2026-11-10&to=2026-11-09', '?from=2025-11-21&to=2026-11-22']) {
+      expectError(await t.get(`/api/v1/usage${query}`, a.key), 400, 'INVALID_PARAMETER')
+      t.clock.advance(1000)
+    }
+    // Exactly 366 days is allowed.
+    expect((await usage(a.key, '?from=2025-11-22&to=2026-11-22')).days).toHaveLength(366)
+  })
+})
+
+describe('GET /api/v1/subscription (4.2) and the operator interface (D9, D10, D12)', () => {
+  it('a new account is on the free plan with 1,000 credits a month', async () => {
+    const a = await account({ name: 'new' })
+    expect(await subscription(a.key)).toEqual({
+      plan: 'free',
+      active: true,
+      status: 'free',
+      creditsRemaining: 1000,
+      subscriptionCreditsRemaining: 1000,
+      paygCreditsRemaining: 0,
+      paygExpiresAt: null,
+      creditsLimit: 1000,
+      creditsUsed: 0,
+      renewalDate: new Date(t.clock.now() - 1000).toISOString().replace(/^2026-11/, '2026-12'),
+      rpsLimit: 5,
+      cancelAtPeriodEnd: false,
+    })
+    const shown = await admin('GET', `/admin/v1/accounts/${a.id}`)
+    expect(shown.json().subscription.creditsLimit).toBe(1000)
+  })
+
+  it('packs: quote, purchase, 12-month expiry and drawdown after the allowance', async () => {
+    expect((await admin('GET', '/admin/v1/packs/quote?credits=50000')).json()).toEqual({ credits: 50_000, price: 75 })
+    expect((await admin('GET', '/admin/v1/packs/quote?credits=200000')).json()).toEqual({ credits: 200_000, price: 270 })
+    expectError(await admin('GET', '/admin/v1/packs/quote?credits=60000'), 400, 'INVALID_PARAMETER')
+    const a = await account({ plan: 'custom', creditsLimit: 1, rpsLimit: 1000 })
+    const pack = await admin('POST', `/admin/v1/accounts/${a.id}/packs`, { credits: 50_000, purchasedAt: '2026-02-28T10:00:00Z' })
+    expect(pack.statusCode).toBe(201)
+    expect(pack.json()).toMatchObject({ credits: 50_000, purchasedAt: '2026-02-28T10:00:00.000Z', expiresAt: '2027-02-28T10:00:00.000Z', price: 75 })
+    expectError(await admin('POST', `/admin/v1/accounts/${a.id}/packs`, { credits: 50_000, purchasedAt: '2099-01-01T00:00:00Z' }), 400, 'INVALID_PARAMETER')
+    await t.get('/api/v1/profile?profileUrlOrUrn=member-1', a.key)
+    await t.get('/api/v1/profile?profileUrlOrUrn=member-1', a.key)
+    expect(await subscription(a.key)).toMatchObject({
+      creditsRemaining: 49_999,
+      subscriptionCreditsRemaining: 0,
+      paygCreditsRemaining: 49_999,
+      paygExpiresAt: '2027-02-28T10:00:00.000Z',
+      creditsUsed: 1,
+    })
+  })
+
+  it('cancel at period end: the allowance goes at renewal, packs stay, rps falls to 5', async () => {
+    const a = await account({ plan: 'custom', creditsLimit: 500, rpsLimit: 50 })
+    await admin('POST', `/admin/v1/accounts/${a.id}/packs`, { credits: 50_000 })
+    const put = await admin('PUT', `/admin/v1/accounts/${a.id}/subscription`, { cancelAtPeriodEnd: true })
+    expect(put.statusCode, put.body).toBe(200)
+    expect(put.json()).toMatchObject({ cancelAtPeriodEnd: true, status: 'active', rpsLimit: 50 })
+    const renewal = Date.parse(put.json().renewalDate)
+    t.clock.set(renewal)
+    expect(await subscription(a.key)).toMatchObject({
+      plan: 'free',
+      status: 'canceled',
+      active: false,
+      creditsLimit: 0,
+      subscriptionCreditsRemaining: 0,
+      paygCreditsRemaining: 50_000,
+      renewalDate: null,
+      rpsLimit: 5,
+      cancelAtPeriodEnd: false,
+    })
+    t.clock.set(NOW + 60_000)
+  })
+
+  it('refuses contradictory changes', async () => {
+    const a = await account({ plan: 'custom', creditsLimit: 10, rpsLimit: 10 })
+    expectError(await admin('PUT', `/admin/v1/accounts/${a.id}/subscription`, { plan: 'free', status: 'active' }), 400, 'INVALID_PARAMETER')
+    expectError(await admin('PUT', `/admin/v1/accounts/${a.id}/subscription`, { renewalDate: '2020-01-01T00:00:00Z' }), 400, 'INVALID_PARAMETER')
+    expectError(await admin('PUT', `/admin/v1/accounts/${a.id}/subscription`, { plan: 'gold' }), 400, 'INVALID_PARAMETER')
+    expectError(await admin('PUT', '/admin/v1/accounts/acc_nope/subscription', { status: 'past_due' }), 404, 'NOT_FOUND')
+    const pastDue = await admin('PUT', `/admin/v1/accounts/${a.id}/subscription`, { status: 'past_due' })
+    expect(pastDue.json()).toMatchObject({ status: 'past_due', active: false, plan: 'custom' })
+    // Past-due keeps serving while credits last (D9).
+    expect((await t.get('/api/v1/profile?profileUrlOrUrn=member-1', a.key)).statusCode).toBe(200)
+  })
+})
+
+describe('who is recorded', () => {
+  it('a suspended account is refused with 403 and its calls are counted; a missing key is not', async () => {
+    const a = await account({ plan: 'custom', creditsLimit: 10, rpsLimit: 1000 })
+    await admin('POST', `/admin/v1/accounts/${a.id}/suspend`)
+    expectError(await t.get('/api/v1/profile?profileUrlOrUrn=member-1', a.key), 403, 'FORBIDDEN')
+    expectError(await t.get('/api/v1/subscription', a.key), 403, 'FORBIDDEN')
+    await admin('POST', `/admin/v1/accounts/${a.id}/resume`)
+    const report = await usage(a.key)
+    expect(report.endpoints).toEqual([
+      { endpoint: '/api/v1/profile', requests: 1, billableRequests: 0, creditsUsed: 0, statusCodes: { '403': 1 } },
+    ])
+    expect((await subscription(a.key)).creditsRemaining).toBe(10)
+  })
+})
