@@ -60,9 +60,9 @@ describe('README tour', () => {
         expect(m, `tour line without an expected status: ${t}`).not.toBeNull()
         expected.push({ line: t, status: (m as RegExpExecArray)[1] as string })
         const command = t.replace(/\s+#\s*→.*$/, '')
-        script.push(`${command} -o /dev/null -w '%{http_code}\\n'`, 'sleep 0.4')
+        script.push(`${command} -o /dev/null -w '%{http_code}\\n'`, 'sleep 0.5')
       } else if (t !== '' && !t.startsWith('#')) {
-        script.push(t)
+        script.push(t, 'sleep 0.5')
       }
     }
     expect(expected.length).toBeGreaterThanOrEqual(12)
