@@ -55,6 +55,8 @@ export interface GatewayDeps {
   accounts: AccountsService
   metering: MeteringService
   clock: Clock
+  /** false: authentication only (the benchmark's unmetered baseline). */
+  metered?: boolean
   /** Failures of the settle path (the response becomes a free 500). */
   onSettleError: (error: unknown, request: FastifyRequest) => void
 }
@@ -87,8 +89,14 @@ export function createGateway(deps: GatewayDeps) {
     return meter
   }
 
+  const metered = deps.metered !== false
+
   const dataRoute: onRequestAsyncHookHandler = async (request: FastifyRequest) => {
     const meter = await identify(request)
+    if (!metered) {
+      request.meter = null
+      return
+    }
     const operation = request.routeOptions.config.operation as Operation
     const { decision, units } = await metering.arrive(meter.accountId, operation, meter.at)
     meter.rate = decision
@@ -138,7 +146,8 @@ export function createGateway(deps: GatewayDeps) {
     /** The handler's admission: holds the call's full price from its validated parameters. */
     admit(request: FastifyRequest): Admit {
       return async (units) => {
-        const meter = request.meter as Meter
+        const meter = request.meter
+        if (!meter) return
         const rule = request.routeOptions.config.price as PriceRule
         const count = (request.query as { count?: number } | undefined)?.count
         const credits = priceOf(rule, { count, units })

@@ -51,7 +51,8 @@ export interface DataRoute {
 
 export interface RouteContext {
   metering: MeteringService
-  meter: Meter
+  /** null when the app runs unmetered (benchmark baseline). */
+  meter: Meter | null
 }
 
 const COMMON: ErrorCode[] = ['MISSING_PARAMETER', 'INVALID_URN', 'UNAUTHENTICATED', 'QUOTA_EXHAUSTED', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']
@@ -135,10 +136,10 @@ export const DATA_ROUTES: readonly DataRoute[] = [
       await admit(entries.length)
       const results = []
       // Rule 6: one unit was taken on arrival; each further company waits for one, up to 90 s.
-      const deadline = meter.at + BATCH_WAIT_MS
+      const deadline = (meter?.at ?? 0) + BATCH_WAIT_MS
       let outOfTime = false
       for (const [i, entry] of entries.entries()) {
-        if (i > 0 && !outOfTime) {
+        if (i > 0 && !outOfTime && meter) {
           const decision = await metering.takeBatchUnit(meter.accountId, deadline)
           if (decision) {
             meter.rate = decision
@@ -233,10 +234,12 @@ export function registerDataRoutes(
       onRequest: deps.gateway.dataRoute,
       onSend: deps.gateway.onSend,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const meter = request.meter as Meter
+        const meter = request.meter
         const delivered = await route.handle(deps.content, request, deps.gateway.admit(request), { metering: deps.metering, meter })
-        const count = (request.query as { count?: number } | undefined)?.count
-        meter.charge = priceOf(PRICES[route.operation], { count, units: delivered.units })
+        if (meter) {
+          const count = (request.query as { count?: number } | undefined)?.count
+          meter.charge = priceOf(PRICES[route.operation], { count, units: delivered.units })
+        }
         return reply.type(JSON_TYPE).send(delivered.body)
       },
     })
