@@ -1,0 +1,202 @@
+/**
+ * The Ledger port's contract, run against every adapter (architecture rule 2): holds and settles,
+ * drawdown order, renewal and expiry decided by the instant of each debit, operator changes,
+ * durability across a reopen, usage aggregation, and the ledger's own invariant (per lot,
+ * SUM(delta) = remaining; a request is debited at most once).
+ */
+import { beforeEach, afterEach, describe, expect, it } from 'vitest'
+import type { AccountRecord } from '../../src/ports/account-store.ts'
+import type { Ledger, UsageLine } from '../../src/ports/ledger.ts'
+
+export interface LedgerHandle {
+  ledger: Ledger
+  /** Creates an account row (as the account store would) and returns its id. */
+  createAccount(account: Partial<AccountRecord> & { createdAt: number }): Promise<string>
+  /** Closes this ledger and opens a new one on the same data (durability checks). */
+  reopen(): Promise<Ledger>
+  dispose(): Promise<void>
+}
+
+const T0 = Date.UTC(2027, 0, 31, 9, 30) // a month end: renewals clamp to 28 Feb
+const DAY = 86_400_000
+let seq = 0
+const line = (accountId: string, at: number, credits: number, status = 200, endpoint = '/api/v1/profile'): UsageLine => ({
+  accountId,
+  at,
+  endpoint,
+  status,
+  credits,
+  requestId: `req-${++seq}`,
+})
+
+export function runLedgerContract(name: string, make: () => Promise<LedgerHandle>): void {
+  describe(`Ledger contract: ${name}`, () => {
+    let h: LedgerHandle
+    let ledger: Ledger
+    beforeEach(async () => {
+      h = await make()
+      ledger = h.ledger
+    })
+    afterEach(async () => h.dispose())
+
+    const custom = (creditsLimit: number) => h.createAccount({ plan: 'custom', status: 'active', creditsLimit, rpsLimit: 10, createdAt: T0 })
+
+    async function balanced(accountId: string, at: number) {
+      const state = await ledger.state(accountId, at)
+      const entries = await ledger.entries(accountId)
+      for (const lot of state!.lots) {
+        expect(entries.filter((e) => e.lotId === lot.id).reduce((s, e) => s + e.delta, 0), `lot ${lot.id}`).toBe(lot.remaining)
+      }
+      const debited = entries.filter((e) => e.requestId !== null).map((e) => `${e.requestId}/${e.lotId}`)
+      expect(new Set(debited).size).toBe(debited.length)
+    }
+
+    it('opens the first period at the account creation instant and grants its allowance', async () => {
+      const id = await custom(100)
+      const state = await ledger.state(id, T0 + 1000)
+      expect(state!.subscription).toMatchObject({ periodStart: T0, renewalAt: Date.UTC(2027, 1, 28, 9, 30) })
+      expect(state!.lots).toEqual([expect.objectContaining({ kind: 'plan', credits: 100, remaining: 100, startsAt: T0 })])
+      expect(await ledger.state('acc_missing', T0)).toBeUndefined()
+      await balanced(id, T0)
+    })
+
+    it('holds reduce what others can hold; settles debit at most the hold and release it', async () => {
+      const id = await custom(5)
+      const a = await ledger.hold(id, 3, T0)
+      expect(a.ok).toBe(true)
+      const b = await ledger.hold(id, 3, T0)
+      expect(b).toMatchObject({ ok: false, balance: { total: 5, subscription: 5, payg: 0 } })
+      if (!a.ok) throw new Error('unreachable')
+      // A 404 settles 1 of the 3 held; the other 2 come back.
+      expect(await ledger.settle(a.hold, line(id, T0, 1, 404))).toEqual({ ok: true, charged: 1 })
+      expect((await ledger.hold(id, 4, T0)).ok).toBe(true)
+      await expect(ledger.settle(null, line(id, T0, 1))).rejects.toThrow()
+      await balanced(id, T0)
+    })
+
+    it('draws the allowance first, then packs by soonest expiry, splitting a debit across lots', async () => {
+      const id = await custom(2)
+      await ledger.state(id, T0)
+      const late = await ledger.addPack(id, { credits: 50_000, purchasedAt: T0, priceCents: 7500 })
+      const early = await ledger.addPack(id, { credits: 50_000, purchasedAt: T0 - 30 * DAY, priceCents: 7500 })
+      const hold = await ledger.hold(id, 3, T0 + 1)
+      if (!hold.ok) throw new Error('refused')
+      await ledger.settle(hold.hold, line(id, T0 + 1, 3))
+      const debits = (await ledger.entries(id)).filter((e) => e.kind === 'debit')
+      const plan = (await ledger.state(id, T0 + 1))!.lots.find((l) => l.kind === 'plan')!
+      expect(debits.map((d) => [d.lotId, d.delta])).toEqual([
+        [plan.id, -2],
+        [early.id, -1],
+      ])
+      expect(late.expiresAt).toBe(Date.UTC(2028, 0, 31, 9, 30))
+      await balanced(id, T0 + 1)
+    })
+
+    it('a pack is spendable until the millisecond before its expiry; 29 Feb + 12 months = 28 Feb', async () => {
+      const id = await h.createAccount({ plan: 'none', status: 'free', creditsLimit: 0, rpsLimit: 5, createdAt: T0 })
+      const leap = Date.UTC(2028, 1, 29, 12)
+      const pack = await ledger.addPack(id, { credits: 50_000, purchasedAt: leap, priceCents: 7500 })
+      expect(pack.expiresAt).toBe(Date.UTC(2029, 1, 28, 12))
+      expect((await ledger.hold(id, 1, pack.expiresAt - 1)).ok).toBe(true)
+      expect(await ledger.hold(id, 1, pack.expiresAt)).toMatchObject({ ok: false, balance: { total: 0, paygExpiresAt: null } })
+      // Before its purchase instant a pack is not spendable either.
+      expect(await ledger.hold(id, 50_000, leap - 1)).toMatchObject({ ok: false })
+    })
+
+    it('renewal replaces the allowance, skips idle periods, and keeps packs', async () => {
+      const id = await custom(10)
+      const h1 = await ledger.hold(id, 4, T0)
+      if (!h1.ok) throw new Error('refused')
+      await ledger.settle(h1.hold, line(id, T0, 4))
+      const feb28 = Date.UTC(2027, 1, 28, 9, 30)
+      expect((await ledger.hold(id, 7, feb28 - 1)).ok).toBe(false)
+      const renewed = await ledger.state(id, feb28)
+      expect(renewed!.subscription).toMatchObject({ periodStart: feb28, renewalAt: Date.UTC(2027, 2, 31, 9, 30) })
+      // Months later: one grant for the period containing the instant, none for the idle ones.
+      const later = Date.UTC(2027, 6, 1)
+      const state = await ledger.state(id, later)
+      expect(state!.subscription).toMatchObject({ periodStart: Date.UTC(2027, 5, 30, 9, 30), renewalAt: Date.UTC(2027, 6, 31, 9, 30) })
+      expect((await ledger.entries(id)).filter((e) => e.kind === 'grant')).toHaveLength(3)
+      await balanced(id, later)
+    })
+
+    it('cancel at period end: the plan ends at renewal; status canceled, packs stay', async () => {
+      const id = await custom(10)
+      await ledger.state(id, T0)
+      await ledger.addPack(id, { credits: 50_000, purchasedAt: T0, priceCents: 7500 })
+      await ledger.changeSubscription(id, { cancelAtPeriodEnd: true }, T0 + 1)
+      const after = await ledger.state(id, Date.UTC(2027, 1, 28, 9, 30))
+      expect(after!.subscription).toMatchObject({ plan: 'none', status: 'canceled', renewalAt: null, cancelAtPeriodEnd: false })
+      const hold = await ledger.hold(id, 50_001, Date.UTC(2027, 1, 28, 9, 30))
+      expect(hold).toMatchObject({ ok: false, balance: { subscription: 0, payg: 50_000 } })
+    })
+
+    it('operator changes: a new limit adjusts this period, a new plan starts a period now', async () => {
+      const id = await custom(10)
+      const h1 = await ledger.hold(id, 4, T0)
+      if (!h1.ok) throw new Error('refused')
+      await ledger.settle(h1.hold, line(id, T0, 4))
+      await ledger.changeSubscription(id, { creditsLimit: 3 }, T0 + 1)
+      let state = await ledger.state(id, T0 + 1)
+      expect(state!.lots.find((l) => l.kind === 'plan')).toMatchObject({ credits: 3, remaining: 0 })
+      await ledger.changeSubscription(id, { plan: 'free' }, T0 + 2)
+      state = await ledger.state(id, T0 + 2)
+      expect(state!.subscription).toMatchObject({ plan: 'free', status: 'free', creditsLimit: 1000, anchorAt: T0 + 2, periodStart: T0 + 2 })
+      const big = await ledger.hold(id, 1000, T0 + 2)
+      if (!big.ok) throw new Error('refused')
+      await ledger.settle(big.hold, line(id, T0 + 2, 0, 500))
+      await ledger.changeSubscription(id, { status: 'canceled' }, T0 + 3)
+      expect(await ledger.hold(id, 1, T0 + 3)).toMatchObject({ ok: false })
+      await balanced(id, T0 + 3)
+    })
+
+    it('everything acknowledged survives a reopen', async () => {
+      const id = await custom(10)
+      const hold = await ledger.hold(id, 2, T0)
+      if (!hold.ok) throw new Error('refused')
+      await ledger.settle(hold.hold, line(id, T0, 2))
+      await ledger.addPack(id, { credits: 100_000, purchasedAt: T0, priceCents: 15000 })
+      await ledger.changeSubscription(id, { rpsLimit: 7, cancelAtPeriodEnd: true }, T0)
+      await ledger.settle(null, line(id, T0, 0, 429))
+      const before = { state: await ledger.state(id, T0), entries: await ledger.entries(id), usage: await ledger.usage(id, '2027-01-01', '2027-12-31') }
+      ledger = await h.reopen()
+      expect(await ledger.state(id, T0)).toEqual(before.state)
+      expect(await ledger.entries(id)).toEqual(before.entries)
+      expect(await ledger.usage(id, '2027-01-01', '2027-12-31')).toEqual(before.usage)
+    })
+
+    it('aggregates usage lines per UTC day, endpoint and status', async () => {
+      const id = await custom(100)
+      const late = Date.UTC(2027, 0, 31, 23, 59, 59, 999)
+      for (const [at, credits, status, endpoint] of [
+        [T0, 1, 200, '/api/v1/profile'],
+        [late, 1, 404, '/api/v1/profile'],
+        [late, 0, 400, '/api/v1/profile'],
+        [late + 1, 2, 200, '/api/v1/post/engagement'],
+        [late + 1, 0, 404, 'unknown'],
+      ] as const) {
+        const hold = credits > 0 ? await ledger.hold(id, credits, at) : undefined
+        await ledger.settle(hold?.ok ? hold.hold : null, line(id, at, credits, status, endpoint))
+      }
+      expect(await ledger.usage(id, '2027-01-31', '2027-02-01')).toEqual([
+        { day: '2027-01-31', endpoint: '/api/v1/profile', status: 200, requests: 1, billable: 1, credits: 1 },
+        { day: '2027-01-31', endpoint: '/api/v1/profile', status: 400, requests: 1, billable: 0, credits: 0 },
+        { day: '2027-01-31', endpoint: '/api/v1/profile', status: 404, requests: 1, billable: 1, credits: 1 },
+        { day: '2027-02-01', endpoint: '/api/v1/post/engagement', status: 200, requests: 1, billable: 1, credits: 2 },
+        { day: '2027-02-01', endpoint: 'unknown', status: 404, requests: 1, billable: 0, credits: 0 },
+      ])
+      expect(await ledger.usage(id, '2027-02-01', '2027-02-01')).toHaveLength(2)
+    })
+
+    it('concurrent settles of many holds never overdraw and each is one debit', async () => {
+      const id = await custom(50)
+      const holds = await Promise.all(Array.from({ length: 80 }, () => ledger.hold(id, 1, T0)))
+      expect(holds.filter((x) => x.ok)).toHaveLength(50)
+      await Promise.all(holds.flatMap((x) => (x.ok ? [ledger.settle(x.hold, line(id, T0, 1))] : [])))
+      const state = await ledger.state(id, T0)
+      expect(state!.lots[0]!.remaining).toBe(0)
+      expect((await ledger.entries(id)).filter((e) => e.kind === 'debit')).toHaveLength(50)
+      await balanced(id, T0)
+    })
+  })
+}

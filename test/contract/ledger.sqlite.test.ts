@@ -1,0 +1,116 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import { openSqlite, type SqliteDb } from '../../src/adapters/sqlite/database.ts'
+import { createSqliteAccountStore } from '../../src/adapters/sqlite/sqlite-account-store.ts'
+import { VERSION_CHECK_MS, createSqliteLedger } from '../../src/adapters/sqlite/sqlite-ledger.ts'
+import { createMeteringService } from '../../src/domain/billing/metering.service.ts'
+import { createManualClock } from '../../src/adapters/system-clock.ts'
+import { createMemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.ts'
+import type { AccountRecord } from '../../src/ports/account-store.ts'
+import { runLedgerContract } from './ledger.contract.ts'
+
+const newLotId = () => `lot_${randomBytes(6).toString('hex')}`
+
+function open(path: string): { db: SqliteDb; ledger: ReturnType<typeof createSqliteLedger> } {
+  const db = openSqlite(path)
+  return { db, ledger: createSqliteLedger(db, { newLotId }) }
+}
+
+async function addAccount(db: SqliteDb, a: Partial<AccountRecord> & { createdAt: number }): Promise<string> {
+  const id = `acc_${randomBytes(6).toString('hex')}`
+  await createSqliteAccountStore(db).createAccount(
+    { id, name: 't', suspendedAt: null, plan: 'free', status: 'free', creditsLimit: 1000, rpsLimit: 5, ...a },
+    { id: `key_${id}`, accountId: id, hash: randomBytes(16).toString('hex'), prefix: 'pk_', createdAt: a.createdAt, revokedAt: null },
+  )
+  return id
+}
+
+runLedgerContract('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pronet-ledger-'))
+  const path = join(dir, 'ledger.db')
+  let current = open(path)
+  return {
+    get ledger() {
+      return current.ledger
+    },
+    createAccount: (a) => addAccount(current.db, a),
+    async reopen() {
+      await current.ledger.close()
+      current.db.close()
+      current = open(path)
+      return current.ledger
+    },
+    async dispose() {
+      await current.ledger.close()
+      current.db.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+})
+
+describe('sqlite ledger with another process on the same file', () => {
+  const T0 = Date.UTC(2027, 0, 10)
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+  it('sees a pack added by another connection within the version check interval', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pronet-ledger-'))
+    const server = open(join(dir, 'x.db'))
+    const cli = open(join(dir, 'x.db'))
+    const id = await addAccount(server.db, { plan: 'none', status: 'free', creditsLimit: 0, createdAt: T0 })
+    expect((await server.ledger.hold(id, 1, T0)).ok).toBe(false)
+    await cli.ledger.addPack(id, { credits: 50_000, purchasedAt: T0, priceCents: 7500 })
+    await sleep(VERSION_CHECK_MS + 10)
+    expect((await server.ledger.hold(id, 1, T0)).ok).toBe(true)
+    for (const x of [server, cli]) {
+      await x.ledger.close()
+      x.db.close()
+    }
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('a debit that no longer fits rows changed underneath is refused alone; the others commit', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pronet-ledger-'))
+    const server = open(join(dir, 'x.db'))
+    const cli = open(join(dir, 'x.db'))
+    const ids = [
+      await addAccount(server.db, { plan: 'custom', status: 'active', creditsLimit: 3, createdAt: T0 }),
+      await addAccount(server.db, { plan: 'custom', status: 'active', creditsLimit: 3, createdAt: T0 }),
+    ] as const
+    // Both accounts' periods exist on disk before the other connection looks.
+    for (const id of ids) await server.ledger.state(id, T0)
+    await server.ledger.usage(ids[0], '2027-01-01', '2027-01-31')
+    const holds = await Promise.all(ids.map((id) => server.ledger.hold(id, 3, T0)))
+    // The other process takes the first account's allowance to 0 before the server settles.
+    await cli.ledger.changeSubscription(ids[0], { creditsLimit: 0 }, T0)
+    const settled = await Promise.allSettled(
+      holds.map((h, i) => (h.ok ? server.ledger.settle(h.hold, { accountId: ids[i] as string, at: T0, endpoint: '/api/v1/profile', status: 200, credits: 3, requestId: `r${i}` }) : Promise.reject(new Error('refused')))),
+    )
+    expect(settled[0]?.status).toBe('rejected')
+    expect(settled[1]).toMatchObject({ status: 'fulfilled', value: { ok: true, charged: 3 } })
+    const state0 = await server.ledger.state(ids[0], T0)
+    expect(state0!.lots[0]).toMatchObject({ credits: 0, remaining: 0 })
+    expect((await server.ledger.entries(ids[0])).some((e) => e.kind === 'debit')).toBe(false)
+    expect((await server.ledger.entries(ids[1])).filter((e) => e.kind === 'debit')).toHaveLength(1)
+    for (const x of [server, cli]) {
+      await x.ledger.close()
+      x.db.close()
+    }
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('the metering service refuses with 402 details when a hold cannot be taken', async () => {
+    const { db, ledger } = open(':memory:')
+    const clock = createManualClock(T0)
+    const metering = createMeteringService({ ledger, limiter: createMemoryRateLimiter(), clock, sleep: async () => {}, buyCreditsUrl: 'https://buy' })
+    const id = await addAccount(db, { plan: 'custom', status: 'active', creditsLimit: 1, createdAt: T0 })
+    await expect(metering.hold(id, 2, T0)).rejects.toMatchObject({
+      code: 'QUOTA_EXHAUSTED',
+      details: { creditsRemaining: 1, subscriptionCreditsRemaining: 1, paygCreditsRemaining: 0, creditsRequired: 2, buyCreditsUrl: 'https://buy' },
+    })
+    await ledger.close()
+    db.close()
+  })
+})
