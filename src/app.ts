@@ -34,6 +34,8 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     requestIdHeader: false,
     genReqId: requestIds(),
     return503OnClosing: true,
+    // No implicit HEAD routes: a HEAD of a data route would be billed for a body it never sends.
+    exposeHeadRoutes: false,
     // Unknown body fields are refused by closed schemas, never silently dropped.
     ajv: { customOptions: { removeAdditional: false } },
   })

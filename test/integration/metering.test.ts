@@ -341,6 +341,14 @@ describe('GET /api/v1/subscription (4.2) and the operator interface (D9, D10, D1
 })
 
 describe('who is recorded', () => {
+  it('HEAD of a data route is not a route (nothing billed for a body never sent)', async () => {
+    const a = await account({ plan: 'custom', creditsLimit: 10, rpsLimit: 1000 })
+    const res = await t.app.inject({ method: 'HEAD', url: '/api/v1/profile?profileUrlOrUrn=member-1', headers: { 'x-api-key': a.key } })
+    expect(res.statusCode).toBe(404)
+    expect((await subscription(a.key)).creditsRemaining).toBe(10)
+    expect((await usage(a.key)).endpoints).toEqual([{ endpoint: 'unknown', requests: 1, billableRequests: 0, creditsUsed: 0, statusCodes: { '404': 1 } }])
+  })
+
   it('a suspended account is refused with 403 and its calls are counted; a missing key is not', async () => {
     const a = await account({ plan: 'custom', creditsLimit: 10, rpsLimit: 1000 })
     await admin('POST', `/admin/v1/accounts/${a.id}/suspend`)

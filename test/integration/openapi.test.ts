@@ -22,6 +22,18 @@ describe('interface description', () => {
       expect(op.responses['401'], route.url).toBeDefined()
       expect(op.security).toEqual([{ ApiKey: [] }])
     }
+    for (const path of ['/api/v1/usage', '/api/v1/subscription']) {
+      const op = doc.paths[path]?.get
+      expect(op, path).toBeDefined()
+      expect(op.security).toEqual([{ ApiKey: [] }])
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '401', '429']))
+    }
+    expect(JSON.stringify(doc.paths['/api/v1/subscription'].get.responses['200'])).toContain('paygExpiresAt')
+    expect(JSON.stringify(doc.paths['/api/v1/usage'].get.responses['200'])).toContain('statusCodes')
+    expect(doc.paths['/api/v1/usage'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['from', 'to'])
+    for (const path of ['/admin/v1/accounts/{id}/subscription', '/admin/v1/accounts/{id}/packs', '/admin/v1/packs/quote']) {
+      expect(doc.paths[path], path).toBeDefined()
+    }
     expect(doc.components.securitySchemes.ApiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-Key' })
     expect(JSON.stringify(doc.paths['/api/v1/profile'].get.responses['200'])).toContain('recommendations')
   })
