@@ -4,7 +4,7 @@ export interface RateDecision {
   limit: number
   /** Units left in the window after this decision. */
   remaining: number
-  /** Unix ms when the next unit frees up (now when some are free and none is in use). */
+  /** Unix ms when a unit is next free: now while some are left. */
   resetAt: number
   /** On refusal: ms until `cost` units will be free, if nobody else takes them first. */
   retryAfterMs: number

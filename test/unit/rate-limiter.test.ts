@@ -25,6 +25,9 @@ describe('memory rate limiter', () => {
           if (d.ok) {
             admitted.push({ at: now, cost })
             expect(d.remaining).toBe(limit - inWindow - cost)
+            const window = admitted.filter((a) => a.at > now - 1000).flatMap((a) => Array<number>(a.cost).fill(a.at))
+            // Reset: now while units are left, else when the oldest unit leaves the window.
+            expect(d.resetAt).toBe(d.remaining > 0 ? now : (window[0] as number) + 1000)
           } else if (cost <= limit) {
             // Exactly at retryAfterMs the units are free; one millisecond earlier they are not.
             const probe = createMemoryRateLimiter()

@@ -48,7 +48,9 @@ class SlidingLog {
         this.ring[(this.head + this.size) % this.ring.length] = now
         this.size++
       }
-      return { ok: true, limit, remaining: limit - this.size, resetAt: this.at(0) + WINDOW_MS, retryAfterMs: 0 }
+      const remaining = limit - this.size
+      // D4: Reset is when a unit is next free: now while some are left, else when the oldest leaves.
+      return { ok: true, limit, remaining, resetAt: remaining > 0 ? now : this.at(0) + WINDOW_MS, retryAfterMs: 0 }
     }
     // `cost` units are free once the (size + cost − limit) oldest units have left the window.
     const freeAt = cost > limit ? Infinity : this.at(this.size + cost - limit - 1) + WINDOW_MS
@@ -56,7 +58,7 @@ class SlidingLog {
       ok: false,
       limit,
       remaining: limit - this.size,
-      resetAt: this.size > 0 ? this.at(0) + WINDOW_MS : now,
+      resetAt: this.size >= limit ? this.at(this.size - limit) + WINDOW_MS : now,
       retryAfterMs: freeAt - now,
     }
   }
