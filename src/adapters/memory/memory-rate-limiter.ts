@@ -37,11 +37,8 @@ class SlidingLog {
       this.size--
     }
     if (this.size > 0 && this.at(this.size - 1) > now) this.size = 0
-    // A lowered limit leaves older units in the log; only the newest `limit` can matter.
-    while (this.size > limit) {
-      this.head = (this.head + 1) % this.ring.length
-      this.size--
-    }
+    // A lowered limit keeps every unit in the log: a limit raised again within the second must
+    // still count them. The log never holds more than the largest limit of the last second.
     if (this.size + cost <= limit) {
       if (this.size + cost > this.ring.length) this.grow(this.size + cost)
       for (let i = 0; i < cost; i++) {
@@ -57,7 +54,7 @@ class SlidingLog {
     return {
       ok: false,
       limit,
-      remaining: limit - this.size,
+      remaining: Math.max(0, limit - this.size),
       resetAt: this.size >= limit ? this.at(this.size - limit) + WINDOW_MS : now,
       retryAfterMs: freeAt - now,
     }
