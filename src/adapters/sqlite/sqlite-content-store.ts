@@ -188,12 +188,13 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
     .pluck()
   const getProfileDoc = db.prepare('SELECT CAST(doc AS BLOB) FROM profiles WHERE profile_id = ?').pluck()
   const getProfileBySlug = db.prepare('SELECT profile_id AS profileId, CAST(doc AS BLOB) AS doc FROM profiles WHERE slug = ?')
-  // data_version moves when another connection commits; our own commits are counted in `localWrites`.
-  // Reading it costs ~15 µs in WAL mode (as much as a whole cached response), so it is read at most
-  // every VERSION_CHECK_MS: another process's commit is seen within that bound, our own at once.
-  const dataVersion = db.prepare('PRAGMA data_version').pluck()
+  // Every content write bumps content_epoch in its transaction; our own writes are also counted in
+  // `localWrites`. The epoch is read at most every VERSION_CHECK_MS (a read transaction costs about as
+  // much as a whole cached response): another process's write is seen within that bound, ours at once.
+  const readEpoch = db.prepare('SELECT n FROM content_epoch WHERE id = 1').pluck()
+  const bumpEpoch = db.prepare('UPDATE content_epoch SET n = n + 1 WHERE id = 1')
   let localWrites = 0
-  let lastDataVersion = 0
+  let lastEpoch = 0
   let lastCheck = Number.NEGATIVE_INFINITY
   const getCompany = db.prepare('SELECT CAST(doc AS BLOB) AS doc, page_type AS pageType FROM companies WHERE company_id = ?')
   const getPostById = db.prepare('SELECT CAST(id AS TEXT) AS id, CAST(doc AS BLOB) AS doc FROM post_docs WHERE id = ?')
@@ -394,6 +395,7 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
         outcomes[i] = { ok: false, reason: e.message }
       }
     }
+    bumpEpoch.run()
     return outcomes
   })
 
@@ -412,10 +414,10 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
     version() {
       const t = performance.now()
       if (t - lastCheck >= VERSION_CHECK_MS) {
-        lastDataVersion = dataVersion.get() as number
+        lastEpoch = readEpoch.get() as number
         lastCheck = t
       }
-      return `${lastDataVersion}.${localWrites}`
+      return `${lastEpoch}.${localWrites}`
     },
     async getProfileBySlug(slug) {
       return getProfileBySlug.get(slug.toLowerCase()) as { profileId: string; doc: Buffer } | undefined
