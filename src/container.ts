@@ -9,6 +9,7 @@ import { openSqlite, type SqliteDb } from './adapters/sqlite/database.ts'
 import { createSqliteAccountStore } from './adapters/sqlite/sqlite-account-store.ts'
 import { createSqliteContentStore } from './adapters/sqlite/sqlite-content-store.ts'
 import { createSqliteLedger } from './adapters/sqlite/sqlite-ledger.ts'
+import { createThreadCommitter, createWorkerCommitter } from './adapters/sqlite/ledger-committer.ts'
 import { createMemoryRateLimiter } from './adapters/memory/memory-rate-limiter.ts'
 import { createOffsetClock, systemClock } from './adapters/system-clock.ts'
 import type { Config } from './config/config.ts'
@@ -52,6 +53,11 @@ export interface ContainerOverrides {
   sqlitePath?: string
   /** How the batch waits for rate units (tests with a manual clock move it instead). */
   sleep?: (ms: number) => Promise<void>
+  /**
+   * Commit billing batches on a worker thread (default for a data file) or on the event-loop thread
+   * (always for ':memory:'; the CLI's one-shot commands need no worker).
+   */
+  commitInWorker?: boolean
 }
 
 /** The server secret: PRONET_SECRET, else one generated once and kept (0600) in the data dir. */
@@ -82,9 +88,19 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const tokens = createTokenSigner(sqlitePath === ':memory:' && !config.secret ? randomBytes(32) : loadSecret(config))
   const platformHost = config.platformHost
   const logger = pino({ level: config.logLevel, base: { service: 'pronet' } })
+  const inWorker = sqlitePath !== ':memory:' && overrides.commitInWorker !== false
   const ledger = createSqliteLedger(db, {
     newLotId: () => `lot_${randomBytes(9).toString('base64url')}`,
-    onBatchReplay: (err) => logger.warn({ err }, 'billing batch replayed request by request'),
+    onBatchReplay: (error) => logger.warn({ error }, 'billing batch replayed request by request'),
+    ...(inWorker
+      ? {
+          committer: createWorkerCommitter(
+            sqlitePath,
+            (err) => logger.error({ err }, 'billing commit worker failed; committing on the event-loop thread from now on'),
+            () => createThreadCommitter(db),
+          ),
+        }
+      : {}),
   })
   const limiter = createMemoryRateLimiter()
   const sleep = overrides.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))

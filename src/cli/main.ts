@@ -2,14 +2,16 @@
 /**
  * `pronet`, the operator CLI (D12). It works directly against the data store named by the same
  * environment as the server. Every command prints JSON with --json.
+ *
+ * Exit status: 0 done; 1 refused by the service's rules (unknown account, invalid value, failed
+ * ingest lines); 2 a usage error (unknown option, unparsable argument, bad environment).
  */
-import { Command, InvalidArgumentError, Option } from 'commander'
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
 import { ConfigError, loadConfig, type SeedSize } from '../config/config.ts'
 import { createContainer, type Container } from '../container.ts'
 import { isApiError } from '../domain/errors.ts'
 import { accountView, keyView } from '../http/routes/admin.routes.ts'
-import { seedSynthetic } from '../seed.ts'
-import { serve } from '../serve.ts'
+import { registerBillingCommands } from './billing.command.ts'
 import { runIngest } from './ingest.command.ts'
 
 const int = (name: string, min: number) => (value: string) => {
@@ -19,7 +21,7 @@ const int = (name: string, min: number) => (value: string) => {
 
 /** Runs a command against a fresh container and closes it, mapping domain errors to exit code 1. */
 async function withContainer(fn: (c: Container) => Promise<number | void>): Promise<void> {
-  const c = await createContainer(loadConfig())
+  const c = await createContainer(loadConfig(), { commitInWorker: false })
   try {
     process.exitCode = (await fn(c)) ?? 0
   } catch (e) {
@@ -36,13 +38,16 @@ const print = (json: boolean | undefined, value: unknown, human: string) =>
 
 export function buildCli(): Command {
   const program = new Command('pronet')
-    .description('pronet operator CLI: serve, seed, ingest, accounts and keys')
+    .description('pronet operator CLI: serve, seed, ingest, accounts, keys, subscription, packs and usage')
     .showHelpAfterError()
+    // Set before the subcommands are added, which inherit it: commander's own usage errors are thrown
+    // (already reported) so that they exit 2 like every other argument error, not 1.
+    .exitOverride()
 
   program
     .command('serve')
     .description('start the HTTP service (same as npm start)')
-    .action(async () => serve(loadConfig()))
+    .action(async () => (await import('../serve.ts')).serve(loadConfig()))
 
   program
     .command('seed')
@@ -60,6 +65,8 @@ export function buildCli(): Command {
         const anchorMs = opts.anchor === undefined ? undefined : Date.parse(opts.anchor)
         if (anchorMs !== undefined && !Number.isFinite(anchorMs)) fail('--anchor must be an ISO 8601 instant')
         const lines: string[] = []
+        // Loaded here: the HTTP stack and the synthetic network are heavy, and other commands need neither.
+        const { seedSynthetic } = await import('../seed.ts')
         const records = await seedSynthetic(c, size, (l) => (opts.json ? lines.push(l) : process.stdout.write(`${l}\n`)), {
           ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
           ...(anchorMs !== undefined ? { anchorMs } : {}),
@@ -113,7 +120,8 @@ export function buildCli(): Command {
     .action(async (id: string, opts: { json?: boolean }) =>
       withContainer(async (c) => {
         const shown = await c.accounts.show(id)
-        const view = { account: accountView(shown.account), keys: shown.keys.map(keyView) }
+        // As GET /admin/v1/accounts/:id.
+        const view = { account: accountView(shown.account), subscription: await c.metering.subscription(id), keys: shown.keys.map(keyView) }
         print(opts.json, view, JSON.stringify(view, null, 2))
       }),
     )
@@ -152,6 +160,8 @@ export function buildCli(): Command {
         print(opts.json, { revoked: keyId }, `key ${keyId} revoked`)
       }),
     )
+
+  registerBillingCommands(program, { withContainer, print })
   return program
 }
 
@@ -166,5 +176,7 @@ try {
     process.stderr.write(`pronet: ${e.message}\n`)
     process.exit(2)
   }
+  // Commander has printed its message (or the help) already.
+  if (e instanceof CommanderError) process.exit(e.exitCode === 0 ? 0 : 2)
   throw e
 }

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { openSqlite, type SqliteDb } from '../../src/adapters/sqlite/database.ts'
 import { createSqliteAccountStore } from '../../src/adapters/sqlite/sqlite-account-store.ts'
 import { VERSION_CHECK_MS, createSqliteLedger } from '../../src/adapters/sqlite/sqlite-ledger.ts'
+import { createWorkerCommitter } from '../../src/adapters/sqlite/ledger-committer.ts'
 import { createMeteringService } from '../../src/domain/billing/metering.service.ts'
 import { createManualClock } from '../../src/adapters/system-clock.ts'
 import { createMemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.ts'
@@ -14,9 +15,10 @@ import { runLedgerContract } from './ledger.contract.ts'
 
 const newLotId = () => `lot_${randomBytes(6).toString('hex')}`
 
-function open(path: string): { db: SqliteDb; ledger: ReturnType<typeof createSqliteLedger> } {
+function open(path: string, inWorker = false): { db: SqliteDb; ledger: ReturnType<typeof createSqliteLedger> } {
   const db = openSqlite(path)
-  return { db, ledger: createSqliteLedger(db, { newLotId }) }
+  const committer = inWorker ? createWorkerCommitter(path, (e) => { throw e }) : undefined
+  return { db, ledger: createSqliteLedger(db, { newLotId, ...(committer ? { committer } : {}) }) }
 }
 
 async function addAccount(db: SqliteDb, a: Partial<AccountRecord> & { createdAt: number }): Promise<string> {
@@ -28,28 +30,31 @@ async function addAccount(db: SqliteDb, a: Partial<AccountRecord> & { createdAt:
   return id
 }
 
-runLedgerContract('sqlite', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'pronet-ledger-'))
-  const path = join(dir, 'ledger.db')
-  let current = open(path)
-  return {
-    get ledger() {
-      return current.ledger
-    },
-    createAccount: (a) => addAccount(current.db, a),
-    async reopen() {
-      await current.ledger.close()
-      current.db.close()
-      current = open(path)
-      return current.ledger
-    },
-    async dispose() {
-      await current.ledger.close()
-      current.db.close()
-      rmSync(dir, { recursive: true, force: true })
-    },
-  }
-})
+for (const mode of ['event-loop thread', 'worker thread'] as const) {
+  runLedgerContract(`sqlite, commits on the ${mode}`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pronet-ledger-'))
+    const path = join(dir, 'ledger.db')
+    const inWorker = mode === 'worker thread'
+    let current = open(path, inWorker)
+    return {
+      get ledger() {
+        return current.ledger
+      },
+      createAccount: (a) => addAccount(current.db, a),
+      async reopen() {
+        await current.ledger.close()
+        current.db.close()
+        current = open(path, inWorker)
+        return current.ledger
+      },
+      async dispose() {
+        await current.ledger.close()
+        current.db.close()
+        rmSync(dir, { recursive: true, force: true })
+      },
+    }
+  })
+}
 
 describe('sqlite ledger with another process on the same file', () => {
   const T0 = Date.UTC(2027, 0, 10)
@@ -57,7 +62,7 @@ describe('sqlite ledger with another process on the same file', () => {
 
   it('sees a pack added by another connection within the version check interval', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pronet-ledger-'))
-    const server = open(join(dir, 'x.db'))
+    const server = open(join(dir, 'x.db'), true)
     const cli = open(join(dir, 'x.db'))
     const id = await addAccount(server.db, { plan: 'none', status: 'free', creditsLimit: 0, createdAt: T0 })
     expect((await server.ledger.hold(id, 1, T0)).ok).toBe(false)

@@ -5,6 +5,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../../src/app.ts'
+import { loadConfig } from '../../src/config/config.ts'
+import { createContainer } from '../../src/container.ts'
+import { addMonths } from '../../src/domain/billing/calendar.ts'
 import { fixtureRecords, toNdjson } from '../helpers/ingest-fixtures.ts'
 
 const run = promisify(execFile)
@@ -75,5 +79,157 @@ describe('pronet CLI', () => {
     const future = await pronet('seed', '--size', '40', '--anchor', '2999-01-01T00:00:00Z')
     expect(future.code).not.toBe(0)
     expect(future.stderr).toMatch(/future/)
+  }, 120_000)
+
+  it('subscription set, packs add and quote, and accounts show with the subscription', async () => {
+    const { account } = JSON.parse((await pronet('accounts', 'create', '--name', 'billing', '--json')).stdout)
+    const id: string = account.id
+
+    const added = await pronet('packs', 'add', id, '--credits', '50000', '--json')
+    expect(added.code).toBe(0)
+    const pack = JSON.parse(added.stdout)
+    expect(Object.keys(pack)).toEqual(['id', 'credits', 'purchasedAt', 'expiresAt', 'price'])
+    expect(pack).toMatchObject({ credits: 50000, price: 75 })
+    expect(pack.expiresAt).toBe(new Date(addMonths(Date.parse(pack.purchasedAt), 12)).toISOString())
+
+    // Human output; 29 Feb + 12 months is 28 Feb, and a pack that has expired adds nothing.
+    const leap = await pronet('packs', 'add', id, '--credits', '100000', '--purchased-at', '2024-02-29T12:00:00Z')
+    expect(leap.code).toBe(0)
+    expect(leap.stdout).toMatch(/100000 credits for 150\.00, purchased 2024-02-29T12:00:00\.000Z, expires 2025-02-28T12:00:00\.000Z/)
+
+    const shown = JSON.parse((await pronet('accounts', 'show', id, '--json')).stdout)
+    expect(Object.keys(shown)).toEqual(['account', 'subscription', 'keys'])
+    expect(shown.subscription).toMatchObject({
+      plan: 'free',
+      status: 'free',
+      active: true,
+      creditsLimit: 1000,
+      subscriptionCreditsRemaining: 1000,
+      paygCreditsRemaining: 50000,
+      creditsRemaining: 51000,
+      paygExpiresAt: pack.expiresAt,
+      rpsLimit: 5,
+      cancelAtPeriodEnd: false,
+    })
+
+    const [q50k, q200k, q60k] = await Promise.all([
+      pronet('packs', 'quote', '50000', '--json'),
+      pronet('packs', 'quote', '--credits', '200000'),
+      pronet('packs', 'quote', '--credits', '60000', '--json'),
+    ])
+    expect(JSON.parse(q50k.stdout)).toEqual({ credits: 50000, price: 75 })
+    expect(q200k.stdout.trim()).toBe('200000 credits cost 270.00')
+    expect([q60k.code, q60k.stdout, q60k.stderr]).toEqual([1, '', expect.stringMatching(/'credits'.*steps of 50,000/)])
+
+    const renewal = new Date(Date.now() + 10 * 86_400_000).toISOString()
+    const set = await pronet(
+      'subscription', 'set', id, '--plan', 'custom', '--credits-limit', '5000', '--rps-limit', '20',
+      '--renewal-date', renewal, '--cancel-at-period-end', 'true', '--json',
+    )
+    expect(set.code).toBe(0)
+    expect(JSON.parse(set.stdout)).toEqual({
+      plan: 'custom',
+      active: true,
+      status: 'active',
+      creditsRemaining: 55000,
+      subscriptionCreditsRemaining: 5000,
+      paygCreditsRemaining: 50000,
+      paygExpiresAt: pack.expiresAt,
+      creditsLimit: 5000,
+      creditsUsed: 0,
+      renewalDate: renewal,
+      rpsLimit: 20,
+      cancelAtPeriodEnd: true,
+    })
+
+    const [contradictory, badDate, unknown] = await Promise.all([
+      pronet('subscription', 'set', id, '--plan', 'free', '--status', 'active'),
+      pronet('subscription', 'set', id, '--renewal-date', 'next tuesday'),
+      pronet('subscription', 'set', 'acc_missing', '--status', 'past_due'),
+    ])
+    expect([contradictory.code, contradictory.stderr]).toEqual([1, expect.stringMatching(/'status'.*plan 'free' takes status free/)])
+    expect([badDate.code, badDate.stderr]).toEqual([2, expect.stringMatching(/--renewal-date must be an ISO 8601 instant/)])
+    expect([unknown.code, unknown.stdout, unknown.stderr]).toEqual([1, '', "pronet: No account 'acc_missing'.\n"])
+
+    // Human output: the status changes, the plan still ends at the period end.
+    const pastDue = await pronet('subscription', 'set', id, '--status', 'past_due')
+    expect(pastDue.code).toBe(0)
+    expect(pastDue.stdout).toMatch(/^plan custom, status past_due \(not active\), 20 requests per second$/m)
+    expect(pastDue.stdout).toContain(`plan ends ${renewal} (cancel at period end)`)
+  }, 120_000)
+
+  it('usage prints the usage report; show, quote and usage print what the admin API and GET /api/v1/usage return', async () => {
+    // A server on the same data dir: one billed 404, one unknown path, account endpoints (not counted).
+    const c = await createContainer(
+      loadConfig({ PRONET_DATA_DIR: dir, PRONET_SEED: 'none', LOG_LEVEL: 'silent', PRONET_ADMIN_TOKEN: 'admin-token' }),
+    )
+    const { account, apiKey } = await c.accounts.create({ name: 'usage' })
+    const id = account.id
+    const app = await buildApp(c)
+    const admin = { authorization: 'Bearer admin-token' }
+    let api: { show: unknown; quote: unknown; usage: unknown }
+    try {
+      const get = (url: string) => app.inject({ url, headers: { 'x-api-key': apiKey.key } })
+      expect((await get('/api/v1/profile?profileUrlOrUrn=nobody-here')).statusCode).toBe(404)
+      expect((await get('/api/v1/no-such-path')).statusCode).toBe(404)
+      expect((await get('/api/v1/subscription')).statusCode).toBe(200)
+      const usage = await get('/api/v1/usage')
+      expect(usage.statusCode).toBe(200)
+      api = {
+        show: (await app.inject({ url: `/admin/v1/accounts/${id}`, headers: admin })).json(),
+        quote: (await app.inject({ url: '/admin/v1/packs/quote?credits=1250000', headers: admin })).json(),
+        usage: usage.json(),
+      }
+    } finally {
+      await app.close()
+      await c.close()
+    }
+
+    const before = new Date().toISOString().slice(0, 10)
+    const [show, quote, usage] = await Promise.all([
+      pronet('accounts', 'show', id, '--json'),
+      pronet('packs', 'quote', '--credits', '1250000', '--json'),
+      pronet('usage', id, '--json'),
+    ])
+    const today = new Date().toISOString().slice(0, 10)
+    expect(JSON.parse(show.stdout)).toEqual(api.show)
+    expect(JSON.parse(quote.stdout)).toEqual(api.quote)
+    const report = JSON.parse(usage.stdout)
+    if (before === today) expect(report).toEqual(api.usage)
+
+    // Defaults: from the first of this month to today, one entry per day; the account endpoints' calls are not counted.
+    expect(report).toMatchObject({
+      from: `${today.slice(0, 8)}01`,
+      to: today,
+      requests: 2,
+      billableRequests: 1,
+      creditsUsed: 1,
+      creditsRemaining: 999,
+      subscriptionCreditsRemaining: 999,
+      paygCreditsRemaining: 0,
+    })
+    expect(report.endpoints).toEqual([
+      { endpoint: '/api/v1/profile', requests: 1, billableRequests: 1, creditsUsed: 1, statusCodes: { '404': 1 } },
+      { endpoint: 'unknown', requests: 1, billableRequests: 0, creditsUsed: 0, statusCodes: { '404': 1 } },
+    ])
+    expect(report.days).toHaveLength(Number(today.slice(8)))
+    expect(report.days[0].date).toBe(report.from)
+    expect(report.days.at(-1)).toEqual({ date: today, requests: 2, billableRequests: 1, creditsUsed: 1 })
+
+    const from = new Date(Date.parse(`${today}T00:00:00Z`) - 2 * 86_400_000).toISOString().slice(0, 10)
+    const [human, badDay, reversed, missing] = await Promise.all([
+      pronet('usage', id, '--from', from),
+      pronet('usage', id, '--from', '2026-02-30'),
+      pronet('usage', id, '--from', '2026-07-10', '--to', '2026-07-01'),
+      pronet('usage', 'acc_missing'),
+    ])
+    expect(human.code).toBe(0)
+    expect(human.stdout).toContain(`usage of ${id} from ${from} to ${today}`)
+    expect(human.stdout).toContain('requests 2, billable 1, credits used 1')
+    expect(human.stdout).toMatch(/^\/api\/v1\/profile +1 +1 +1 +404:1$/m)
+    expect(human.stdout).toMatch(new RegExp(`^${from} +0 +0 +0\n.*\n${today} +2 +1 +1$`, 'm'))
+    expect([badDay.code, badDay.stderr]).toEqual([2, expect.stringMatching(/--from must be a date in YYYY-MM-DD form/)])
+    expect([reversed.code, reversed.stderr]).toEqual([1, expect.stringMatching(/after 'to'/)])
+    expect([missing.code, missing.stdout, missing.stderr]).toEqual([1, '', "pronet: No account 'acc_missing'.\n"])
   }, 120_000)
 })

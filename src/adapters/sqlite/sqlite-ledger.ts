@@ -1,17 +1,19 @@
 /**
  * The embedded ledger: billing state cached in memory, changed synchronously by the billing rules,
- * and persisted by group commit.
+ * persisted by group commit.
  *
- * better-sqlite3 runs on the one event-loop thread, so every change of this process is totally
- * ordered: a hold or debit changes the in-memory state at once (the next request sees it) and queues
- * its SQL; all changes queued in one loop turn are written in one transaction (one fsync under
- * synchronous=FULL), and only then are the waiting responses released. A crash before the commit loses
- * only changes whose responses were never sent.
+ * Every change of this process happens on the event-loop thread, so changes are totally ordered: a
+ * hold or debit changes the cached state at once (the next request sees it) and queues its rows. All
+ * rows queued in one loop turn form one batch, written in one transaction (one fsync under
+ * synchronous=FULL) by the committer, a worker thread for a data file, so the event loop keeps
+ * serving during the fsync. A settle resolves only once its batch is durable, and only then is its
+ * response sent; a crash before that loses only changes whose responses were never sent.
  *
- * Another process (the CLI) may change billing rows while the server runs. PRAGMA data_version shows
- * that (read at most every VERSION_CHECK_MS); the cache is then dropped and reloaded. If a queued
- * debit no longer fits the rows (the CHECK on remaining refuses it), the batch is replayed one
- * request at a time and only the requests that no longer fit fail (free), so a balance never goes
+ * Another process (the CLI) may change billing rows while the server runs. Every billing transaction
+ * bumps `billing_epoch`; each batch reports the epoch it produced, so a jump shows another writer
+ * (and an idle server reads the epoch at most every VERSION_CHECK_MS). The cache is then reloaded
+ * once every batch in flight has landed. A queued debit that no longer fits the rows (the CHECK on
+ * remaining refuses it) fails alone when the batch is replayed job by job, so a balance never goes
  * below zero and no acknowledged debit is lost.
  */
 import {
@@ -25,9 +27,10 @@ import {
   type Mutation,
   type Subscription,
 } from '../../domain/billing/billing-rules.ts'
-import { utcDay } from '../../domain/billing/calendar.ts'
 import type { Hold, Ledger, LedgerEntry, UsageLine, UsageRow } from '../../ports/ledger.ts'
 import type { SqliteDb } from './database.ts'
+import { createThreadCommitter, type Committer } from './ledger-committer.ts'
+import type { BatchResult } from './ledger-writes.ts'
 
 export const VERSION_CHECK_MS = 50
 
@@ -55,8 +58,8 @@ interface LotRow {
 }
 
 interface Job {
-  mutations: Mutation[]
   accountId: string
+  mutations: Mutation[]
   usage: UsageLine | undefined
   resolve(): void
   reject(e: unknown): void
@@ -65,8 +68,10 @@ interface Job {
 export interface SqliteLedgerOptions {
   /** New lot ids (random in production). */
   newLotId: () => string
+  /** Writes the batches; default: on this thread through `db`. */
+  committer?: Committer
   /** Called when a batch could not be committed as a whole (for the operator's log). */
-  onBatchReplay?: (error: unknown) => void
+  onBatchReplay?: (error: string) => void
 }
 
 export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Ledger {
@@ -75,27 +80,6 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
      FROM accounts WHERE id = ?`,
   )
   const selectLots = db.prepare('SELECT id, kind, credits, remaining, starts_at, expires_at, price_cents, seq FROM credit_lots WHERE account_id = ?')
-  const updateSubscription = db.prepare(
-    `UPDATE accounts SET plan = @plan, status = @status, credits_limit = @creditsLimit, rps_limit = @rpsLimit,
-       anchor_at = @anchorAt, period_start = @periodStart, renewal_at = @renewalAt, cancel_at_period_end = @cancel
-     WHERE id = @accountId`,
-  )
-  const insertLot = db.prepare(
-    `INSERT INTO credit_lots (id, account_id, kind, credits, remaining, starts_at, expires_at, price_cents, seq)
-     VALUES (@id, @accountId, @kind, @credits, @credits, @startsAt, @expiresAt, @priceCents, @seq)`,
-  )
-  const insertEntry = db.prepare(
-    `INSERT INTO ledger_entries (account_id, lot_id, at, kind, delta, request_id, endpoint) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  )
-  const spend = db.prepare('UPDATE credit_lots SET remaining = remaining - ? WHERE id = ?')
-  const adjustLot = db.prepare('UPDATE credit_lots SET credits = ?, remaining = remaining + ? WHERE id = ?')
-  const expireLot = db.prepare('UPDATE credit_lots SET expires_at = ? WHERE id = ?')
-  const insertEvent = db.prepare('INSERT INTO subscription_events (account_id, at, change) VALUES (?, ?, ?)')
-  const upsertUsage = db.prepare(
-    `INSERT INTO usage_daily (account_id, day, endpoint, status, requests, billable, credits) VALUES (?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (account_id, day, endpoint, status) DO UPDATE SET
-       requests = requests + excluded.requests, billable = billable + excluded.billable, credits = credits + excluded.credits`,
-  )
   const selectUsage = db.prepare(
     `SELECT day, endpoint, status, requests, billable, credits FROM usage_daily
      WHERE account_id = ? AND day >= ? AND day <= ? ORDER BY day, endpoint, status`,
@@ -103,15 +87,27 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
   const selectEntries = db.prepare(
     `SELECT id, lot_id AS lotId, at, kind, delta, request_id AS requestId, endpoint FROM ledger_entries WHERE account_id = ? ORDER BY id`,
   )
-  const dataVersion = db.prepare('PRAGMA data_version').pluck()
+  const readEpoch = db.prepare('SELECT n FROM billing_epoch WHERE id = 1').pluck()
+  const committer = opts.committer ?? createThreadCommitter(db)
 
   const cache = new Map<string, BillingState>()
   /** Credits held per account by requests in flight. */
   const held = new Map<string, number>()
+  /** Jobs not yet durable, per account: such an account is not (re)loaded from disk until they are. */
+  const unsettled = new Map<string, number>()
   let pending: Job[] = []
   let scheduled = false
   let closed = false
-  let lastVersion = dataVersion.get() as number
+  /** Batches handed to the committer, and acknowledged, in order. */
+  let posted = 0
+  let acknowledged = 0
+  const ackWaiters: { upTo: number; resolve(): void }[] = []
+  /** The billing epoch after our last acknowledged batch. */
+  let epoch = readEpoch.get() as number
+  /** Set when another writer changed billing rows (or a batch was replayed): the cache must be reloaded. */
+  let stale = false
+  let refreshing: Promise<void> | undefined
+  let paused = false
   let lastCheck = performance.now()
 
   function load(accountId: string): BillingState | undefined {
@@ -145,131 +141,135 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
     }
   }
 
-  /** Drops the cache when another connection committed since the last look (at most every 50 ms). */
+  /** Resolves once everything queued so far is durable (after any reload in progress). */
+  async function landed(): Promise<void> {
+    if (refreshing) await refreshing
+    while (pending.length > 0 || acknowledged < posted) {
+      flush()
+      await waitAcknowledged(posted)
+      if (refreshing) await refreshing
+    }
+  }
+
+  /** An idle server looks for other writers' epochs; a busy one learns of them from its batches. */
   function noticeOtherWriters(): void {
     const t = performance.now()
     if (t - lastCheck < VERSION_CHECK_MS) return
     lastCheck = t
-    const version = dataVersion.get() as number
-    if (version !== lastVersion) {
-      lastVersion = version
-      // Our queued changes go first so the reload sees them.
-      flushNow()
-      cache.clear()
-    }
+    if (acknowledged === posted && pending.length === 0 && (readEpoch.get() as number) !== epoch) stale = true
+  }
+
+  /** Drops the cache once every batch in flight has landed; queued changes wait for the reload. */
+  function refresh(): Promise<void> {
+    refreshing ??= (async () => {
+      paused = true
+      try {
+        await waitAcknowledged(posted)
+        cache.clear()
+        epoch = readEpoch.get() as number
+        stale = false
+      } finally {
+        paused = false
+        refreshing = undefined
+        schedule()
+      }
+    })()
+    return refreshing
+  }
+
+  function waitAcknowledged(upTo: number): Promise<void> {
+    if (acknowledged >= upTo) return Promise.resolve()
+    return new Promise<void>((resolve) => ackWaiters.push({ upTo, resolve }))
   }
 
   /** The cached state brought to `at`; renewals are queued like any other change. */
-  function current(accountId: string, at: number): BillingState | undefined {
+  async function current(accountId: string, at: number): Promise<BillingState | undefined> {
     noticeOtherWriters()
+    if (stale) await refresh()
     let state = cache.get(accountId)
     if (!state) {
-      state = load(accountId)
+      // Rows of this account still on their way to disk would be missing from a load.
+      while ((unsettled.get(accountId) ?? 0) > 0) await landed()
+      state = cache.get(accountId) ?? load(accountId)
       if (!state) return undefined
       cache.set(accountId, state)
     }
     const mutations = renew(state, at, opts.newLotId)
-    // Failure is handled by the replay (which drops the cache); nobody waits on a renewal alone.
+    // Nobody waits on a renewal alone; a failed batch marks the cache stale and it is reloaded.
     if (mutations.length > 0) enqueue(accountId, mutations, undefined).catch(() => {})
     return state
+  }
+
+  function schedule(): void {
+    if (!scheduled && pending.length > 0) {
+      scheduled = true
+      setImmediate(flush)
+    }
   }
 
   function enqueue(accountId: string, mutations: Mutation[], usage: UsageLine | undefined): Promise<void> {
     if (closed) return Promise.reject(new Error('ledger closed'))
     return new Promise<void>((resolve, reject) => {
       pending.push({ accountId, mutations, usage, resolve, reject })
-      if (!scheduled) {
-        scheduled = true
-        setImmediate(flushNow)
-      }
+      unsettled.set(accountId, (unsettled.get(accountId) ?? 0) + 1)
+      schedule()
     })
   }
 
-  function persist(accountId: string, m: Mutation, spent: Map<string, number>): void {
-    switch (m.type) {
-      case 'subscription': {
-        const s = m.subscription
-        updateSubscription.run({ ...s, accountId, cancel: s.cancelAtPeriodEnd ? 1 : 0 })
-        return
-      }
-      case 'grant':
-        insertLot.run({ ...m.lot, accountId })
-        insertEntry.run(accountId, m.lot.id, m.at, 'grant', m.lot.credits, null, null)
-        return
-      case 'debit':
-        insertEntry.run(accountId, m.lotId, m.at, 'debit', -m.amount, m.requestId, m.endpoint)
-        spent.set(m.lotId, (spent.get(m.lotId) ?? 0) + m.amount)
-        return
-      case 'adjust':
-        adjustLot.run(m.credits, m.delta, m.lotId)
-        insertEntry.run(accountId, m.lotId, m.at, 'adjust', m.delta, null, null)
-        return
-      case 'lotExpires':
-        expireLot.run(m.expiresAt, m.lotId)
-        return
-      case 'event':
-        insertEvent.run(accountId, m.at, JSON.stringify(m.change))
-        return
-    }
-  }
-
-  /** Writes jobs in one transaction: debits of one lot become one UPDATE, usage lines one upsert per key. */
-  const writeJobs = db.transaction((jobs: Job[]) => {
-    const spent = new Map<string, number>()
-    const usage = new Map<string, [string, string, string, number, number, number, number]>()
-    for (const job of jobs) {
-      for (const m of job.mutations) persist(job.accountId, m, spent)
-      const u = job.usage
-      if (u) {
-        const day = utcDay(u.at)
-        const key = `${u.accountId}\u0000${day}\u0000${u.endpoint}\u0000${u.status}`
-        const row = usage.get(key)
-        if (row) {
-          row[4] += 1
-          row[5] += u.credits > 0 ? 1 : 0
-          row[6] += u.credits
-        } else usage.set(key, [u.accountId, day, u.endpoint, u.status, 1, u.credits > 0 ? 1 : 0, u.credits])
-      }
-    }
-    // The CHECK (remaining >= 0) refuses a debit the rows cannot cover and rolls the batch back.
-    for (const [lotId, amount] of spent) spend.run(amount, lotId)
-    for (const row of usage.values()) upsertUsage.run(...row)
-  })
-
-  function flushNow(): void {
+  function flush(): void {
     scheduled = false
-    if (pending.length === 0) return
+    // One batch in flight at a time: what queues during a commit goes in the next one, so a batch
+    // grows with the commit's latency instead of commits queueing behind each other.
+    if (pending.length === 0 || paused || acknowledged < posted) return
     const jobs = pending
     pending = []
-    try {
-      writeJobs(jobs)
-      for (const job of jobs) job.resolve()
-      return
-    } catch (e) {
-      opts.onBatchReplay?.(e)
-    }
-    // The batch did not fit the rows (another process changed them) or the disk refused it: the
-    // in-memory state is no longer trustworthy. Replay each request alone; those that fail are
-    // refused to their callers, whose responses then bill nothing.
-    cache.clear()
+    posted++
+    const batch = posted
+    committer
+      .write(jobs.map((j) => ({ accountId: j.accountId, mutations: j.mutations, usage: j.usage })))
+      .then(
+        (result) => landedBatch(batch, jobs, result),
+        (error: unknown) => landedBatch(batch, jobs, { epoch: -1, error: String(error), outcomes: jobs.map(() => ({ ok: false, error: String(error) })) }),
+      )
+  }
+
+  function landedBatch(batch: number, jobs: Job[], result: BatchResult): void {
+    acknowledged = batch
     for (const job of jobs) {
-      try {
-        writeJobs([job])
-        job.resolve()
-      } catch (e) {
-        job.reject(e)
-      }
+      const left = (unsettled.get(job.accountId) ?? 1) - 1
+      if (left > 0) unsettled.set(job.accountId, left)
+      else unsettled.delete(job.accountId)
     }
+    if (result.outcomes) {
+      // The batch did not fit the rows or the disk refused it: the cache is not to be trusted.
+      opts.onBatchReplay?.(result.error ?? 'unknown error')
+      stale = true
+      result.outcomes.forEach((o, i) => (o.ok ? jobs[i]?.resolve() : jobs[i]?.reject(new Error(o.error))))
+    } else {
+      if (result.epoch !== epoch + 1) stale = true
+      for (const job of jobs) job.resolve()
+    }
+    if (result.epoch >= 0) epoch = result.epoch
+    for (let i = ackWaiters.length - 1; i >= 0; i--) {
+      const w = ackWaiters[i] as (typeof ackWaiters)[number]
+      if (w.upTo <= acknowledged) {
+        ackWaiters.splice(i, 1)
+        w.resolve()
+      }
+    }    flush()
+  }
+
+  async function mustGet(accountId: string, at: number): Promise<BillingState> {
+    const state = await current(accountId, at)
+    if (!state) throw new Error(`unknown account ${accountId}`)
+    return state
   }
 
   return {
-    async state(accountId, at) {
-      return current(accountId, at)
-    },
+    state: current,
 
     async hold(accountId, credits, at) {
-      const state = current(accountId, at)
-      if (!state) throw new Error(`unknown account ${accountId}`)
+      const state = await mustGet(accountId, at)
       const balance = balanceAt(state, at)
       const reserved = held.get(accountId) ?? 0
       if (balance.total - reserved < credits) return { ok: false, balance }
@@ -286,48 +286,43 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
       if (line.credits > (hold?.credits ?? 0)) throw new Error('a request cannot be charged more than it held')
       let mutations: Mutation[] = []
       if (line.credits > 0 && hold) {
-        const state = current(hold.accountId, hold.at)
+        const state = await current(hold.accountId, hold.at)
         const debits = state && debit(state, line.credits, hold.at, { requestId: line.requestId, endpoint: line.endpoint })
         if (!debits) return { ok: false, reason: 'insufficient' }
         mutations = debits
       }
-      try {
-        await enqueue(line.accountId, mutations, line)
-      } catch (e) {
-        if (mutations.length > 0) cache.delete(line.accountId)
-        throw e
-      }
+      await enqueue(line.accountId, mutations, line)
       return { ok: true, charged: line.credits }
     },
 
     async addPack(accountId, pack) {
-      const state = current(accountId, pack.purchasedAt)
-      if (!state) throw new Error(`unknown account ${accountId}`)
+      const state = await mustGet(accountId, pack.purchasedAt)
       const { lot, mutations } = addPackRule(state, pack, opts.newLotId)
       await enqueue(accountId, mutations, undefined)
       return { ...lot }
     },
 
     async changeSubscription(accountId, patch, at) {
-      const state = current(accountId, at)
-      if (!state) throw new Error(`unknown account ${accountId}`)
+      const state = await mustGet(accountId, at)
       await enqueue(accountId, changeRule(state, patch, at, opts.newLotId), undefined)
       return state
     },
 
     async usage(accountId, fromDay, toDay) {
-      flushNow()
+      await landed()
       return selectUsage.all(accountId, fromDay, toDay) as UsageRow[]
     },
 
     async entries(accountId) {
-      flushNow()
+      await landed()
       return selectEntries.all(accountId) as LedgerEntry[]
     },
 
     async close() {
-      flushNow()
+      if (closed) return
+      await landed()
       closed = true
+      await committer.close()
     },
   }
 }

@@ -1,0 +1,128 @@
+/**
+ * The SQL of the SQLite ledger's group commit: one batch of requests' billing mutations and usage
+ * lines written in one transaction. Used on the event-loop thread (in-memory databases) and by the
+ * commit worker (files), so both paths write exactly the same rows.
+ */
+import type { Mutation } from '../../domain/billing/billing-rules.ts'
+import { utcDay } from '../../domain/billing/calendar.ts'
+import type { UsageLine } from '../../ports/ledger.ts'
+import type { SqliteDb } from './database.ts'
+
+/** One request's (or one operator change's) share of a batch. */
+export interface WriteJob {
+  accountId: string
+  mutations: Mutation[]
+  usage: UsageLine | undefined
+}
+
+/** Per job of a replayed batch: committed, or the reason it could not be. */
+export type JobOutcome = { ok: true } | { ok: false; error: string }
+
+export interface BatchResult {
+  /** The billing epoch after the batch (or after the last job that committed, on replay). */
+  epoch: number
+  /** Present when the batch failed as a whole and was replayed job by job. */
+  outcomes?: JobOutcome[]
+  error?: string
+}
+
+export function createLedgerWrites(db: SqliteDb) {
+  const updateSubscription = db.prepare(
+    `UPDATE accounts SET plan = @plan, status = @status, credits_limit = @creditsLimit, rps_limit = @rpsLimit,
+       anchor_at = @anchorAt, period_start = @periodStart, renewal_at = @renewalAt, cancel_at_period_end = @cancel
+     WHERE id = @accountId`,
+  )
+  const insertLot = db.prepare(
+    `INSERT INTO credit_lots (id, account_id, kind, credits, remaining, starts_at, expires_at, price_cents, seq)
+     VALUES (@id, @accountId, @kind, @credits, @credits, @startsAt, @expiresAt, @priceCents, @seq)`,
+  )
+  const insertEntry = db.prepare(
+    'INSERT INTO ledger_entries (account_id, lot_id, at, kind, delta, request_id, endpoint) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  )
+  const spend = db.prepare('UPDATE credit_lots SET remaining = remaining - ? WHERE id = ?')
+  const adjustLot = db.prepare('UPDATE credit_lots SET credits = ?, remaining = remaining + ? WHERE id = ?')
+  const expireLot = db.prepare('UPDATE credit_lots SET expires_at = ? WHERE id = ?')
+  const insertEvent = db.prepare('INSERT INTO subscription_events (account_id, at, change) VALUES (?, ?, ?)')
+  const upsertUsage = db.prepare(
+    `INSERT INTO usage_daily (account_id, day, endpoint, status, requests, billable, credits) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (account_id, day, endpoint, status) DO UPDATE SET
+       requests = requests + excluded.requests, billable = billable + excluded.billable, credits = credits + excluded.credits`,
+  )
+  const bumpEpoch = db.prepare('UPDATE billing_epoch SET n = n + 1 WHERE id = 1 RETURNING n').pluck()
+
+  function persist(accountId: string, m: Mutation, spent: Map<string, number>): void {
+    switch (m.type) {
+      case 'subscription': {
+        const s = m.subscription
+        updateSubscription.run({ ...s, accountId, cancel: s.cancelAtPeriodEnd ? 1 : 0 })
+        return
+      }
+      case 'grant':
+        insertLot.run({ ...m.lot, accountId })
+        insertEntry.run(accountId, m.lot.id, m.at, 'grant', m.lot.credits, null, null)
+        return
+      case 'debit':
+        insertEntry.run(accountId, m.lotId, m.at, 'debit', -m.amount, m.requestId, m.endpoint)
+        spent.set(m.lotId, (spent.get(m.lotId) ?? 0) + m.amount)
+        return
+      case 'adjust':
+        adjustLot.run(m.credits, m.delta, m.lotId)
+        insertEntry.run(accountId, m.lotId, m.at, 'adjust', m.delta, null, null)
+        return
+      case 'lotExpires':
+        expireLot.run(m.expiresAt, m.lotId)
+        return
+      case 'event':
+        insertEvent.run(accountId, m.at, JSON.stringify(m.change))
+        return
+    }
+  }
+
+  /** One transaction: debits of one lot become one UPDATE, usage lines one upsert per key. */
+  const writeBatch = db.transaction((jobs: readonly WriteJob[]): number => {
+    const spent = new Map<string, number>()
+    const usage = new Map<string, [string, string, string, number, number, number, number]>()
+    for (const job of jobs) {
+      for (const m of job.mutations) persist(job.accountId, m, spent)
+      const u = job.usage
+      if (u) {
+        const day = utcDay(u.at)
+        const key = `${u.accountId}\u0000${day}\u0000${u.endpoint}\u0000${u.status}`
+        const row = usage.get(key)
+        if (row) {
+          row[4] += 1
+          row[5] += u.credits > 0 ? 1 : 0
+          row[6] += u.credits
+        } else usage.set(key, [u.accountId, day, u.endpoint, u.status, 1, u.credits > 0 ? 1 : 0, u.credits])
+      }
+    }
+    // The CHECK (remaining >= 0) refuses a debit the rows cannot cover and rolls the batch back.
+    for (const [lotId, amount] of spent) spend.run(amount, lotId)
+    for (const row of usage.values()) upsertUsage.run(...row)
+    return bumpEpoch.get() as number
+  })
+
+  return {
+    /**
+     * Writes the batch in one transaction; if that fails (rows changed underneath by another
+     * process, or a disk error), replays it one job per transaction so only the jobs that cannot be
+     * written fail.
+     */
+    write(jobs: readonly WriteJob[]): BatchResult {
+      try {
+        return { epoch: writeBatch(jobs) }
+      } catch (e) {
+        let epoch = -1
+        const outcomes = jobs.map((job): JobOutcome => {
+          try {
+            epoch = writeBatch([job])
+            return { ok: true }
+          } catch (err) {
+            return { ok: false, error: err instanceof Error ? err.message : String(err) }
+          }
+        })
+        return { epoch, outcomes, error: e instanceof Error ? e.message : String(e) }
+      }
+    },
+  }
+}
