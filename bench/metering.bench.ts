@@ -23,6 +23,8 @@
  *   npm run bench:metering
  *   BENCH_SECONDS=8 BENCH_ROUNDS=3 BENCH_LATENCY_SECONDS=8 BENCH_CONNECTIONS=50 npm run bench:metering
  *   BENCH_PROFILE=1 (always profile) | 0 (never) | auto (default: when a goal is missed)
+ *   BENCH_COMMIT_IN_WORKER=0: the metered server commits on its event-loop thread instead of the
+ *   commit worker (to compare the two)
  */
 import autocannon from 'autocannon'
 import { execFileSync, fork, type ChildProcess } from 'node:child_process'
@@ -83,7 +85,7 @@ async function serveChild(kind: Kind): Promise<void> {
   const { seedSynthetic } = await import('../src/seed.ts')
   const dataDir = process.env.BENCH_DATA_DIR as string
   const config = loadConfig({ ...process.env, PRONET_DATA_DIR: dataDir, PRONET_SEED: SIZE, LOG_LEVEL: 'warn', PORT: '0' })
-  const c = await createContainer(config)
+  const c = await createContainer(config, process.env.BENCH_COMMIT_IN_WORKER === '0' ? { commitInWorker: false } : {})
   await prepareStore(c, (cc, size, log) => seedSynthetic(cc, size, log, { anchorMs: ANCHOR }), () => {})
 
   if (kind === 'seed') {

@@ -5,7 +5,7 @@
  */
 import { Worker } from 'node:worker_threads'
 import type { SqliteDb } from './database.ts'
-import { createLedgerWrites, type BatchResult, type WriteJob } from './ledger-writes.ts'
+import { createLedgerWrites, toWire, type BatchResult, type WriteJob } from './ledger-writes.ts'
 
 export interface Committer {
   /** Writes one batch (in submission order); rejects only when the committer itself failed. */
@@ -55,15 +55,17 @@ export function createWorkerCommitter(path: string, onFailure: (error: unknown) 
     replacement ??= fallback?.()
     onFailure(error)
   }
-  worker.on('message', (message: (BatchResult & { id: number }) | { closed: true }) => {
+  worker.on('message', (message: { replies: (BatchResult & { id: number })[] } | { closed: true }) => {
     if ('closed' in message) {
       closed?.()
       return
     }
-    const w = waiting.get(message.id)
-    waiting.delete(message.id)
+    for (const reply of message.replies) {
+      const w = waiting.get(reply.id)
+      waiting.delete(reply.id)
+      w?.resolve(reply)
+    }
     if (waiting.size === 0) worker.unref()
-    w?.resolve(message)
   })
   worker.on('error', fail)
   worker.on('exit', (code) => {
@@ -80,7 +82,7 @@ export function createWorkerCommitter(path: string, onFailure: (error: unknown) 
         waiting.set(id, { resolve, reject })
         // Referenced while a batch is in flight, so the process waits for its commit.
         worker.ref()
-        worker.postMessage({ id, jobs })
+        worker.postMessage({ id, jobs: jobs.map(toWire) })
       })
     },
     async close() {

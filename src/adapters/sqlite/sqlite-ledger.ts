@@ -4,15 +4,16 @@
  *
  * Every change of this process happens on the event-loop thread, so changes are totally ordered: a
  * hold or debit changes the cached state at once (the next request sees it) and queues its rows. All
- * rows queued in one loop turn form one batch, written in one transaction (one fsync under
- * synchronous=FULL) by the committer, a worker thread for a data file, so the event loop keeps
- * serving during the fsync. A settle resolves only once its batch is durable, and only then is its
- * response sent; a crash before that loses only changes whose responses were never sent.
+ * rows queued in one loop turn form one batch for the committer: for a data file, a worker thread that
+ * writes every batch waiting for it in one transaction (one fsync under synchronous=FULL), so the
+ * event loop keeps serving during the fsync and commits never queue behind each other. A settle
+ * resolves only once its batch is durable, and only then is its response sent; a crash before that
+ * loses only changes whose responses were never sent.
  *
  * Another process (the CLI) may change billing rows while the server runs. Every billing transaction
- * bumps `billing_epoch`; each batch reports the epoch it produced, so a jump shows another writer
- * (and an idle server reads the epoch at most every VERSION_CHECK_MS). The cache is then reloaded
- * once every batch in flight has landed. A queued debit that no longer fits the rows (the CHECK on
+ * bumps `billing_epoch`; the committer flags a batch whose transaction found the epoch moved since its
+ * own previous one (and an idle server reads the epoch at most every VERSION_CHECK_MS). The cache is
+ * then reloaded once every batch in flight has landed. A queued debit that no longer fits the rows (the CHECK on
  * remaining refuses it) fails alone when the batch is replayed job by job, so a balance never goes
  * below zero and no acknowledged debit is lost.
  */
@@ -30,7 +31,7 @@ import {
 import type { Hold, Ledger, LedgerEntry, UsageLine, UsageRow } from '../../ports/ledger.ts'
 import type { SqliteDb } from './database.ts'
 import { createThreadCommitter, type Committer } from './ledger-committer.ts'
-import type { BatchResult } from './ledger-writes.ts'
+import type { BatchResult, WriteJob } from './ledger-writes.ts'
 
 export const VERSION_CHECK_MS = 50
 
@@ -57,13 +58,26 @@ interface LotRow {
   seq: number
 }
 
-interface Job {
-  accountId: string
-  mutations: Mutation[]
-  usage: UsageLine | undefined
-  resolve(): void
-  reject(e: unknown): void
+/** The jobs queued in one loop turn; every job waits on the batch's one promise. */
+interface Batch {
+  jobs: WriteJob[]
+  done: Promise<BatchResult>
+  resolve(result: BatchResult): void
 }
+
+/** Where a queued job stands: its batch and its place in it. */
+interface Ticket {
+  batch: Batch
+  index: number
+}
+
+/** Throws when the job's batch was replayed and this job could not be written. */
+function checkOutcome(result: BatchResult, index: number): void {
+  const outcome = result.outcomes?.[index]
+  if (outcome && !outcome.ok) throw new Error(outcome.error)
+}
+
+const durable = async (t: Ticket): Promise<void> => checkOutcome(await t.batch.done, t.index)
 
 export interface SqliteLedgerOptions {
   /** New lot ids (random in production). */
@@ -95,7 +109,7 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
   const held = new Map<string, number>()
   /** Jobs not yet durable, per account: such an account is not (re)loaded from disk until they are. */
   const unsettled = new Map<string, number>()
-  let pending: Job[] = []
+  let pending: Batch | undefined
   let scheduled = false
   let closed = false
   /** Batches handed to the committer, and acknowledged, in order. */
@@ -144,7 +158,7 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
   /** Resolves once everything queued so far is durable (after any reload in progress). */
   async function landed(): Promise<void> {
     if (refreshing) await refreshing
-    while (pending.length > 0 || acknowledged < posted) {
+    while (pending || acknowledged < posted) {
       flush()
       await waitAcknowledged(posted)
       if (refreshing) await refreshing
@@ -156,7 +170,7 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
     const t = performance.now()
     if (t - lastCheck < VERSION_CHECK_MS) return
     lastCheck = t
-    if (acknowledged === posted && pending.length === 0 && (readEpoch.get() as number) !== epoch) stale = true
+    if (acknowledged === posted && !pending && (readEpoch.get() as number) !== epoch) stale = true
   }
 
   /** Drops the cache once every batch in flight has landed; queued changes wait for the reload. */
@@ -196,46 +210,52 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
     }
     const mutations = renew(state, at, opts.newLotId)
     // Nobody waits on a renewal alone; a failed batch marks the cache stale and it is reloaded.
-    if (mutations.length > 0) enqueue(accountId, mutations, undefined).catch(() => {})
+    if (mutations.length > 0 && !closed) enqueue(accountId, mutations, undefined)
     return state
   }
 
   function schedule(): void {
-    if (!scheduled && pending.length > 0) {
+    if (!scheduled && pending) {
       scheduled = true
       setImmediate(flush)
     }
   }
 
-  function enqueue(accountId: string, mutations: Mutation[], usage: UsageLine | undefined): Promise<void> {
-    if (closed) return Promise.reject(new Error('ledger closed'))
-    return new Promise<void>((resolve, reject) => {
-      pending.push({ accountId, mutations, usage, resolve, reject })
-      unsettled.set(accountId, (unsettled.get(accountId) ?? 0) + 1)
-      schedule()
-    })
+  function enqueue(accountId: string, mutations: Mutation[], usage: UsageLine | undefined): Ticket {
+    if (closed) throw new Error('ledger closed')
+    if (!pending) {
+      let resolve!: (result: BatchResult) => void
+      const done = new Promise<BatchResult>((r) => (resolve = r))
+      pending = { jobs: [], done, resolve }
+    }
+    const index = pending.jobs.push({ accountId, mutations, usage }) - 1
+    unsettled.set(accountId, (unsettled.get(accountId) ?? 0) + 1)
+    schedule()
+    return { batch: pending, index }
   }
 
   function flush(): void {
     scheduled = false
-    // One batch in flight at a time: what queues during a commit goes in the next one, so a batch
-    // grows with the commit's latency instead of commits queueing behind each other.
-    if (pending.length === 0 || paused || acknowledged < posted) return
-    const jobs = pending
-    pending = []
+    if (!pending || paused) return
+    const batch = pending
+    pending = undefined
     posted++
-    const batch = posted
-    committer
-      .write(jobs.map((j) => ({ accountId: j.accountId, mutations: j.mutations, usage: j.usage })))
-      .then(
-        (result) => landedBatch(batch, jobs, result),
-        (error: unknown) => landedBatch(batch, jobs, { epoch: -1, error: String(error), outcomes: jobs.map(() => ({ ok: false, error: String(error) })) }),
-      )
+    const number = posted
+    committer.write(batch.jobs).then(
+      (result) => landedBatch(number, batch, result),
+      (error: unknown) =>
+        landedBatch(number, batch, {
+          epoch: -1,
+          foreign: false,
+          error: String(error),
+          outcomes: batch.jobs.map(() => ({ ok: false, error: String(error) })),
+        }),
+    )
   }
 
-  function landedBatch(batch: number, jobs: Job[], result: BatchResult): void {
-    acknowledged = batch
-    for (const job of jobs) {
+  function landedBatch(number: number, batch: Batch, result: BatchResult): void {
+    acknowledged = number
+    for (const job of batch.jobs) {
       const left = (unsettled.get(job.accountId) ?? 1) - 1
       if (left > 0) unsettled.set(job.accountId, left)
       else unsettled.delete(job.accountId)
@@ -244,19 +264,16 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
       // The batch did not fit the rows or the disk refused it: the cache is not to be trusted.
       opts.onBatchReplay?.(result.error ?? 'unknown error')
       stale = true
-      result.outcomes.forEach((o, i) => (o.ok ? jobs[i]?.resolve() : jobs[i]?.reject(new Error(o.error))))
-    } else {
-      if (result.epoch !== epoch + 1) stale = true
-      for (const job of jobs) job.resolve()
-    }
+    } else if (result.foreign) stale = true
     if (result.epoch >= 0) epoch = result.epoch
+    batch.resolve(result)
     for (let i = ackWaiters.length - 1; i >= 0; i--) {
       const w = ackWaiters[i] as (typeof ackWaiters)[number]
       if (w.upTo <= acknowledged) {
         ackWaiters.splice(i, 1)
         w.resolve()
       }
-    }    flush()
+    }
   }
 
   async function mustGet(accountId: string, at: number): Promise<BillingState> {
@@ -291,20 +308,21 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
         if (!debits) return { ok: false, reason: 'insufficient' }
         mutations = debits
       }
-      await enqueue(line.accountId, mutations, line)
+      const ticket = enqueue(line.accountId, mutations, line)
+      checkOutcome(await ticket.batch.done, ticket.index)
       return { ok: true, charged: line.credits }
     },
 
     async addPack(accountId, pack) {
       const state = await mustGet(accountId, pack.purchasedAt)
       const { lot, mutations } = addPackRule(state, pack, opts.newLotId)
-      await enqueue(accountId, mutations, undefined)
+      await durable(enqueue(accountId, mutations, undefined))
       return { ...lot }
     },
 
     async changeSubscription(accountId, patch, at) {
       const state = await mustGet(accountId, at)
-      await enqueue(accountId, changeRule(state, patch, at, opts.newLotId), undefined)
+      await durable(enqueue(accountId, changeRule(state, patch, at, opts.newLotId), undefined))
       return state
     },
 
