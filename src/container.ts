@@ -9,6 +9,8 @@ import { openSqlite, type SqliteDb } from './adapters/sqlite/database.ts'
 import { createSqliteAccountStore } from './adapters/sqlite/sqlite-account-store.ts'
 import { createSqliteContentStore } from './adapters/sqlite/sqlite-content-store.ts'
 import { createSqliteLedger } from './adapters/sqlite/sqlite-ledger.ts'
+import { createSqliteSearchIndex } from './adapters/sqlite/sqlite-search-index.ts'
+import { createSearchService, type SearchService } from './domain/search/search.service.ts'
 import { createThreadCommitter, createWorkerCommitter } from './adapters/sqlite/ledger-committer.ts'
 import { createMemoryRateLimiter } from './adapters/memory/memory-rate-limiter.ts'
 import { createOffsetClock, systemClock } from './adapters/system-clock.ts'
@@ -43,6 +45,7 @@ export interface Container {
   limiter: RateLimiter
   metering: MeteringService
   usage: UsageReporter
+  search: SearchService
   close(): Promise<void>
 }
 
@@ -126,6 +129,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     limiter,
     metering: createMeteringService({ ledger, limiter, clock, sleep, buyCreditsUrl: config.buyCreditsUrl }),
     usage: createUsageReporter({ ledger, clock }),
+    search: createSearchService({ index: createSqliteSearchIndex(db), tokens, clock, platformHost }),
     async close() {
       await ledger.close()
       await limiter.close()

@@ -15,6 +15,7 @@ import {
   PostSchema,
   ProfileSchema,
   ReactionEntrySchema,
+  SearchResponseSchema,
 } from './resources.schemas.ts'
 
 const closed = { additionalProperties: false } as const
@@ -197,3 +198,39 @@ export const UsageQuery = Type.Object({
   to: Type.Optional(Type.String({ description: 'last UTC day (YYYY-MM-DD), included; default: today' })),
 })
 export { UsageReportSchema as UsageResponse, SubscriptionSchema as SubscriptionResponse } from './resources.schemas.ts'
+
+// ---------- POST /api/v1/search/posts (4.12, D8) ----------
+
+const Listed = (description: string) =>
+  Type.Union([Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: 10 }), Type.Null()], { description })
+
+/** Documents the body; the service validates it itself so each refusal names its field (4.12). */
+export const SearchPostsBody = Type.Object(
+  {
+    query: Type.Optional(
+      Nullable(Type.String({ maxLength: 500, description: 'words, "phrases", #hashtags, AND/OR/NOT, parentheses; at most 5 operators, 20 phrases, 5 levels' })),
+    ),
+    sortBy: Type.Optional(Nullable(Type.Enum(['relevance', 'date'] as const, { description: 'no default; date with a hashtag term is refused' }))),
+    postedWithin: Type.Optional(Nullable(Type.Enum(['24h', 'week', 'month'] as const))),
+    postedAfter: Type.Optional(
+      Type.Union([Type.String(), Type.Integer(), Type.Null()], {
+        description: 'ISO 8601 or epoch ms; not in the future, at most 365 days ago; applied after the search',
+      }),
+    ),
+    contentType: Type.Optional(
+      Type.Union([
+        Type.Array(Type.Enum(['image', 'video', 'liveVideo', 'jobPost', 'document'] as const), { minItems: 1, maxItems: 5 }),
+        Type.Null(),
+      ]),
+    ),
+    authorProfiles: Type.Optional(Listed('profile ids (ACoAA…) or profile URLs holding one; bare slugs are refused')),
+    authorCompanies: Type.Optional(Listed('numeric page ids, page URNs or page URLs ending in the id')),
+    mentionsCompanies: Type.Optional(Listed('numeric page ids, page URNs or page URLs ending in the id')),
+    authorJobTitle: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100, description: "a phrase matched against the author's current title" }))),
+    maxResults: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 50, default: 50 }))),
+    cursor: Type.Optional(Nullable(Type.String({ maxLength: 1024 }))),
+  },
+  { additionalProperties: false, description: "send query, or authorProfiles / authorCompanies; null reads as omitted" },
+)
+
+export const SearchPostsResponse = SearchResponseSchema

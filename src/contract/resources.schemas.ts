@@ -377,6 +377,46 @@ export const PostReactionSchema = Type.Object(
   closed,
 )
 
+// ---------- Search result (2.11, D8) ----------
+
+/** A search result item: a Post plus isEdited, reactionTypeCounts and the video's dimensions (D8). */
+export const SearchResultSchema = Type.Object(
+  {
+    ...PostSchema.properties,
+    video: Nullable(
+      Type.Object(
+        {
+          ...VideoSchema.properties,
+          width: Nullable(Int),
+          height: Nullable(Int),
+        },
+        { ...closed, description: 'width/height of the first rendition; null when it has none' },
+      ),
+    ),
+    isEdited: Type.Boolean({ description: "true is the only signal that an edited post's date differs from its edit time" }),
+    reactionTypeCounts: Type.Record(Type.String({ pattern: '^[A-Z]+$' }), NonNegInt, {
+      description: 'the counts of reactionsByType keyed by upper-case reaction type',
+    }),
+  },
+  closed,
+)
+
+export const SearchResponseSchema = Type.Object(
+  {
+    query: Nullable(Type.String({ description: 'the query as interpreted after normalisation; null on an author-only search' })),
+    sort: Nullable(Type.Enum(['relevance', 'date'] as const, { description: 'sortBy as sent; null when omitted' })),
+    results: Type.Array(SearchResultSchema, { description: 'de-duplicated by id within the page; may be short or empty' }),
+    cursor: Nullable(Type.String({ description: 'opaque; null when the result set is exhausted' })),
+    partial: Type.Optional(
+      Type.Object(
+        { droppedResults: Type.Integer({ minimum: 1 }), reasons: Type.Record(Type.String(), NonNegInt) },
+        { ...closed, description: 'present only when cards could not be read and were dropped' },
+      ),
+    ),
+  },
+  closed,
+)
+
 // ---------- Usage report (2.7) and subscription (2.8) ----------
 
 const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'UTC day, YYYY-MM-DD' })

@@ -25,6 +25,8 @@ export interface ProfileRow {
   url: string
   /** Profile JSON; may hold duration placeholders rendered at read time (see profile-doc.ts). */
   doc: string
+  /** Current job title (`jobTitle`), matched by search's authorJobTitle; null when none. */
+  jobTitle: string | null
 }
 
 export interface CompanyRow {
@@ -57,7 +59,17 @@ export interface PostRow {
   text: string
   /** JSON of facts used by filters and search (isEdited, mentions, content kinds, media sizes). */
   meta: string
+  /** Search result item (D8): the Post plus isEdited, reactionTypeCounts and video width/height. */
+  docSearch: string
+  /** Content kinds as a bit mask of CONTENT_KIND (search's contentType filter). */
+  contentKinds: number
+  /** Company ids the post mentions (search's mentionsCompanies filter). */
+  mentions: readonly string[]
 }
+
+/** Bits of PostRow.contentKinds, named as search's contentType values (spec 4.12). */
+export const CONTENT_KIND = { image: 1, video: 2, liveVideo: 4, jobPost: 8, document: 16 } as const
+export type ContentKind = keyof typeof CONTENT_KIND
 
 export interface ArticleRow {
   articleId: string

@@ -13,5 +13,11 @@ export interface RateDecision {
 export interface RateLimiter {
   /** Takes `cost` units of `key`'s budget of `limit` units per rolling second at `at`, or refuses. */
   take(key: string, limit: number, cost: number, at: number): Promise<RateDecision>
+  /**
+   * Takes one of `limit` simultaneous leases of `key` (the cap on concurrent searches, D4); undefined
+   * when all are taken. A lease is given back by calling the returned function, or lapses after
+   * `ttlMs` (a node that died mid-request does not hold it forever).
+   */
+  lease(key: string, limit: number, ttlMs: number): Promise<(() => Promise<void>) | undefined>
   close(): Promise<void>
 }

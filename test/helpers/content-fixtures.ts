@@ -61,6 +61,7 @@ export function profileRow(n: number, over: Partial<ProfileRow> = {}): ContentRo
       pictureUrl: `https://media.example/p${n}.jpg`,
       url: `https://${HOST}/in/member-${n}`,
       doc: JSON.stringify({ profile: n }),
+      jobTitle: `Title ${n}`,
       ...over,
     },
   }
@@ -97,6 +98,9 @@ export function postRow(id: string, author: AuthorRef, over: Partial<PostRow> = 
       docOlder: JSON.stringify({ older: id }),
       text: `text of ${id}`,
       meta: '{}',
+      docSearch: JSON.stringify({ search: id }),
+      contentKinds: 0,
+      mentions: [],
       ...over,
     },
   }

@@ -63,7 +63,22 @@ class SlidingLog {
 
 export function createMemoryRateLimiter(): RateLimiter {
   const logs = new Map<string, SlidingLog>()
+  // One process: a lease cannot outlive its holder, so it needs no expiry here.
+  const leases = new Map<string, number>()
   return {
+    async lease(key, limit) {
+      const held = leases.get(key) ?? 0
+      if (held >= limit) return undefined
+      leases.set(key, held + 1)
+      let released = false
+      return async () => {
+        if (released) return
+        released = true
+        const left = (leases.get(key) ?? 1) - 1
+        if (left > 0) leases.set(key, left)
+        else leases.delete(key)
+      }
+    },
     async take(key, limit, cost, at) {
       let log = logs.get(key)
       if (!log) {

@@ -129,11 +129,11 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
   )
 
   const upsertProfile = db.prepare(
-    `INSERT INTO profiles (profile_id, member_id, slug, name, headline, picture_url, url, doc)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO profiles (profile_id, member_id, slug, name, headline, picture_url, url, doc, job_title)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (profile_id) DO UPDATE SET member_id = excluded.member_id, slug = excluded.slug,
        name = excluded.name, headline = excluded.headline, picture_url = excluded.picture_url,
-       url = excluded.url, doc = excluded.doc`,
+       url = excluded.url, doc = excluded.doc, job_title = excluded.job_title`,
   )
   const upsertCompany = db.prepare(
     `INSERT INTO companies (company_id, slug, page_type, name, headline, logo_url, url, doc)
@@ -143,16 +143,20 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
        url = excluded.url, doc = excluded.doc`,
   )
   const upsertPost = db.prepare(
-    `INSERT INTO posts (id, share_kind, share_id, author_kind, author_id, is_repost, meta) VALUES (?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO posts (id, share_kind, share_id, author_kind, author_id, is_repost, meta, content_kinds, mentions)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET share_kind = excluded.share_kind, share_id = excluded.share_id,
        author_kind = excluded.author_kind, author_id = excluded.author_id, is_repost = excluded.is_repost,
-       meta = excluded.meta`,
+       meta = excluded.meta, content_kinds = excluded.content_kinds, mentions = excluded.mentions`,
   )
   const upsertPostDocs = db.prepare(
-    `INSERT INTO post_docs (id, doc, doc_trimmed, doc_older, text) VALUES (?, ?, ?, ?, ?)
+    `INSERT INTO post_docs (id, doc, doc_trimmed, doc_older, text, doc_search) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, doc_trimmed = excluded.doc_trimmed,
-       doc_older = excluded.doc_older, text = excluded.text`,
+       doc_older = excluded.doc_older, text = excluded.text, doc_search = excluded.doc_search`,
   )
+  // The search index follows every post write in the same savepoint (migration 006).
+  const indexPost = db.prepare('INSERT INTO post_search (rowid, text) VALUES (CAST(? AS INTEGER), ?)')
+  const unindexPost = db.prepare('DELETE FROM post_search WHERE rowid = CAST(? AS INTEGER)')
   const upsertArticle = db.prepare(
     `INSERT INTO articles (article_id, author_profile_id, doc) VALUES (?, ?, ?)
      ON CONFLICT (article_id) DO UPDATE SET author_profile_id = excluded.author_profile_id, doc = excluded.doc`,
@@ -282,7 +286,7 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
     if (memberOwner !== undefined && memberOwner !== r.profileId) {
       refuse(`memberId '${r.memberId}' is already used by profile ${memberOwner}`)
     }
-    upsertProfile.run(r.profileId, r.memberId, slug, r.name, r.headline, r.pictureUrl, r.url, r.doc)
+    upsertProfile.run(r.profileId, r.memberId, slug, r.name, r.headline, r.pictureUrl, r.url, r.doc, r.jobTitle)
   }
 
   const writeCompany = (r: CompanyRow): void => {
@@ -298,8 +302,13 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
     requireId('post id', r.id)
     const owner = postByShare.get(r.shareKind, r.shareId) as string | undefined
     if (owner !== undefined && owner !== r.id) refuse(`${r.shareKind} ${r.shareId} is already used by post ${owner}`)
-    upsertPost.run(r.id, r.shareKind, r.shareId, r.author.kind, r.author.id, r.isRepost ? 1 : 0, r.meta)
-    upsertPostDocs.run(r.id, r.doc, r.docTrimmed, r.docOlder, r.text)
+    // Only a post written before can have an index entry to replace (a delete of an absent rowid
+    // would still leave a tombstone in a contentless index).
+    if (postExists.get(r.id) !== undefined) unindexPost.run(r.id)
+    const mentions = r.mentions.length > 0 ? `,${r.mentions.join(',')},` : null
+    upsertPost.run(r.id, r.shareKind, r.shareId, r.author.kind, r.author.id, r.isRepost ? 1 : 0, r.meta, r.contentKinds, mentions)
+    upsertPostDocs.run(r.id, r.doc, r.docTrimmed, r.docOlder, r.text, r.docSearch)
+    if (!r.isRepost) indexPost.run(r.id, r.text)
   }
 
   const writeArticle = (r: ArticleRow): void => {

@@ -19,6 +19,11 @@ import { iso } from './calendar.ts'
 import { packPriceCents, quotePack, type PriceTier } from './pack-pricing.ts'
 import type { Operation } from './prices.ts'
 
+/** D4: simultaneous searches per account are capped at this multiple of rpsLimit. */
+export const SEARCH_CAP_PER_RPS = 2
+/** A search lease lapses after this long if its node never gives it back (the client's 30 s timeout). */
+export const SEARCH_LEASE_MS = 60_000
+
 /** How long a batch may wait for rate units before its remaining entries come back RATE_LIMITED (4.9). */
 export const BATCH_WAIT_MS = 90_000
 
@@ -155,6 +160,24 @@ export function createMeteringService(deps: MeteringDeps) {
         if (decision.ok) return decision
         await deps.sleep(Math.max(1, Math.min(decision.retryAfterMs, deadline - at + 1)))
       }
+    },
+
+    /**
+     * One of the account's simultaneous searches (D4: at most 2 × rpsLimit); 429 with Retry-After: 1
+     * past the cap. Resolves to the function that ends it.
+     */
+    async enterSearch(accountId: string, at: number): Promise<() => Promise<void>> {
+      const rps = effectiveRps((await stateOf(accountId, at)).subscription)
+      const release = await limiter.lease(`search:${accountId}`, SEARCH_CAP_PER_RPS * rps, SEARCH_LEASE_MS)
+      if (!release) {
+        throw new ApiError(
+          'RATE_LIMITED',
+          `At most ${SEARCH_CAP_PER_RPS * rps} searches may run at once for this account; retry after the Retry-After delay.`,
+          { simultaneousSearches: SEARCH_CAP_PER_RPS * rps },
+          { 'retry-after': '1' },
+        )
+      }
+      return release
     },
 
     /** Holds a call's full price at its arrival instant, or refuses with 402 and the balances (D3). */

@@ -12,7 +12,7 @@ import {
   type Post,
 } from '../../contract/resources.schemas.ts'
 import type { Clock } from '../../ports/clock.ts'
-import type { AuthorRef, ContentRow, ContentStore, WriteOutcome } from '../../ports/content-store.ts'
+import { CONTENT_KIND, type AuthorRef, type ContentRow, type ContentStore, type WriteOutcome } from '../../ports/content-store.ts'
 import { articlePublishedAt, POST_ID_RE, timeFromId } from './ids.ts'
 import { profileTemplate } from './profile-doc.ts'
 
@@ -33,6 +33,20 @@ const OLDER_FIELDS = Object.keys(PostOlderSchema.properties) as (keyof Post)[]
 function pick(post: PostRecord, fields: readonly (keyof Post)[]): string {
   const out: Record<string, unknown> = {}
   for (const f of fields) if (post[f] !== undefined) out[f] = post[f]
+  return JSON.stringify(out)
+}
+
+/**
+ * The search result item (D8): the Post's fields in their order, then isEdited and
+ * reactionTypeCounts (the same counts keyed by upper-case reaction type), and width/height on the
+ * video from its first rendition (null when it has none); images carry theirs already (2.2).
+ */
+function searchItem(post: PostRecord, meta: { isEdited: boolean; videoSize: { width: number; height: number } | null }): string {
+  const out: Record<string, unknown> = {}
+  for (const f of POST_FIELDS) if (post[f] !== undefined) out[f] = post[f]
+  if (post.video) out.video = { ...post.video, width: meta.videoSize?.width ?? null, height: meta.videoSize?.height ?? null }
+  out.isEdited = meta.isEdited
+  out.reactionTypeCounts = Object.fromEntries(Object.entries(post.reactionsByType).map(([k, v]) => [k.toUpperCase(), v]))
   return JSON.stringify(out)
 }
 
@@ -112,6 +126,14 @@ function preparePost(p: PostRecord): ContentRow {
       docOlder: pick(p, OLDER_FIELDS),
       text: p.content,
       meta: JSON.stringify(meta),
+      docSearch: searchItem(p, meta),
+      contentKinds:
+        (p.postType === 'image' ? CONTENT_KIND.image : 0) |
+        (p.postType === 'platformVideo' ? CONTENT_KIND.video : 0) |
+        (p.postType === 'document' ? CONTENT_KIND.document : 0) |
+        (meta.liveVideo ? CONTENT_KIND.liveVideo : 0) |
+        (meta.jobPost ? CONTENT_KIND.jobPost : 0),
+      mentions: meta.mentionsCompanies,
     },
   }
 }
@@ -135,6 +157,7 @@ export function prepareRecord(record: IngestRecord, nowMs: number, platformHost:
           pictureUrl: p.profilePictureUrl === '' ? null : p.profilePictureUrl,
           url: p.url,
           doc: profileTemplate(p),
+          jobTitle: p.jobTitle === '' ? null : p.jobTitle,
         },
       }
     }

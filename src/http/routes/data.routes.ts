@@ -27,6 +27,8 @@ import {
   ProfileReactionsQuery,
   ProfileReactionsResponse,
   ProfileResponse,
+  SearchPostsBody,
+  SearchPostsResponse,
 } from '../../contract/endpoints.schemas.ts'
 import { ErrorSchema } from '../../contract/resources.schemas.ts'
 import type { Operation } from '../../domain/billing/prices.ts'
@@ -34,6 +36,7 @@ import { PRICES, priceOf } from '../../domain/billing/prices.ts'
 import { BATCH_WAIT_MS, type MeteringService } from '../../domain/billing/metering.service.ts'
 import type { Admit, ContentService, Delivered } from '../../domain/content/content.service.ts'
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../../domain/errors.ts'
+import type { SearchService } from '../../domain/search/search.service.ts'
 import type { Gateway, Meter } from '../gateway.ts'
 
 export interface DataRoute {
@@ -51,6 +54,7 @@ export interface DataRoute {
 
 export interface RouteContext {
   metering: MeteringService
+  search: SearchService
   /** null when the app runs unmetered (benchmark baseline). */
   meter: Meter | null
 }
@@ -186,6 +190,24 @@ export const DATA_ROUTES: readonly DataRoute[] = [
     handle: (c, r, admit) => c.comments(query(r), admit),
   },
   {
+    method: 'POST',
+    url: '/api/v1/search/posts',
+    operation: 'search.posts',
+    summary: 'Keyword and author search over posts (1 credit per call, empty pages included)',
+    body: SearchPostsBody,
+    response: SearchPostsResponse,
+    errors: [...COMMON, 'INVALID_PARAMETER'],
+    async handle(_c, r, admit, { metering, search, meter }) {
+      // D4: simultaneous searches per account are capped at twice the plan's rate.
+      const release = meter ? await metering.enterSearch(meter.accountId, meter.at) : undefined
+      try {
+        return await search.search(r.body, admit)
+      } finally {
+        await release?.()
+      }
+    },
+  },
+  {
     method: 'GET',
     url: '/api/v1/post/reactions',
     operation: 'post.reactions',
@@ -214,7 +236,7 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 
 export function registerDataRoutes(
   app: FastifyInstance,
-  deps: { content: ContentService; gateway: Gateway; metering: MeteringService },
+  deps: { content: ContentService; search: SearchService; gateway: Gateway; metering: MeteringService },
 ): void {
   for (const route of DATA_ROUTES) {
     app.route({
@@ -229,13 +251,17 @@ export function registerDataRoutes(
         ...(route.body ? { body: route.body } : {}),
         response: responses(route),
       },
-      // The batch body is checked by the service so each refusal carries the spec's message pattern.
+      // Bodies are checked by the services so each refusal names its field with the spec's wording.
       ...(route.body ? { validatorCompiler: () => () => true } : {}),
       onRequest: deps.gateway.dataRoute,
       onSend: deps.gateway.onSend,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const meter = request.meter
-        const delivered = await route.handle(deps.content, request, deps.gateway.admit(request), { metering: deps.metering, meter })
+        const delivered = await route.handle(deps.content, request, deps.gateway.admit(request), {
+          metering: deps.metering,
+          search: deps.search,
+          meter,
+        })
         if (meter) {
           const count = (request.query as { count?: number } | undefined)?.count
           meter.charge = priceOf(PRICES[route.operation], { count, units: delivered.units })

@@ -1,0 +1,240 @@
+/**
+ * Post search (spec 2.11, 4.12; D8, D11). Plans over the SearchIndex port:
+ * - candidates come from the text index (a query) or from the authors' own feeds (authorProfiles /
+ *   authorCompanies, checked against the query one post at a time): a few authors have far fewer
+ *   posts than a common word has matches;
+ * - `date` (and a search without a query) walks candidates newest first in chunks, checking the
+ *   filters, until the page is full or SCAN_BUDGET candidates were looked at (a short page with a
+ *   cursor then says "more may follow");
+ * - `relevance` ranks by BM25 the newest RELEVANCE_CANDIDATES matches (D8's bound: no search scores
+ *   millions of rows) and pages through that ranking by offset, fixed for the whole walk by the
+ *   newest id of the first page;
+ * - postedWithin bounds the candidates' ids (ids encode time); postedAfter trims the page afterwards,
+ *   so a trimmed page is short and still billed;
+ * - cursors are signed and bound to the interpreted query and filters; a walk ends after MAX_DEPTH
+ *   results.
+ */
+import type { Clock } from '../../ports/clock.ts'
+import type { AuthorRef } from '../../ports/content-store.ts'
+import type { IdRange, PostFacts, ScoredId, SearchIndex } from '../../ports/search-index.ts'
+import type { Admit, Delivered } from '../content/content.service.ts'
+import { idFromTime, timeFromId } from '../content/ids.ts'
+import { invalidParameter } from '../errors.ts'
+import type { TokenSigner } from '../tokens.ts'
+import { toFts5Match, tokenize } from './query-tokens.ts'
+import { POSTED_WITHIN_MS, parseSearchRequest, searchScope, type SearchRequest } from './search-request.ts'
+
+/** Results one query yields at most, over all its pages (D8). */
+export const MAX_DEPTH = 500
+/** Matches a relevance search ranks at most: the newest ones (D8). */
+export const RELEVANCE_CANDIDATES = 10_000
+/** Candidates one call looks at before it answers with what it has. */
+export const SCAN_BUDGET = 20_000
+const CHUNK = 500
+
+/** Where a walk stands: date order continues below `b`; relevance continues at offset `o` of the ranking of ids below `t`. */
+type Position = { n: number; s: string | null } & ({ m: 'd'; b: string | null } | { m: 'r'; o: number; t: string | null })
+
+export interface SearchServiceDeps {
+  index: SearchIndex
+  tokens: TokenSigner
+  clock: Clock
+  platformHost: string
+}
+
+export type SearchService = ReturnType<typeof createSearchService>
+
+const compareIds = (a: string, b: string): number => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0)
+const next = (id: string): string => (BigInt(id) + 1n).toString()
+
+/** Whether `needle` occurs in `hay` as consecutive tokens (authorJobTitle is a phrase). */
+function containsPhrase(hay: readonly string[], needle: readonly string[]): boolean {
+  outer: for (let i = 0; i + needle.length <= hay.length; i++) {
+    for (let j = 0; j < needle.length; j++) if (hay[i + j] !== needle[j]) continue outer
+    return true
+  }
+  return false
+}
+
+export function createSearchService(deps: SearchServiceDeps) {
+  const { index, tokens, clock } = deps
+
+  /** The filters checked per candidate; null when none applies. */
+  function factsFilter(r: SearchRequest): ((f: PostFacts | undefined) => boolean) | null {
+    if (r.contentKinds === 0 && r.mentions.length === 0 && r.jobTitle === null) return null
+    const mentions = new Set(r.mentions)
+    const titles = new Map<string | null, boolean>()
+    return (f) => {
+      if (!f) return false
+      if (r.contentKinds !== 0 && (f.contentKinds & r.contentKinds) === 0) return false
+      if (mentions.size > 0 && !f.mentions.some((m) => mentions.has(m))) return false
+      if (r.jobTitle !== null) {
+        let ok = titles.get(f.authorJobTitle)
+        if (ok === undefined) {
+          ok = f.authorJobTitle !== null && containsPhrase(tokenize(f.authorJobTitle), r.jobTitle)
+          titles.set(f.authorJobTitle, ok)
+        }
+        if (!ok) return false
+      }
+      return true
+    }
+  }
+
+  /**
+   * The next candidates newest first: matches of the query, or the authors' posts (that match the
+   * query, when there is one). `looked` counts what was read, `last` is the oldest of it: the walk
+   * goes on below it.
+   */
+  async function candidates(
+    r: SearchRequest,
+    match: string | null,
+    range: IdRange,
+    limit: number,
+  ): Promise<{ ids: string[]; looked: number; last: string | undefined }> {
+    if (r.authors.length === 0) {
+      const ids = await index.newestMatches(match as string, range, limit)
+      return { ids, looked: ids.length, last: ids.at(-1) }
+    }
+    const posts = await index.authorPosts(r.authors, range, limit)
+    if (match === null || posts.length === 0) return { ids: posts, looked: posts.length, last: posts.at(-1) }
+    const hits = new Set((await index.matchAmong(match, posts)).map((s) => s.id))
+    return { ids: posts.filter((id) => hits.has(id)), looked: posts.length, last: posts.at(-1) }
+  }
+
+  /** A page newest first; `below` is where the next page starts, null when nothing is left. */
+  async function pageByDate(
+    r: SearchRequest,
+    match: string | null,
+    from: string | undefined,
+    below: string | null,
+    want: number,
+  ): Promise<{ ids: string[]; below: string | null }> {
+    const filter = factsFilter(r)
+    // Without per-candidate checks, one read of the page plus one tells whether more exist.
+    const exact = filter === null && !(r.authors.length > 0 && match !== null)
+    const out: string[] = []
+    let scanned = 0
+    let cursor = below
+    for (;;) {
+      const limit = exact ? want - out.length + 1 : CHUNK
+      const range: IdRange = { ...(cursor !== null ? { below: cursor } : {}), ...(from !== undefined ? { from } : {}) }
+      const c = await candidates(r, match, range, limit)
+      const facts = filter && c.ids.length > 0 ? await index.facts(c.ids) : null
+      for (const id of c.ids) {
+        if (filter && !filter(facts?.get(id))) continue
+        // One more beyond a full page: the next page starts below the page's last result.
+        if (out.length === want) return { ids: out, below: out[want - 1] as string }
+        out.push(id)
+      }
+      scanned += c.looked
+      if (c.looked < limit || c.last === undefined) return { ids: out, below: null }
+      cursor = c.last
+      // A full page whose candidates may go on, or a long scan: answer now, the cursor resumes here.
+      if (out.length === want) return { ids: out, below: out[want - 1] as string }
+      if (scanned >= SCAN_BUDGET) return { ids: out, below: cursor }
+    }
+  }
+
+  async function pageByRelevance(
+    r: SearchRequest,
+    match: string,
+    from: string | undefined,
+    top: string | null,
+    offset: number,
+    want: number,
+  ): Promise<{ ids: string[]; top: string | null; more: boolean }> {
+    const range: IdRange = { ...(top !== null ? { below: top } : {}), ...(from !== undefined ? { from } : {}) }
+    let scored: ScoredId[]
+    if (r.authors.length === 0) scored = await index.scoredMatches(match, range, RELEVANCE_CANDIDATES)
+    else scored = await index.matchAmong(match, await index.authorPosts(r.authors, range, RELEVANCE_CANDIDATES))
+    if (scored.length === 0) return { ids: [], top, more: false }
+    // The ranking is fixed for the whole walk: ids above the first page's newest candidate never enter.
+    const fixedTop = top ?? next(scored.reduce((a, s) => (compareIds(s.id, a) > 0 ? s.id : a), scored[0]!.id))
+    scored.sort((a, b) => b.score - a.score || compareIds(b.id, a.id))
+    const filter = factsFilter(r)
+    if (filter === null) {
+      return { ids: scored.slice(offset, offset + want).map((s) => s.id), top: fixedTop, more: scored.length > offset + want }
+    }
+    // Filters are checked lazily in ranking order, only as far as this page needs.
+    const kept: string[] = []
+    let seen = 0
+    for (let i = 0; i < scored.length && kept.length < offset + want + 1; i += CHUNK) {
+      const slice = scored.slice(i, i + CHUNK).map((s) => s.id)
+      const facts = await index.facts(slice)
+      for (const id of slice) if (filter(facts.get(id))) kept.push(id)
+      seen = i + slice.length
+    }
+    return { ids: kept.slice(offset, offset + want), top: fixedTop, more: kept.length > offset + want || seen < scored.length }
+  }
+
+  return {
+    /** POST /api/v1/search/posts: validates (free 400s), admits (holds 1 credit), searches. */
+    async search(body: unknown, admit: Admit): Promise<Delivered> {
+      const now = clock.now()
+      const r = parseSearchRequest(body, now, deps.platformHost)
+      const scope = searchScope(r)
+      const relevance = r.query !== null && r.sortBy !== 'date'
+      const sinceAtStart = r.postedWithin ? idFromTime(now - POSTED_WITHIN_MS[r.postedWithin], 0) : null
+      let pos: Position = relevance ? { m: 'r', n: 0, s: sinceAtStart, o: 0, t: null } : { m: 'd', n: 0, s: sinceAtStart, b: null }
+      if (r.cursor !== null) {
+        const opened = tokens.open(r.cursor, scope, 'cursor') as Position | null
+        if (typeof opened !== 'object' || opened === null || opened.m !== pos.m || typeof opened.n !== 'number') {
+          throw invalidParameter('cursor', 'the cursor was not issued by this service for this search.')
+        }
+        pos = opened
+      }
+      await admit()
+
+      const match = r.query ? toFts5Match(r.query.tree) : null
+      const want = Math.min(r.maxResults, MAX_DEPTH - pos.n)
+      const from = pos.s ?? undefined
+      let ids: string[] = []
+      let nextPos: Position | null = null
+      if (want > 0) {
+        if (pos.m === 'd') {
+          const page = await pageByDate(r, match, from, pos.b, want)
+          ids = page.ids
+          if (page.below !== null) nextPos = { ...pos, n: pos.n + ids.length, b: page.below }
+        } else {
+          const page = await pageByRelevance(r, match as string, from, pos.t, pos.o, want)
+          ids = page.ids
+          if (page.more) nextPos = { ...pos, n: pos.n + ids.length, o: pos.o + ids.length, t: page.top }
+        }
+      }
+      if (nextPos !== null && nextPos.n >= MAX_DEPTH) nextPos = null
+
+      // postedAfter is applied after the search: the page may come back short, and is billed all the same.
+      if (r.postedAfter !== null) {
+        const after = r.postedAfter
+        const kept = ids.filter((id) => timeFromId(id) >= after)
+        // Newest first: once one is too old, every later page would be too.
+        if (kept.length < ids.length && pos.m === 'd') nextPos = null
+        ids = kept
+      }
+
+      const unique = [...new Set(ids)]
+      const items = await index.items(unique)
+      const results = unique.flatMap((id) => {
+        const item = items.get(id)
+        return item ? [item] : []
+      })
+      const dropped = unique.length - results.length
+      const head = `{"query":${JSON.stringify(r.query?.query ?? null)},"sort":${JSON.stringify(r.sortBy)},"results":[`
+      const tail =
+        `],"cursor":${JSON.stringify(nextPos === null ? null : tokens.issue(scope, nextPos))}` +
+        (dropped > 0 ? `,"partial":${JSON.stringify({ droppedResults: dropped, reasons: { unreadableCard: dropped } })}` : '') +
+        '}'
+      const parts: Buffer[] = [Buffer.from(head)]
+      results.forEach((item, i) => {
+        if (i > 0) parts.push(COMMA)
+        parts.push(item)
+      })
+      parts.push(Buffer.from(tail))
+      return { body: Buffer.concat(parts) }
+    },
+  }
+}
+
+const COMMA = Buffer.from(',')
+
+export type { AuthorRef }

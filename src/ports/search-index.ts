@@ -1,0 +1,46 @@
+/**
+ * The post search index (spec 4.12, D8): the primitives the search service plans with. Candidates
+ * come newest first from the text index or from the authors' own feeds; filters are checked against
+ * each candidate's facts; result items are ready-to-send documents. Ids are activity ids (19-digit
+ * decimals as strings), whose order is time order (D2).
+ */
+import type { AuthorKind, AuthorRef } from './content-store.ts'
+
+/** A window of activity ids: `below` excluded, `from` included; either may be absent. */
+export interface IdRange {
+  below?: string
+  from?: string
+}
+
+export interface ScoredId {
+  id: string
+  /** Relevance (BM25 over the post text); higher is better. */
+  score: number
+}
+
+/** What the search filters read of one post. */
+export interface PostFacts {
+  authorKind: AuthorKind
+  authorId: string
+  /** Bit mask of CONTENT_KIND. */
+  contentKinds: number
+  /** Company ids the post mentions. */
+  mentions: readonly string[]
+  /** The author's current job title (persons only; null for companies and when none). */
+  authorJobTitle: string | null
+}
+
+export interface SearchIndex {
+  /** Ids of posts matching the index expression `match` within `range`, newest first, at most `limit`. */
+  newestMatches(match: string, range: IdRange, limit: number): Promise<string[]>
+  /** The newest `limit` matches within `range`, each with its relevance score (newest first). */
+  scoredMatches(match: string, range: IdRange, limit: number): Promise<ScoredId[]>
+  /** Which of `ids` match `match`, with their scores (order of `ids`). */
+  matchAmong(match: string, ids: readonly string[]): Promise<ScoredId[]>
+  /** Searchable posts (reposts without commentary excluded) of any of `authors` within `range`, newest first. */
+  authorPosts(authors: readonly AuthorRef[], range: IdRange, limit: number): Promise<string[]>
+  /** Facts of each id that exists (absent ids are missing from the map). */
+  facts(ids: readonly string[]): Promise<Map<string, PostFacts>>
+  /** Search result items (D8) of each id whose item can be read (absent ids are missing). */
+  items(ids: readonly string[]): Promise<Map<string, Buffer>>
+}
