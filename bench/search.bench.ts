@@ -1,0 +1,223 @@
+/**
+ * Post search latency on the large synthetic network (2,000,000 posts), per query class, against the
+ * raw FTS5 query time of the same queries measured in the same run (the search issue's goals:
+ * p99 ≤ 1.3 × raw FTS5 and ≤ 50 ms for every class, date-sorted included).
+ *
+ * - The network's companies, members and posts (engagement records are left out: search reads none)
+ *   are built once into BENCH_SEARCH_DB (default .bench/search-<size>-seed<seed>.db) and reused.
+ * - Queries are drawn from the index itself (fts5vocab): common words (in 4–11% of posts), medium
+ *   and rare ones, phrases taken from post texts, boolean expressions, hashtags, author searches
+ *   (one to three members, with and without a query) and common words sorted by date.
+ * - "service" is the search service in-process (validation, planning, index, cursor, response bytes);
+ *   "raw" is the one FTS5 statement a plain implementation would run for the same first page:
+ *   `MATCH … ORDER BY rank LIMIT n` (relevance) or `ORDER BY rowid DESC LIMIT n` (date), joined to
+ *   posts for author filters. Each query runs service and raw alternately, BENCH_REPEAT times.
+ *
+ *   npm run bench:search
+ *   BENCH_SEARCH_SIZE=medium BENCH_REPEAT=5 npm run bench:search
+ */
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { openSqlite } from '../src/adapters/sqlite/database.ts'
+import { createSqliteContentStore } from '../src/adapters/sqlite/sqlite-content-store.ts'
+import { createManualClock } from '../src/adapters/system-clock.ts'
+import { loadConfig } from '../src/config/config.ts'
+import { createContainer } from '../src/container.ts'
+import { createContentWriter } from '../src/domain/content/content-writer.ts'
+import { parseSearchQuery } from '../src/domain/search/query-grammar.ts'
+import { toFts5Match } from '../src/domain/search/query-tokens.ts'
+import { generateNetwork } from '../src/synth/synthetic-network.ts'
+import type { NetworkSize } from '../src/synth/network-plan.ts'
+
+const SIZE = (process.env.BENCH_SEARCH_SIZE ?? 'large') as NetworkSize
+const SEED = Number(process.env.BENCH_SEED ?? 1)
+const REPEAT = Number(process.env.BENCH_REPEAT ?? 10)
+const PER_CLASS = Number(process.env.BENCH_QUERIES ?? 12)
+const PAGE = 50
+const ANCHOR = Date.UTC(2026, 10, 1)
+const HOST = 'www.linkedin.com'
+const GOALS = { ratio: 1.3, p99Ms: 50 }
+// npm scripts run in the package root, where .bench/ (ignored by git) keeps built networks.
+const DB = process.env.BENCH_SEARCH_DB ?? join(process.cwd(), '.bench', `search-${String(SIZE)}-seed${SEED}.db`)
+
+/** Builds the network's companies, members and posts into a fresh file (engagement left out). */
+async function build(path: string): Promise<void> {
+  mkdirSync(dirname(path), { recursive: true })
+  const tmp = `${path}.building`
+  for (const f of [tmp, `${tmp}-wal`, `${tmp}-shm`]) rmSync(f, { force: true })
+  const db = openSqlite(tmp)
+  // A bench file is rebuilt rather than recovered: no sync while building.
+  db.pragma('synchronous = OFF')
+  const store = createSqliteContentStore(db)
+  const writer = createContentWriter({ store, clock: createManualClock(ANCHOR), platformHost: HOST })
+  const started = performance.now()
+  let batch: unknown[] = []
+  let posts = 0
+  const flush = async () => {
+    const outcomes = await writer.write(batch)
+    const bad = outcomes.find((o) => !o.ok)
+    if (bad) throw new Error(`a record was refused: ${JSON.stringify(bad)}`)
+    batch = []
+  }
+  for (const record of generateNetwork({ seed: SEED, size: SIZE, anchorMs: ANCHOR, platformHost: HOST })) {
+    if (record.kind !== 'company' && record.kind !== 'profile' && record.kind !== 'post') continue
+    batch.push(record)
+    if (record.kind === 'post' && ++posts % 100_000 === 0) {
+      process.stderr.write(`  ${posts.toLocaleString('en-US')} posts, ${((performance.now() - started) / 1000).toFixed(0)} s\n`)
+    }
+    if (batch.length >= 5_000) await flush()
+  }
+  if (batch.length > 0) await flush()
+  process.stderr.write('  merging the FTS5 segments (optimize) and analysing…\n')
+  db.exec("INSERT INTO post_search (post_search) VALUES ('optimize')")
+  db.exec('ANALYZE')
+  db.pragma('wal_checkpoint(TRUNCATE)')
+  await store.close()
+  db.close()
+  renameSync(tmp, path)
+  for (const f of [`${tmp}-wal`, `${tmp}-shm`]) rmSync(f, { force: true })
+  process.stderr.write(`built ${posts.toLocaleString('en-US')} posts in ${((performance.now() - started) / 1000).toFixed(0)} s\n`)
+}
+
+interface Case {
+  cls: string
+  body: Record<string, unknown>
+  raw: { sql: string; args: unknown[] }
+}
+
+const quantile = (xs: number[], q: number): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] as number
+}
+
+/** A deterministic pick (the same queries every run on the same file). */
+function picker(seed: number) {
+  let x = seed >>> 0
+  return <T>(xs: readonly T[]): T => {
+    x = (Math.imul(x ^ (x >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0
+    return xs[x % xs.length] as T
+  }
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(DB)) {
+    process.stderr.write(`building the ${String(SIZE)} network's posts into ${DB} (once; reused by later runs)…\n`)
+    await build(DB)
+  }
+  const config = loadConfig({ PRONET_DATA_DIR: dirname(DB), PRONET_SEED: 'none', LOG_LEVEL: 'silent', PRONET_SECRET: 'bench', PRONET_CACHE_MB: '0' })
+  const c = await createContainer(config, { sqlitePath: DB, commitInWorker: false, clock: createManualClock(ANCHOR) })
+  const db = openSqlite(DB)
+  const total = db.prepare('SELECT count(*) FROM post_search').pluck().get() as number
+  db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, 'post_search', 'row')")
+  const terms = db.prepare('SELECT term, doc FROM temp.vocab').all() as { term: string; doc: number }[]
+  const words = terms.filter((t) => /^[a-z]{3,}$/.test(t.term))
+  const share = (lo: number, hi: number) => words.filter((t) => t.doc >= lo * total && t.doc <= hi * total).map((t) => t.term)
+  const common = share(0.04, 0.11)
+  const medium = share(0.005, 0.02)
+  const rare = share(0.00002, 0.0002)
+  const hashtags = terms.filter((t) => t.term.startsWith('#') && t.doc >= 0.001 * total).map((t) => t.term)
+  const pick = picker(SEED)
+  if (common.length === 0 || medium.length === 0 || rare.length === 0 || hashtags.length === 0) {
+    throw new Error(`the index lacks a frequency class: common ${common.length}, medium ${medium.length}, rare ${rare.length}, hashtags ${hashtags.length}`)
+  }
+
+  // Phrases: two adjacent words of a sampled post's text.
+  const sampleText = db.prepare('SELECT text FROM post_docs WHERE id >= (SELECT id FROM post_docs ORDER BY id LIMIT 1 OFFSET ?) LIMIT 1').pluck()
+  const phrases: string[] = []
+  for (let i = 0; phrases.length < PER_CLASS && i < 500; i++) {
+    const text = sampleText.get(Math.floor((i * 7919) % Math.max(1, total))) as string | undefined
+    const ws = (text ?? '').toLowerCase().match(/[a-z]{4,}/g) ?? []
+    if (ws.length >= 3) phrases.push(`"${ws[1]} ${ws[2]}"`)
+  }
+  const authors = db
+    .prepare(`SELECT author_id FROM posts WHERE author_kind = 'person' AND is_repost = 0 GROUP BY author_id HAVING count(*) >= 5 LIMIT 2000`)
+    .pluck()
+    .all() as string[]
+
+  const rel = (q: string) => ({ sql: 'SELECT rowid FROM post_search WHERE post_search MATCH ? ORDER BY rank LIMIT ?', args: [toFts5Match(parseSearchQuery(q).tree), PAGE] })
+  const byDate = (q: string) => ({ sql: 'SELECT rowid FROM post_search WHERE post_search MATCH ? ORDER BY rowid DESC LIMIT ?', args: [toFts5Match(parseSearchQuery(q).tree), PAGE] })
+  const cases: Case[] = []
+  for (let i = 0; i < PER_CLASS; i++) {
+    const w = [pick(common), pick(medium), pick(rare)][i % 3] as string
+    cases.push({ cls: 'word', body: { query: w }, raw: rel(w) })
+    const p = phrases[i % phrases.length] as string
+    cases.push({ cls: 'phrase', body: { query: p }, raw: rel(p) })
+    const b = `${pick(common)} AND (${pick(medium)} OR ${pick(medium)}) NOT ${pick(rare)}`
+    cases.push({ cls: 'boolean', body: { query: b }, raw: rel(b) })
+    const h = pick(hashtags)
+    cases.push({ cls: 'hashtag', body: { query: h }, raw: rel(h) })
+    const a = [pick(authors), pick(authors), pick(authors)].slice(0, 1 + (i % 3))
+    const aw = pick(common)
+    cases.push({
+      cls: 'author',
+      body: i % 2 === 0 ? { authorProfiles: a, query: aw } : { authorProfiles: a },
+      raw:
+        i % 2 === 0
+          ? {
+              sql: `SELECT s.rowid FROM post_search s JOIN posts p ON p.id = s.rowid WHERE post_search MATCH ? AND p.author_kind = 'person'
+                    AND p.author_id IN (SELECT value FROM json_each(?)) ORDER BY rank LIMIT ?`,
+              args: [toFts5Match(parseSearchQuery(aw).tree), JSON.stringify(a), PAGE],
+            }
+          : {
+              sql: `SELECT id FROM posts WHERE author_kind = 'person' AND author_id IN (SELECT value FROM json_each(?)) AND is_repost = 0
+                    ORDER BY id DESC LIMIT ?`,
+              args: [JSON.stringify(a), PAGE],
+            },
+    })
+    const d = pick(common)
+    cases.push({ cls: 'date-sorted', body: { query: d, sortBy: 'date' }, raw: byDate(d) })
+  }
+
+  const admit = async () => {}
+  const times = new Map<string, { service: number[]; raw: number[] }>()
+  // Warm the page cache and statement caches once per case.
+  for (const k of cases) {
+    await c.search.search(k.body, admit)
+    db.prepare(k.raw.sql).all(...k.raw.args)
+  }
+  for (let r = 0; r < REPEAT; r++) {
+    for (const k of cases) {
+      const t = times.get(k.cls) ?? { service: [], raw: [] }
+      times.set(k.cls, t)
+      const measureService = async () => {
+        const t0 = performance.now()
+        await c.search.search(k.body, admit)
+        t.service.push(performance.now() - t0)
+      }
+      const measureRaw = () => {
+        const t0 = performance.now()
+        db.prepare(k.raw.sql).all(...k.raw.args)
+        t.raw.push(performance.now() - t0)
+      }
+      if (r % 2 === 0) {
+        await measureService()
+        measureRaw()
+      } else {
+        measureRaw()
+        await measureService()
+      }
+    }
+  }
+
+  console.log(`pronet search benchmark: ${total.toLocaleString('en-US')} indexed posts (${String(SIZE)} network, seed ${SEED}), ${PER_CLASS} queries per class × ${REPEAT} runs, first page of ${PAGE}`)
+  console.log(`terms: common (4–11% of posts) ${common.length}, medium (0.5–2%) ${medium.length}, rare ${rare.length}, hashtags ${hashtags.length}`)
+  console.log('')
+  console.log('  class          service p50   service p99   raw FTS5 p50   raw FTS5 p99   p99 ÷ raw   goals (÷ raw ≤ 1.3, p99 ≤ 50 ms)')
+  for (const [cls, t] of times) {
+    const sp50 = quantile(t.service, 0.5)
+    const sp99 = quantile(t.service, 0.99)
+    const rp50 = quantile(t.raw, 0.5)
+    const rp99 = quantile(t.raw, 0.99)
+    const ratio = sp99 / rp99
+    const ok = (b: boolean) => (b ? 'ok' : 'MISS')
+    console.log(
+      `  ${cls.padEnd(13)} ${sp50.toFixed(2).padStart(9)} ms  ${sp99.toFixed(2).padStart(9)} ms  ${rp50.toFixed(2).padStart(10)} ms  ${rp99.toFixed(2).padStart(10)} ms  ${ratio.toFixed(2).padStart(9)}   ${ok(ratio <= GOALS.ratio)} / ${ok(sp99 <= GOALS.p99Ms)}`,
+    )
+  }
+  console.log('')
+  console.log('examples:', cases.filter((_, i) => i < 6).map((k) => JSON.stringify(k.body)).join('  '))
+  db.close()
+  await c.close()
+}
+
+await main()

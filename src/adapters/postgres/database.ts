@@ -1,0 +1,94 @@
+/**
+ * The PostgreSQL connection pool and the numbered, forward-only migrations of migrations/postgres/.
+ * Several nodes may start at once on one empty database: migrations run under a session advisory
+ * lock, so exactly one node applies them and the others wait, then find nothing left to do.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import pg from 'pg'
+
+export type PgPool = pg.Pool
+
+/** Key of the advisory lock that serialises migrations (and first-start seeding) across nodes. */
+export const MIGRATION_LOCK = 7_041_172_001
+
+export interface PostgresOptions {
+  /** Connections per node (default 10). */
+  max?: number
+  /** Server-side statement timeout in ms (default 15 s): a stuck query fails instead of holding a connection. */
+  statementTimeoutMs?: number
+  /** Application name shown in pg_stat_activity. */
+  applicationName?: string
+}
+
+// int8 ids (activity ids, ledger ids) come back as strings, never as lossy JS numbers; counts that
+// fit are cast to int in SQL where a number is wanted.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => v)
+
+export function openPostgres(url: string, opts: PostgresOptions = {}): PgPool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.max ?? 10,
+    application_name: opts.applicationName ?? 'pronet',
+    statement_timeout: opts.statementTimeoutMs ?? 15_000,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+  })
+  // An idle client that loses its connection (server restart) emits 'error' on the pool; without a
+  // listener that would crash the process. The pool replaces the client; queries report the outage.
+  pool.on('error', () => {})
+  return pool
+}
+
+/** migrations/postgres at the package root (works from src/ under tsx and from dist/src/ when built). */
+export function postgresMigrationsDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url))
+  for (let i = 0; i < 6; i++) {
+    const candidate = join(dir, 'migrations', 'postgres')
+    try {
+      readdirSync(candidate)
+      return candidate
+    } catch {
+      dir = dirname(dir)
+    }
+  }
+  throw new Error('migrations/postgres not found')
+}
+
+/** Applies every migration file (NNN_name.sql) not yet recorded, each in its own transaction. */
+export async function migratePostgres(pool: PgPool, dir: string = postgresMigrationsDir()): Promise<string[]> {
+  const client = await pool.connect()
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
+    try {
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)',
+      )
+      const done = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version))
+      const files = readdirSync(dir)
+        .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
+        .sort()
+      const applied: string[] = []
+      for (const file of files) {
+        const version = Number(file.slice(0, 3))
+        if (done.has(version)) continue
+        await client.query('BEGIN')
+        try {
+          await client.query(readFileSync(join(dir, file), 'utf8'))
+          await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [version, file, Date.now()])
+          await client.query('COMMIT')
+        } catch (e) {
+          await client.query('ROLLBACK')
+          throw new Error(`migration ${file} failed: ${e instanceof Error ? e.message : String(e)}`)
+        }
+        applied.push(file)
+      }
+      return applied
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK])
+    }
+  } finally {
+    client.release()
+  }
+}
