@@ -12,6 +12,8 @@
  *   "raw" is the one FTS5 statement a plain implementation would run for the same first page:
  *   `MATCH … ORDER BY rank LIMIT n` (relevance) or `ORDER BY rowid DESC LIMIT n` (date), joined to
  *   posts for author filters. Each query runs service and raw alternately, BENCH_REPEAT times.
+ *   "raw + items" adds reading the page's stored result items to the raw query: the least any search
+ *   endpoint does, shown beside the goal's own baseline.
  *
  *   npm run bench:search
  *   BENCH_SEARCH_SIZE=medium BENCH_REPEAT=5 npm run bench:search
@@ -169,7 +171,9 @@ async function main(): Promise<void> {
   }
 
   const admit = async () => {}
-  const times = new Map<string, { service: number[]; raw: number[] }>()
+  const times = new Map<string, { service: number[]; raw: number[]; rawDocs: number[] }>()
+  // The raw query plus reading the page's stored result items: the least any search endpoint must do.
+  const readItem = db.prepare('SELECT doc_search FROM post_docs WHERE id = ?').pluck()
   // Warm the page cache and statement caches once per case.
   for (const k of cases) {
     await c.search.search(k.body, admit)
@@ -177,7 +181,7 @@ async function main(): Promise<void> {
   }
   for (let r = 0; r < REPEAT; r++) {
     for (const k of cases) {
-      const t = times.get(k.cls) ?? { service: [], raw: [] }
+      const t = times.get(k.cls) ?? { service: [], raw: [], rawDocs: [] }
       times.set(k.cls, t)
       const measureService = async () => {
         const t0 = performance.now()
@@ -186,8 +190,10 @@ async function main(): Promise<void> {
       }
       const measureRaw = () => {
         const t0 = performance.now()
-        db.prepare(k.raw.sql).all(...k.raw.args)
+        const ids = db.prepare(k.raw.sql).pluck().all(...k.raw.args)
         t.raw.push(performance.now() - t0)
+        for (const id of ids) readItem.get(id)
+        t.rawDocs.push(performance.now() - t0)
       }
       if (r % 2 === 0) {
         await measureService()
@@ -202,7 +208,7 @@ async function main(): Promise<void> {
   console.log(`pronet search benchmark: ${total.toLocaleString('en-US')} indexed posts (${String(SIZE)} network, seed ${SEED}), ${PER_CLASS} queries per class × ${REPEAT} runs, first page of ${PAGE}`)
   console.log(`terms: common (4–11% of posts) ${common.length}, medium (0.5–2%) ${medium.length}, rare ${rare.length}, hashtags ${hashtags.length}`)
   console.log('')
-  console.log('  class          service p50   service p99   raw FTS5 p50   raw FTS5 p99   p99 ÷ raw   goals (÷ raw ≤ 1.3, p99 ≤ 50 ms)')
+  console.log('  class          service p50   service p99   raw FTS5 p50   raw FTS5 p99   p99 ÷ raw   goals (÷ raw ≤ 1.3, p99 ≤ 50 ms)   raw + items p99   p99 ÷ that')
   for (const [cls, t] of times) {
     const sp50 = quantile(t.service, 0.5)
     const sp99 = quantile(t.service, 0.99)
@@ -211,7 +217,8 @@ async function main(): Promise<void> {
     const ratio = sp99 / rp99
     const ok = (b: boolean) => (b ? 'ok' : 'MISS')
     console.log(
-      `  ${cls.padEnd(13)} ${sp50.toFixed(2).padStart(9)} ms  ${sp99.toFixed(2).padStart(9)} ms  ${rp50.toFixed(2).padStart(10)} ms  ${rp99.toFixed(2).padStart(10)} ms  ${ratio.toFixed(2).padStart(9)}   ${ok(ratio <= GOALS.ratio)} / ${ok(sp99 <= GOALS.p99Ms)}`,
+      `  ${cls.padEnd(13)} ${sp50.toFixed(2).padStart(9)} ms  ${sp99.toFixed(2).padStart(9)} ms  ${rp50.toFixed(2).padStart(10)} ms  ${rp99.toFixed(2).padStart(10)} ms  ${ratio.toFixed(2).padStart(9)}   ${ok(ratio <= GOALS.ratio)} / ${ok(sp99 <= GOALS.p99Ms)}`.padEnd(118) +
+        `${quantile(t.rawDocs, 0.99).toFixed(2).padStart(10)} ms  ${(sp99 / quantile(t.rawDocs, 0.99)).toFixed(2).padStart(9)}`,
     )
   }
   console.log('')

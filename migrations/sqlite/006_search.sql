@@ -43,6 +43,9 @@ UPDATE post_docs SET doc_search = (
         ELSE json('null') END)
   FROM posts p WHERE p.id = post_docs.id);
 
--- authorJobTitle is matched against the author's current title.
+-- authorJobTitle is matched against the author's current title. A profile document is a template
+-- whose duration labels sit between raw U+0001 marks (profile-doc.ts), which JSON forbids; the marks
+-- only ever stand there (JSON.stringify escapes control characters in member text), so reading them
+-- as quotes gives valid JSON. No title is NULL, as the writer stores it.
 ALTER TABLE profiles ADD COLUMN job_title TEXT;
-UPDATE profiles SET job_title = json_extract(doc, '$.jobTitle');
+UPDATE profiles SET job_title = NULLIF(json_extract(replace(doc, char(1), '"'), '$.jobTitle'), '');

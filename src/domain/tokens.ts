@@ -30,8 +30,11 @@ export function createTokenSigner(secret: string | Buffer): TokenSigner {
       const dot = token.indexOf('.')
       if (token.length > 2048 || dot <= 0) throw bad()
       const body = token.slice(0, dot)
-      const given = Buffer.from(token.slice(dot + 1), 'base64url')
-      if (given.length !== TAG_BYTES || !timingSafeEqual(given, tag(body))) throw bad()
+      // Compared as text: base64url's last character carries bits the decoder ignores, so comparing
+      // decoded bytes would accept several spellings of one token.
+      const given = Buffer.from(token.slice(dot + 1))
+      const expected = Buffer.from(tag(body).toString('base64url'))
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw bad()
       let payload: { s?: unknown; p?: unknown }
       try {
         payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { s?: unknown; p?: unknown }

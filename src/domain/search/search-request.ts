@@ -210,6 +210,7 @@ export function parseSearchRequest(raw: unknown, now: number, host: string): Sea
     cursor = body.cursor
   }
 
+  const after = postedAfter(body.postedAfter, now)
   if (query === null && authors.length === 0) {
     throw new ApiError('MISSING_PARAMETER', "Send 'query', or at least one of 'authorProfiles' / 'authorCompanies'.", {
       parameter: 'query',
@@ -220,7 +221,7 @@ export function parseSearchRequest(raw: unknown, now: number, host: string): Sea
     query,
     sortBy,
     postedWithin,
-    postedAfter: postedAfter(body.postedAfter, now),
+    postedAfter: after,
     contentKinds,
     authors,
     mentions,
