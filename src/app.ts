@@ -46,9 +46,10 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     metering: c.metering,
     clock: c.clock,
     metered: options.metering !== false,
-    onSettleError: (err, request) => c.logger.error({ err, url: request.url }, 'settle failed; the call was answered 500 and not billed'),
+    classifyError: c.classifyError,
+    onSettleError: (err, request) => c.logger.error({ err, url: request.url }, 'settle failed; the call was answered with an error and not billed'),
   })
-  registerErrorHandling(app, c.logger, gateway.recordUnknown)
+  registerErrorHandling(app, c.logger, gateway.recordUnknown, c.classifyError)
 
   await app.register(swagger, {
     openapi: {
@@ -77,6 +78,7 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
       accounts: c.accounts,
       metering: c.metering,
       ...(c.testClock ? { testClock: c.testClock } : {}),
+      metrics: async () => ({ contentType: c.metrics.contentType, text: await c.metrics.metrics() }),
     })
   }
   return app

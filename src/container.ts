@@ -9,6 +9,9 @@ import { openSqlite, type SqliteDb } from './adapters/sqlite/database.ts'
 import { createSqliteAccountStore } from './adapters/sqlite/sqlite-account-store.ts'
 import { createSqliteContentStore } from './adapters/sqlite/sqlite-content-store.ts'
 import { createSqliteLedger } from './adapters/sqlite/sqlite-ledger.ts'
+import { classifySqliteError } from './adapters/sqlite/sqlite-errors.ts'
+import type { ErrorClassifier } from './http/error-handler.ts'
+import { Registry } from 'prom-client'
 import { createSqliteSearchIndex } from './adapters/sqlite/sqlite-search-index.ts'
 import { createSearchService, type SearchService } from './domain/search/search.service.ts'
 import { createThreadCommitter, createWorkerCommitter } from './adapters/sqlite/ledger-committer.ts'
@@ -46,6 +49,10 @@ export interface Container {
   metering: MeteringService
   usage: UsageReporter
   search: SearchService
+  /** This node's metrics (Prometheus), served at GET /admin/v1/metrics. */
+  metrics: Registry
+  /** Store failures that mean "unavailable, retry" → 503 (see http/error-handler.ts). */
+  classifyError: ErrorClassifier
   close(): Promise<void>
 }
 
@@ -106,6 +113,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       : {}),
   })
   const limiter = createMemoryRateLimiter()
+  // Process-wide default metrics are added by `serve` only: tests build many containers per process.
+  const metrics = new Registry()
   const sleep = overrides.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
 
   return {
@@ -130,6 +139,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     metering: createMeteringService({ ledger, limiter, clock, sleep, buyCreditsUrl: config.buyCreditsUrl }),
     usage: createUsageReporter({ ledger, clock }),
     search: createSearchService({ index: createSqliteSearchIndex(db), tokens, clock, platformHost }),
+    metrics,
+    classifyError: classifySqliteError,
     async close() {
       await ledger.close()
       await limiter.close()

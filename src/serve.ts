@@ -4,6 +4,7 @@
  */
 import { buildApp } from './app.ts'
 import type { Config } from './config/config.ts'
+import { collectDefaultMetrics } from 'prom-client'
 import { createContainer } from './container.ts'
 import { seedSynthetic } from './seed.ts'
 import { prepareStore } from './startup.ts'
@@ -11,6 +12,7 @@ import { prepareStore } from './startup.ts'
 export async function serve(config: Config): Promise<void> {
   const say = (line: string) => process.stdout.write(`${line}\n`)
   const container = await createContainer(config)
+  collectDefaultMetrics({ register: container.metrics, prefix: 'pronet_' })
   const report = await prepareStore(container, seedSynthetic, say)
   const app = await buildApp(container)
   let closing = false

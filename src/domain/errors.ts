@@ -55,3 +55,9 @@ export const invalidUrn = (name: string, why: string): ApiError =>
   new ApiError('INVALID_URN', `Invalid identifier in '${name}': ${why}`, { parameter: name })
 
 export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError
+
+/** 503 SERVICE_UNAVAILABLE with a Retry-After: the service's own capacity or store is out of reach. */
+export const serviceUnavailable = (why: string, retryAfterSeconds = 2): ApiError =>
+  new ApiError('SERVICE_UNAVAILABLE', `${why} Retry after the Retry-After delay; nothing was charged.`, undefined, {
+    'retry-after': String(retryAfterSeconds),
+  })

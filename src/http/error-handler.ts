@@ -40,9 +40,17 @@ const BODY_ERRORS: Record<string, string> = {
   FST_ERR_CTP_INVALID_TYPE: 'Unsupported content type; send application/json.',
 }
 
+/**
+ * Recognises a store's own failures that mean "unavailable, retry" (a database that cannot be
+ * reached, a busy file) as 503 SERVICE_UNAVAILABLE with Retry-After; undefined for anything else.
+ */
+export type ErrorClassifier = (error: unknown) => ApiError | undefined
+
 /** Converts anything thrown while serving a request into an ApiError. */
-export function toApiError(error: unknown): ApiError {
+export function toApiError(error: unknown, classify?: ErrorClassifier): ApiError {
   if (isApiError(error)) return error
+  const classified = classify?.(error)
+  if (classified) return classified
   const fe = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string }
   if (fe.validation && fe.validation.length > 0) return fromValidation(fe.validation, fe.validationContext)
   if (typeof fe.code === 'string' && fe.code in BODY_ERRORS) {
@@ -64,9 +72,10 @@ export function registerErrorHandling(
   logger: Logger,
   /** Records a call to an unknown path made with a valid key (D5: usage endpoint `unknown`). */
   recordUnknown?: (request: FastifyRequest, status: number) => Promise<void>,
+  classify?: ErrorClassifier,
 ): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const e = toApiError(error)
+    const e = toApiError(error, classify)
     if (e.status >= 500) logger.error({ err: error, method: request.method, url: request.url }, 'request failed')
     return sendError(reply, e)
   })

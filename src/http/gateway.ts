@@ -18,6 +18,7 @@ import { ApiError } from '../domain/errors.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Hold } from '../ports/ledger.ts'
 import type { RateDecision } from '../ports/rate-limiter.ts'
+import type { ErrorClassifier } from './error-handler.ts'
 
 export interface Principal {
   accountId: string
@@ -57,8 +58,10 @@ export interface GatewayDeps {
   clock: Clock
   /** false: authentication only (the benchmark's unmetered baseline). */
   metered?: boolean
-  /** Failures of the settle path (the response becomes a free 500). */
+  /** Failures of the settle path (the response becomes a free 500, or 503 when the store is unreachable). */
   onSettleError: (error: unknown, request: FastifyRequest) => void
+  /** Store failures that mean "unavailable, retry" (see error-handler.ts). */
+  classifyError?: ErrorClassifier
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -131,8 +134,11 @@ export function createGateway(deps: GatewayDeps) {
       }
     } catch (e) {
       deps.onSettleError(e, request)
-      reply.code(500).type(JSON_TYPE).header('x-credits-charged', '0')
-      return JSON.stringify(new ApiError('INTERNAL_ERROR', 'The call could not be recorded; nothing was charged. It is safe to retry.').toBody())
+      const failure =
+        deps.classifyError?.(e) ?? new ApiError('INTERNAL_ERROR', 'The call could not be recorded; nothing was charged. It is safe to retry.')
+      if (failure.headers) reply.headers(failure.headers)
+      reply.code(failure.status).type(JSON_TYPE).header('x-credits-charged', '0')
+      return JSON.stringify(failure.toBody())
     }
     reply.header('x-credits-charged', String(credits))
     return payload

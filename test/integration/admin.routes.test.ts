@@ -75,3 +75,16 @@ describe('admin API (D12): accounts and keys', () => {
     }
   })
 })
+
+describe('admin API: metrics', () => {
+  it("serves this node's metrics in the Prometheus text format to the operator only", async () => {
+    const { Gauge } = await import('prom-client')
+    new Gauge({ name: 'pronet_test_gauge', help: 'a gauge registered by the test', registers: [t.c.metrics] }).set(3)
+    const res = await admin('GET', '/admin/v1/metrics')
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['content-type']).toMatch(/^text\/plain/)
+    expect(res.body).toMatch(/^# HELP pronet_test_gauge a gauge registered by the test$/m)
+    expect(res.body).toMatch(/^pronet_test_gauge 3$/m)
+    expectError(await admin('GET', '/admin/v1/metrics', undefined, 'wrong-token'), 401, 'UNAUTHENTICATED')
+  })
+})

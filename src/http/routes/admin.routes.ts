@@ -78,6 +78,8 @@ export interface AdminDeps {
   metering: MeteringService
   /** Present only with PRONET_TEST_CLOCK=1. */
   testClock?: { now(): number; set(ms: number): void }
+  /** Prometheus text of the node's metrics (rate-limiter fallback, process figures). */
+  metrics?: () => Promise<{ contentType: string; text: string }>
 }
 
 export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void {
@@ -100,6 +102,14 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
 
   app.register(async (admin) => {
     admin.addHook('onRequest', guard)
+
+    if (deps.metrics) {
+      const metrics = deps.metrics
+      admin.get('/admin/v1/metrics', { schema: schema("This node's metrics in the Prometheus text format") }, async (_req, reply) => {
+        const { contentType, text } = await metrics()
+        return reply.code(200).type(contentType).send(text)
+      })
+    }
 
     admin.post('/admin/v1/accounts', { schema: schema('Create an account and its first key', { body: NewAccountBody }) }, async (req, reply) => {
       const created = await deps.accounts.create((req.body ?? {}) as Type.Static<typeof NewAccountBody>)
