@@ -52,6 +52,10 @@ export interface TestRedisServer {
   stop(): Promise<void>
   /** Starts it again on the same port, empty. */
   start(): Promise<void>
+  /** Freezes it (SIGSTOP): connections stay open and nothing answers, as in a network partition. */
+  pause(): void
+  /** Lets a paused server run again (SIGCONT). */
+  resume(): void
 }
 
 export async function startRedisServer(): Promise<TestRedisServer> {
@@ -68,6 +72,12 @@ export async function startRedisServer(): Promise<TestRedisServer> {
       })
       await waitForPing(url, 10_000)
     },
+    pause() {
+      child?.kill('SIGSTOP')
+    },
+    resume() {
+      child?.kill('SIGCONT')
+    },
     async stop() {
       const c = child
       if (!c) return
@@ -76,6 +86,8 @@ export async function startRedisServer(): Promise<TestRedisServer> {
       await new Promise<void>((resolve) => {
         c.once('exit', () => resolve())
         c.kill('SIGKILL')
+        // A paused process still dies of SIGKILL; SIGCONT is for good measure.
+        c.kill('SIGCONT')
       })
     },
   }

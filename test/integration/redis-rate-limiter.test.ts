@@ -153,7 +153,8 @@ describe.skipIf(!hasRedis || !redisServerBinaryAvailable())('redis rate limiter 
     const registry = new Registry()
     const log = recordingLogger()
     const prefix = uniquePrefix('rl-fallback')
-    const opts = { url: server.url, prefix, clock: 'caller' as const, heartbeatMs: 200, commandTimeoutMs: 300 }
+    // The server is killed, so failures come at once; the long timeout only guards a busy machine.
+    const opts = { url: server.url, prefix, clock: 'caller' as const, heartbeatMs: 200, commandTimeoutMs: 2_000 }
     const a = await createRedisRateLimiter({ ...opts, registry, logger: log })
     limiters.push(a, await createRedisRateLimiter(opts), await createRedisRateLimiter(opts))
     await Promise.all(limiters.map((l) => l.heartbeat()))
@@ -205,5 +206,29 @@ describe.skipIf(!hasRedis || !redisServerBinaryAvailable())('redis rate limiter 
     expect(await client.llen(`${prefix}rl:rps:acc`)).toBe(10)
     client.disconnect()
     await until('the node count to come back', () => a.status().nodes === 3)
+  })
+
+  it('a Redis that stops answering (connections open, no replies) costs one command timeout, then the local share', async () => {
+    const log = recordingLogger()
+    const limiter = await createRedisRateLimiter({ url: server.url, prefix: uniquePrefix('rl-pause'), clock: 'caller', commandTimeoutMs: 150, heartbeatMs: 200, logger: log })
+    limiters.push(limiter)
+    await until('the node to be on Redis', () => !limiter.status().fallback)
+    const T = 1_900_000_000_000
+    server.pause()
+    try {
+      // The first call waits for its timeout and answers locally; the next ones do not wait at all.
+      const first = await limiter.take('rps:acc_p', 4, 1, T)
+      expect(first).toMatchObject({ ok: true, limit: 4 })
+      expect(limiter.status().fallback).toBe(true)
+      expect(log.lines[0]).toMatchObject({ level: 'warn', msg: expect.stringContaining('Redis unreachable') })
+      const lease = await limiter.lease('search:acc_p', 8, 60_000)
+      expect(lease).toBeTypeOf('function')
+      await lease!()
+    } finally {
+      server.resume()
+    }
+    await until('the node to use Redis again', () => !limiter.status().fallback)
+    expect(log.lines.at(-1)).toMatchObject({ level: 'info', msg: expect.stringContaining('Redis is back') })
+    expect((await limiter.take('rps:acc_p', 4, 4, T + 10_000)).ok).toBe(true)
   })
 })
