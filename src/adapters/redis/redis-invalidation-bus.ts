@@ -91,7 +91,12 @@ export async function createRedisInvalidationBus(opts: RedisInvalidationBusOptio
     () => true,
     () => false,
   )
-  const inTime = await Promise.race([subscribed, new Promise<boolean>((r) => setTimeout(() => r(false), connectTimeoutMs).unref())])
+  const publisherReady = new Promise<boolean>((resolve) => {
+    if (publisher.status === 'ready') resolve(true)
+    else publisher.once('ready', () => resolve(true))
+  })
+  const both = Promise.all([subscribed, publisherReady]).then(([s, p]) => s && p)
+  const inTime = await Promise.race([both, new Promise<boolean>((r) => setTimeout(() => r(false), connectTimeoutMs).unref())])
   if (!inTime) opts.logger?.warn({ channel }, 'invalidation bus: Redis not reachable yet; subscribing when it is')
   creating = false
 
