@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto'
 import type { AccountRecord, AccountStore, ApiKeyRecord, PlanName, SubscriptionStatus } from '../../ports/account-store.ts'
 import type { Clock } from '../../ports/clock.ts'
+import type { InvalidationBus, InvalidationMessage } from '../../ports/invalidation-bus.ts'
 import { DEFAULT_RPS, FREE_CREDITS, STATUSES_BY_PLAN } from '../billing/billing-rules.ts'
 import { ApiError } from '../errors.ts'
 
@@ -14,6 +15,8 @@ export interface AccountsDeps {
   clock: Clock
   /** Source of randomness (crypto.randomBytes in production). */
   randomBytes: (n: number) => Buffer
+  /** Tells the other nodes to drop their key caches on revoke, suspend and resume (scale-out). */
+  bus?: InvalidationBus
 }
 
 export interface NewAccount {
@@ -36,8 +39,8 @@ export const hashKey = (key: string): string => createHash('sha256').update(key)
 
 /**
  * How long an authenticated key is trusted without asking the store again. Changes made through this
- * service (revoke, suspend, resume) take effect at once; changes made by another process (the CLI,
- * another node) within this bound.
+ * service (revoke, suspend, resume) take effect at once, on every node sharing its invalidation
+ * bus; changes made by another process without the bus (the CLI) within this bound.
  */
 export const KEY_CACHE_MS = 1000
 const KEY_CACHE_MAX = 10_000
@@ -49,6 +52,17 @@ export function createAccountsService(deps: AccountsDeps) {
   const token = (n: number) => deps.randomBytes(n).toString('base64url')
   // Raw key -> lookup result and when it stops being trusted.
   const keyCache = new Map<string, { result: { accountId: string; keyId: string; suspended: boolean }; until: number }>()
+  // Bumped on every clear, so a lookup that read the store before the change does not cache it after.
+  let generation = 0
+  const clearCache = () => {
+    keyCache.clear()
+    generation++
+  }
+  deps.bus?.subscribe(clearCache)
+  const changed = async (message: InvalidationMessage) => {
+    clearCache()
+    await deps.bus?.publish(message)
+  }
 
   function newKey(accountId: string): { record: ApiKeyRecord & { hash: string }; created: CreatedKey } {
     const key = `pk_${token(24)}`
@@ -110,20 +124,20 @@ export function createAccountsService(deps: AccountsDeps) {
       if (!(await store.revokeKey(accountId, keyId, clock.now()))) {
         throw new ApiError('NOT_FOUND', `No live key '${keyId}' on account '${accountId}'.`)
       }
-      keyCache.clear()
+      await changed({ kind: 'key-revoked', accountId, keyId })
     },
 
     async suspend(id: string): Promise<AccountRecord> {
       await mustGet(id)
       await store.setSuspended(id, clock.now())
-      keyCache.clear()
+      await changed({ kind: 'account-suspended', accountId: id })
       return mustGet(id)
     },
 
     async resume(id: string): Promise<AccountRecord> {
       await mustGet(id)
       await store.setSuspended(id, null)
-      keyCache.clear()
+      await changed({ kind: 'account-resumed', accountId: id })
       return mustGet(id)
     },
 
@@ -138,8 +152,10 @@ export function createAccountsService(deps: AccountsDeps) {
       const now = clock.now()
       const cached = keyCache.get(apiKey)
       if (cached !== undefined && cached.until > now) return cached.result
+      const seen = generation
       const found = await store.findKeyByHash(hashKey(apiKey))
       if (!found) throw new ApiError('INVALID_API_KEY', 'The API key is not valid.')
+      if (seen !== generation) return found
       if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear()
       keyCache.set(apiKey, { result: found, until: now + KEY_CACHE_MS })
       return found

@@ -1,0 +1,104 @@
+/**
+ * The Lua scripts of the Redis rate limiter. Each runs atomically on the server, so every node sees
+ * one order of takes per key. Numbers cross as '%.17g' strings: Redis turns a Lua number reply into
+ * an integer, which would truncate a caller's fractional instant.
+ */
+import { createHash } from 'node:crypto'
+
+export interface LuaScript {
+  lua: string
+  sha: string
+}
+
+const script = (lua: string): LuaScript => ({ lua, sha: createHash('sha1').update(lua).digest('hex') })
+
+// Redis's own clock in ms; scripts replicate their effects (Redis ≥ 5), so TIME before a write is allowed.
+const SERVER_NOW = `
+local function server_now()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function num(x) return string.format('%.17g', x) end
+`
+
+/**
+ * take: KEYS[1] the key's log, a list of unit stamps oldest first (one element per unit, so equal
+ * stamps need no uniqueness trick). ARGV: limit, cost, caller instant ('' = Redis's clock), idle
+ * expiry in ms. Returns {ok, remaining, resetAt, retryAfterMs ('inf' when never), now}. The same
+ * algorithm as the memory limiter's SlidingLog, step for step.
+ */
+export const TAKE = script(`${SERVER_NOW}
+local key = KEYS[1]
+local limit = tonumber(ARGV[1])
+local cost = tonumber(ARGV[2])
+local now
+if ARGV[3] == '' then now = server_now() else now = tonumber(ARGV[3]) end
+local size = redis.call('LLEN', key)
+-- Forget units that left the window (now - 1000, now].
+while size > 0 and tonumber(redis.call('LINDEX', key, 0)) <= now - 1000 do
+  redis.call('LPOP', key)
+  size = size - 1
+end
+-- Units stamped after now mean the clock was set back: forget them, as the memory limiter does.
+if size > 0 and tonumber(redis.call('LINDEX', key, -1)) > now then
+  redis.call('DEL', key)
+  size = 0
+end
+-- A lowered limit keeps every unit: a limit raised again within the second must still count them.
+if size + cost <= limit then
+  local stamp = num(now)
+  local left = cost
+  while left > 0 do
+    local n = math.min(left, 1000)
+    local batch = {}
+    for i = 1, n do batch[i] = stamp end
+    redis.call('RPUSH', key, unpack(batch))
+    left = left - n
+  end
+  size = size + cost
+  if size > 0 then redis.call('PEXPIRE', key, ARGV[4]) end
+  local remaining = limit - size
+  local reset = now
+  if remaining <= 0 and size > 0 then reset = tonumber(redis.call('LINDEX', key, 0)) + 1000 end
+  return {1, num(remaining), num(reset), '0', num(now)}
+end
+local retry = 'inf'
+if cost <= limit then
+  retry = num(tonumber(redis.call('LINDEX', key, size + cost - limit - 1)) + 1000 - now)
+end
+local reset = now
+if size >= limit then reset = tonumber(redis.call('LINDEX', key, size - limit)) + 1000 end
+return {0, num(math.max(0, limit - size)), num(reset), retry, num(now)}
+`)
+
+/**
+ * lease: KEYS[1] a sorted set of lease ids scored by the Redis instant they lapse. ARGV: limit,
+ * ttl ms, lease id. Lapsed leases are dropped first; returns 1 when the lease was taken, else 0.
+ * The key itself expires when its last lease would lapse.
+ */
+export const LEASE = script(`${SERVER_NOW}
+local key = KEYS[1]
+local limit = tonumber(ARGV[1])
+local ttl = tonumber(ARGV[2])
+local now = server_now()
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+if redis.call('ZCARD', key) >= limit then return 0 end
+redis.call('ZADD', key, now + ttl, ARGV[3])
+local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+redis.call('PEXPIRE', key, math.max(1, math.ceil(tonumber(last[2]) - now)))
+return 1
+`)
+
+/**
+ * heartbeat: KEYS[1] a sorted set of node ids scored by the Redis instant they lapse. ARGV: node
+ * id, ttl ms. Renews this node and returns how many nodes are live.
+ */
+export const HEARTBEAT = script(`${SERVER_NOW}
+local key = KEYS[1]
+local ttl = tonumber(ARGV[2])
+local now = server_now()
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+redis.call('ZADD', key, now + ttl, ARGV[1])
+redis.call('PEXPIRE', key, ttl)
+return redis.call('ZCARD', key)
+`)

@@ -1,0 +1,18 @@
+/**
+ * Tells every node that cached authentication facts changed (a key revoked, an account suspended or
+ * resumed), so a node's key cache does not trust them for the rest of its bound. Delivery is best
+ * effort: the cache's own one-second bound (KEY_CACHE_MS) stays the backstop.
+ */
+export type InvalidationMessage =
+  | { kind: 'key-revoked'; accountId: string; keyId: string }
+  | { kind: 'account-suspended' | 'account-resumed'; accountId: string }
+  /** The bus may have missed messages (its connection was lost): forget everything cached. */
+  | { kind: 'resync' }
+
+export interface InvalidationBus {
+  /** Sends `message` to every subscriber on every node, this one included; never rejects. */
+  publish(message: InvalidationMessage): Promise<void>
+  /** Calls `handler` for every message from now on; returns the function that stops it. */
+  subscribe(handler: (message: InvalidationMessage) => void): () => void
+  close(): Promise<void>
+}

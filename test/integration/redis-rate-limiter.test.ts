@@ -1,0 +1,234 @@
+/**
+ * The Redis rate limiter as several nodes see it: separate connections hammering one key never get
+ * more than the limit admitted in any second of Redis's clock; nodes count each other through their
+ * heartbeats; a lease whose node closed without giving it back lapses; and when Redis goes away
+ * each node answers from its share of the budget, says so once in its log and metrics, and goes
+ * back to the shared log by itself when Redis returns.
+ */
+import { Redis } from 'ioredis'
+import { Registry } from 'prom-client'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createRedisRateLimiter, type RedisRateLimiter, type TimedDecision } from '../../src/adapters/redis/redis-rate-limiter.ts'
+import { REDIS_URL, redisAvailable, uniquePrefix } from '../helpers/redis.ts'
+import { redisServerBinaryAvailable, startRedisServer, type TestRedisServer } from '../helpers/redis-server.ts'
+
+const hasRedis = await redisAvailable()
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await sleep(20)
+  }
+}
+
+function recordingLogger() {
+  const lines: { level: 'warn' | 'info'; msg: string }[] = []
+  return {
+    lines,
+    warn: (_obj: object, msg: string) => void lines.push({ level: 'warn', msg }),
+    info: (_obj: object, msg: string) => void lines.push({ level: 'info', msg }),
+  }
+}
+
+async function metricValue(registry: Registry, name: string): Promise<number> {
+  const m = registry.getSingleMetric(name)
+  if (!m) throw new Error(`no metric ${name}`)
+  return (await m.get()).values[0]?.value ?? NaN
+}
+
+describe.skipIf(!hasRedis)('redis rate limiter across nodes (shared Redis)', () => {
+  // Generous timeouts: on a busy machine a slow answer must not send these nodes to their fallback.
+  const node = (prefix: string, extra: Partial<Parameters<typeof createRedisRateLimiter>[0]> = {}) =>
+    createRedisRateLimiter({ url: REDIS_URL, prefix, commandTimeoutMs: 5_000, ...extra })
+
+  it('nodes hammering one key concurrently never get more than the limit in any second of Redis time', async () => {
+    const prefix = uniquePrefix('rl-hammer')
+    const nodes = await Promise.all([1, 2, 3, 4].map(() => node(prefix)))
+    const limit = 25
+    const admitted: TimedDecision[] = []
+    const costs = new Map<TimedDecision, number>()
+    let refused = 0
+    const stopAt = Date.now() + 1_600
+    await Promise.all(
+      nodes.flatMap((limiter, n) =>
+        [0, 1, 2].map(async (lane) => {
+          let i = 0
+          while (Date.now() < stopAt) {
+            const cost = 1 + ((n + lane + i++) % 2)
+            const d = await limiter.take('rps:acc_hammer', limit, cost, 0)
+            if (d.ok) {
+              admitted.push(d)
+              costs.set(d, cost)
+            } else {
+              refused++
+              expect(d.retryAfterMs).toBeGreaterThan(0)
+              expect(d.retryAfterMs).toBeLessThanOrEqual(1000)
+            }
+          }
+        }),
+      ),
+    )
+    expect(admitted.length).toBeGreaterThanOrEqual(limit / 2)
+    expect(refused).toBeGreaterThan(0)
+    for (const a of admitted) {
+      const units = admitted.filter((b) => b.at > a.at - 1000 && b.at <= a.at).reduce((s, b) => s + (costs.get(b) ?? 0), 0)
+      expect(units).toBeLessThanOrEqual(limit)
+    }
+    // A busy window was full: the budget was shared, not multiplied by four.
+    const busiest = Math.max(...admitted.map((a) => admitted.filter((b) => b.at > a.at - 1000 && b.at <= a.at).reduce((s, b) => s + (costs.get(b) ?? 0), 0)))
+    expect(busiest).toBeGreaterThanOrEqual(limit - 1)
+    for (const limiter of nodes) expect(limiter.status().fallback).toBe(false)
+    await Promise.all(nodes.map((l) => l.close()))
+  })
+
+  it("Redis's clock decides by default: the caller's `at` is ignored", async () => {
+    const limiter = await node(uniquePrefix('rl-servertime'))
+    const first = await limiter.take('k', 1, 1, 0)
+    expect(first.ok).toBe(true)
+    expect(first.at).toBeGreaterThan(1_600_000_000_000)
+    // Ten seconds later by the caller's clock, but not by Redis's.
+    expect((await limiter.take('k', 1, 1, 10_000)).ok).toBe(false)
+    await limiter.close()
+  })
+
+  it('logs and leases expire in Redis, so idle accounts cost no memory', async () => {
+    const prefix = uniquePrefix('rl-expiry')
+    const limiter = await node(prefix)
+    const client = new Redis(REDIS_URL)
+    await limiter.take('rps:acc_idle', 5, 2, 0)
+    const pttl = await client.pttl(`${prefix}rl:rps:acc_idle`)
+    expect(pttl).toBeGreaterThan(0)
+    expect(pttl).toBeLessThanOrEqual(2_000)
+    expect(await client.llen(`${prefix}rl:rps:acc_idle`)).toBe(2)
+    const release = await limiter.lease('search:acc_idle', 3, 5_000)
+    const leaseTtl = await client.pttl(`${prefix}lease:search:acc_idle`)
+    expect(leaseTtl).toBeGreaterThan(0)
+    expect(leaseTtl).toBeLessThanOrEqual(5_000)
+    await release!()
+    expect(await client.exists(`${prefix}lease:search:acc_idle`)).toBe(0)
+    client.disconnect()
+    await limiter.close()
+  })
+
+  it('nodes count each other through their heartbeats; a closed node leaves the count', async () => {
+    const prefix = uniquePrefix('rl-nodes')
+    const nodes = await Promise.all([1, 2, 3].map(() => node(prefix)))
+    await Promise.all(nodes.map((l) => l.heartbeat()))
+    for (const l of nodes) expect(l.status()).toEqual({ fallback: false, nodes: 3 })
+    await nodes[2]!.close()
+    await nodes[0]!.heartbeat()
+    expect(nodes[0]!.status().nodes).toBe(2)
+    await Promise.all(nodes.slice(0, 2).map((l) => l.close()))
+  })
+
+  it('a lease held by a node that closed without giving it back lapses after its ttl', async () => {
+    const prefix = uniquePrefix('rl-lease')
+    const dying = await node(prefix)
+    const other = await node(prefix)
+    expect(await dying.lease('search:acc_1', 1, 400)).toBeTypeOf('function')
+    await dying.close()
+    expect(await other.lease('search:acc_1', 1, 400)).toBeUndefined()
+    await sleep(550)
+    const release = await other.lease('search:acc_1', 1, 400)
+    expect(release).toBeTypeOf('function')
+    await release!()
+    await other.close()
+  })
+})
+
+describe.skipIf(!hasRedis || !redisServerBinaryAvailable())('redis rate limiter when Redis goes away and comes back', () => {
+  let server: TestRedisServer
+  const limiters: RedisRateLimiter[] = []
+  beforeAll(async () => {
+    server = await startRedisServer()
+  })
+  afterAll(async () => {
+    await Promise.all(limiters.map((l) => l.close()))
+    await server?.stop()
+  })
+
+  it('answers from its share of the budget while Redis is away, says so once, and recovers by itself', async () => {
+    const registry = new Registry()
+    const log = recordingLogger()
+    const prefix = uniquePrefix('rl-fallback')
+    // The server is killed, so failures come at once; the long timeout only guards a busy machine.
+    const opts = { url: server.url, prefix, clock: 'caller' as const, heartbeatMs: 200, commandTimeoutMs: 2_000 }
+    const a = await createRedisRateLimiter({ ...opts, registry, logger: log })
+    limiters.push(a, await createRedisRateLimiter(opts), await createRedisRateLimiter(opts))
+    await Promise.all(limiters.map((l) => l.heartbeat()))
+    expect(a.status()).toEqual({ fallback: false, nodes: 3 })
+    expect(await metricValue(registry, 'pronet_rate_limiter_nodes')).toBe(3)
+    expect(await metricValue(registry, 'pronet_rate_limiter_fallback')).toBe(0)
+
+    const T = 1_800_000_000_000
+    // Shared: what one node takes, the others cannot.
+    expect((await a.take('rps:acc', 10, 10, T)).ok).toBe(true)
+    expect((await limiters[1]!.take('rps:acc', 10, 1, T + 1)).ok).toBe(false)
+
+    await server.stop()
+    // Every call still answers: a fresh second of this node's share, floor(10 / 3) = 3 units.
+    const during = []
+    for (let i = 0; i < 5; i++) during.push(await a.take('rps:acc', 10, 1, T + 2_000 + i))
+    expect(during.map((d) => d.ok)).toEqual([true, true, true, false, false])
+    expect(during[0]).toMatchObject({ limit: 10, remaining: 2 })
+    expect(during[3]).toMatchObject({ ok: false, limit: 10, remaining: 0, retryAfterMs: 1000 - 3 })
+    // A cost the plan affords but the share does not (engagement on 5 rps: share 1): retry in a second.
+    expect(await a.take('rps:acc_small', 5, 2, T + 2_000)).toMatchObject({ ok: false, limit: 5, retryAfterMs: 1000 })
+    // Leases too: 3 of 10.
+    const leases = []
+    for (let i = 0; i < 4; i++) leases.push(await a.lease('search:acc', 10, 60_000))
+    expect(leases.map((l) => typeof l)).toEqual(['function', 'function', 'function', 'undefined'])
+    await leases[0]!()
+    expect(await a.lease('search:acc', 10, 60_000)).toBeTypeOf('function')
+
+    expect(a.status().fallback).toBe(true)
+    expect(await metricValue(registry, 'pronet_rate_limiter_fallback')).toBe(1)
+    expect(await metricValue(registry, 'pronet_rate_limiter_redis_errors_total')).toBeGreaterThanOrEqual(1)
+    expect(await metricValue(registry, 'pronet_rate_limiter_fallback_decisions_total')).toBeGreaterThanOrEqual(10)
+    // Let a few failed heartbeats pass: still one warning.
+    await sleep(700)
+    expect(log.lines).toEqual([{ level: 'warn', msg: expect.stringContaining('Redis unreachable') }])
+
+    await server.start()
+    await until('the node to use Redis again', () => !a.status().fallback)
+    expect(await metricValue(registry, 'pronet_rate_limiter_fallback')).toBe(0)
+    expect(log.lines).toEqual([
+      { level: 'warn', msg: expect.stringContaining('Redis unreachable') },
+      { level: 'info', msg: expect.stringContaining('Redis is back') },
+    ])
+    // The restarted (empty) Redis holds the shared log again: another node sees what this one took.
+    await until('every node back on Redis', () => limiters.every((l) => !l.status().fallback))
+    expect((await a.take('rps:acc', 10, 10, T + 5_000)).ok).toBe(true)
+    expect((await limiters[2]!.take('rps:acc', 10, 1, T + 5_001)).ok).toBe(false)
+    const client = new Redis(server.url)
+    expect(await client.llen(`${prefix}rl:rps:acc`)).toBe(10)
+    client.disconnect()
+    await until('the node count to come back', () => a.status().nodes === 3)
+  })
+
+  it('a Redis that stops answering (connections open, no replies) costs one command timeout, then the local share', async () => {
+    const log = recordingLogger()
+    const limiter = await createRedisRateLimiter({ url: server.url, prefix: uniquePrefix('rl-pause'), clock: 'caller', commandTimeoutMs: 150, heartbeatMs: 200, logger: log })
+    limiters.push(limiter)
+    await until('the node to be on Redis', () => !limiter.status().fallback)
+    const T = 1_900_000_000_000
+    server.pause()
+    try {
+      // The first call waits for its timeout and answers locally; the next ones do not wait at all.
+      const first = await limiter.take('rps:acc_p', 4, 1, T)
+      expect(first).toMatchObject({ ok: true, limit: 4 })
+      expect(limiter.status().fallback).toBe(true)
+      expect(log.lines[0]).toMatchObject({ level: 'warn', msg: expect.stringContaining('Redis unreachable') })
+      const lease = await limiter.lease('search:acc_p', 8, 60_000)
+      expect(lease).toBeTypeOf('function')
+      await lease!()
+    } finally {
+      server.resume()
+    }
+    await until('the node to use Redis again', () => !limiter.status().fallback)
+    expect(log.lines.at(-1)).toMatchObject({ level: 'info', msg: expect.stringContaining('Redis is back') })
+    expect((await limiter.take('rps:acc_p', 4, 4, T + 10_000)).ok).toBe(true)
+  })
+})
