@@ -16,6 +16,8 @@ import { createSqliteSearchIndex } from './adapters/sqlite/sqlite-search-index.t
 import { createSearchService, type SearchService } from './domain/search/search.service.ts'
 import { createThreadCommitter, createWorkerCommitter } from './adapters/sqlite/ledger-committer.ts'
 import { createMemoryRateLimiter } from './adapters/memory/memory-rate-limiter.ts'
+import { createRedisInvalidationBus } from './adapters/redis/redis-invalidation-bus.ts'
+import { createRedisRateLimiter } from './adapters/redis/redis-rate-limiter.ts'
 import { createOffsetClock, systemClock } from './adapters/system-clock.ts'
 import type { Config } from './config/config.ts'
 import { pino, type Logger } from 'pino'
@@ -112,9 +114,19 @@ export async function createContainer(config: Config, overrides: ContainerOverri
         }
       : {}),
   })
-  const limiter = createMemoryRateLimiter()
   // Process-wide default metrics are added by `serve` only: tests build many containers per process.
   const metrics = new Registry()
+  // REDIS_URL: rate budgets, search leases and key revocations shared by every node. Redis's own clock
+  // decides the windows, unless the clock is the operator's test clock (or a test's).
+  const limiter: RateLimiter = config.redisUrl
+    ? await createRedisRateLimiter({
+        url: config.redisUrl,
+        logger,
+        registry: metrics,
+        clock: testClock || overrides.clock ? 'caller' : 'redis',
+      })
+    : createMemoryRateLimiter()
+  const bus = config.redisUrl ? await createRedisInvalidationBus({ url: config.redisUrl, logger }) : undefined
   const sleep = overrides.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
 
   return {
@@ -133,7 +145,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       platformHost,
       cache: createResponseCache({ maxBytes: config.cacheMb * 1024 * 1024, version: () => contentStore.version() }),
     }),
-    accounts: createAccountsService({ store: accountStore, clock, randomBytes }),
+    accounts: createAccountsService({ store: accountStore, clock, randomBytes, ...(bus ? { bus } : {}) }),
     ledger,
     limiter,
     metering: createMeteringService({ ledger, limiter, clock, sleep, buyCreditsUrl: config.buyCreditsUrl }),
@@ -144,6 +156,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     async close() {
       await ledger.close()
       await limiter.close()
+      await bus?.close()
       await contentStore.close()
       await accountStore.close()
       db.close()
