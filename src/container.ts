@@ -55,6 +55,11 @@ export interface Container {
   metrics: Registry
   /** Store failures that mean "unavailable, retry" → 503 (see http/error-handler.ts). */
   classifyError: ErrorClassifier
+  /**
+   * Runs `work` while no other node of this store runs its own (first-start seeding): several nodes
+   * starting on one empty database seed it exactly once.
+   */
+  exclusive<T>(work: () => Promise<T>): Promise<T>
   close(): Promise<void>
 }
 
@@ -153,6 +158,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     search: createSearchService({ index: createSqliteSearchIndex(db), tokens, clock, platformHost }),
     metrics,
     classifyError: classifySqliteError,
+    // One process owns an embedded store while it serves.
+    exclusive: (work) => work(),
     async close() {
       await ledger.close()
       await limiter.close()

@@ -17,7 +17,12 @@ export interface StartupReport {
   demoKeyFile: string | undefined
 }
 
-export async function prepareStore(c: Container, seeder: Seeder, log: (line: string) => void): Promise<StartupReport> {
+export function prepareStore(c: Container, seeder: Seeder, log: (line: string) => void): Promise<StartupReport> {
+  // Nodes starting together on one empty database: the first seeds, the others wait, then find it full.
+  return c.exclusive(() => prepare(c, seeder, log))
+}
+
+async function prepare(c: Container, seeder: Seeder, log: (line: string) => void): Promise<StartupReport> {
   const empty = await c.contentStore.isEmpty()
   let records = 0
   if (empty && c.config.seed !== 'none') {
