@@ -49,6 +49,9 @@ export const HOLD_TTL_MS = 5 * 60_000
 /** SQLSTATEs after which a transaction was rolled back whole and may simply run again. */
 const RETRYABLE = new Set(['40001', '40P01'])
 
+/** The server refused a value or a row (classes 22 and 23: data exception, integrity constraint). */
+const rowRefused = (e: unknown): boolean => e instanceof pg.DatabaseError && /^2[23]/.test(e.code ?? '')
+
 export interface PgLedgerOptions {
   /** New lot ids (random in production). */
   newLotId: () => string
@@ -419,9 +422,11 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
       try {
         deliver(await retrying((c) => combined(c, accountId, group)))
       } catch (e) {
-        // Only a group the server refused (so certainly rolled back) is run again request by request;
-        // after a lost connection the COMMIT may have happened, and running again could bill twice.
-        if (group.length === 1 || !(e instanceof pg.DatabaseError)) {
+        // Run again request by request only when the server refused a row (so the transaction was
+        // certainly rolled back, and one request is likely the cause). After a lost connection the
+        // COMMIT may have happened, and running again could bill twice; after a timeout or an
+        // outage, running each request alone would only take longer to fail.
+        if (group.length === 1 || !rowRefused(e)) {
           for (const r of group) r.reject(e)
           continue
         }
