@@ -17,6 +17,8 @@ export interface UsageLine {
 
 /** Credits reserved for a request on admission, at its arrival instant. */
 export interface Hold {
+  /** The stored hold's key, for adapters that keep holds in the database (PostgreSQL). */
+  id?: string
   accountId: string
   credits: number
   at: number
