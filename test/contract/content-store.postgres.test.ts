@@ -1,6 +1,9 @@
+import fc from 'fast-check'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { VERSION_CHECK_MS, createPgContentStore } from '../../src/adapters/postgres/pg-content-store.ts'
-import type { ContentStore } from '../../src/ports/content-store.ts'
+import { openSqlite } from '../../src/adapters/sqlite/database.ts'
+import { createSqliteContentStore } from '../../src/adapters/sqlite/sqlite-content-store.ts'
+import type { AuthorRef, ContentRow, ContentStore } from '../../src/ports/content-store.ts'
 import { openTestDatabase, type PgTestDatabase } from '../helpers/pg-content.ts'
 import { postgresAvailable } from '../helpers/postgres.ts'
 import {
@@ -11,6 +14,7 @@ import {
   postReactionRow,
   postRow,
   profileIdOf,
+  profileReactionRow,
   profileRow,
 } from '../helpers/content-fixtures.ts'
 import { runContentStoreContract } from './content-store.contract.ts'
@@ -125,6 +129,52 @@ describe.skipIf(!available)('postgres content store', () => {
       expect((await a.listPostReactions(postIdAt(1), 0, 10)).reactions).toHaveLength(4)
       const t = await totals()
       expect(t.kept).toBe(t.actual)
+    })
+
+    it('writes runs of reactions in one statement with the outcomes and order of writing them one by one (as SQLite does)', async () => {
+      const store = open()
+      const setup: ContentRow[] = [profileRow(1), profileRow(2), profileRow(3), companyRow(1), ...[1, 2, 3].map((m) => postRow(postIdAt(m), personRef(1)))]
+      const actor: fc.Arbitrary<AuthorRef> = fc.oneof(
+        fc.integer({ min: 1, max: 4 }).map(personRef),
+        fc.integer({ min: 1, max: 2 }).map(companyRef),
+        fc.constant({ kind: 'robot', id: '1' } as unknown as AuthorRef),
+      )
+      // Mostly one post, so one run often names an actor twice with others between.
+      const postId = fc.oneof(
+        { weight: 8, arbitrary: fc.constant(postIdAt(1)) },
+        { weight: 3, arbitrary: fc.integer({ min: 2, max: 4 }).map((m) => postIdAt(m)) },
+        { weight: 1, arbitrary: fc.constant('0123') },
+      )
+      const type = fc.constantFrom('LIKE', 'PRAISE', 'EMPATHY')
+      const reaction: fc.Arbitrary<ContentRow> = fc.oneof(
+        fc.tuple(postId, actor, type).map(([p, a, t]) => postReactionRow(p, a, t)),
+        fc
+          .tuple(fc.integer({ min: 1, max: 4 }), postId, fc.oneof(fc.integer({ min: 1, max: 5 }), fc.constant(1.5)), type)
+          .map(([n, p, at, t]) => profileReactionRow(profileIdOf(n), p, at, t)),
+      )
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.array(reaction, { maxLength: 12 }), { minLength: 1, maxLength: 3 }), async (batches) => {
+          await db.emptyContent()
+          const sqliteDb = openSqlite(':memory:')
+          const reference = createSqliteContentStore(sqliteDb)
+          try {
+            await reference.write(setup)
+            await store.write(setup)
+            for (const batch of batches) expect(await store.write(batch)).toEqual(await reference.write(batch))
+            for (const m of [1, 2, 3]) {
+              const listed = async (s: ContentStore) => (await s.listPostReactions(postIdAt(m), 0, 100)).reactions
+              expect(await listed(store)).toEqual(await listed(reference))
+            }
+            for (const n of [1, 2, 3, 4]) {
+              const listed = async (s: ContentStore) => (await s.listProfileReactions(profileIdOf(n), null, 100)).rows.map(({ postDoc: _, ...r }) => r)
+              expect(await listed(store)).toEqual(await listed(reference))
+            }
+          } finally {
+            sqliteDb.close()
+          }
+        }),
+        { numRuns: 80, seed: 99 },
+      )
     })
 
     it('keeps the search totals exact through rewrites and repost flips', async () => {
