@@ -7,8 +7,11 @@ import { openSqlite } from '../../src/adapters/sqlite/database.ts'
 import { createSqliteContentStore } from '../../src/adapters/sqlite/sqlite-content-store.ts'
 import { createSqliteSearchIndex } from '../../src/adapters/sqlite/sqlite-search-index.ts'
 import { parseSearchQuery, type QueryNode } from '../../src/domain/search/query-grammar.ts'
+import { createManualClock } from '../../src/adapters/system-clock.ts'
+import { createSearchService } from '../../src/domain/search/search.service.ts'
+import { createTokenSigner } from '../../src/domain/tokens.ts'
 import type { SearchIndex } from '../../src/ports/search-index.ts'
-import { personRef, postIdAt, postRow, profileRow } from '../helpers/content-fixtures.ts'
+import { HOST, personRef, postIdAt, postRow, profileIdOf, profileRow } from '../helpers/content-fixtures.ts'
 import { openTestDatabase, type PgTestDatabase } from '../helpers/pg-content.ts'
 import { postgresAvailable } from '../helpers/postgres.ts'
 import { generatedPosts, queryTreeArb, runSearchIndexContract } from './search-index.contract.ts'
@@ -88,6 +91,35 @@ describe.skipIf(!available)('postgres search index', () => {
         { numRuns: 400, seed: 7 },
       )
       expect(compared).toBeGreaterThan(250)
+    })
+
+    it('the search service answers byte for byte the same over either index, page after page', async () => {
+      const service = (index: SearchIndex) =>
+        createSearchService({ index, tokens: createTokenSigner('search-secret'), clock: createManualClock(Date.UTC(2025, 0, 2)), platformHost: HOST })
+      const overSqlite = service(sqlite)
+      const overPostgres = service(postgres)
+      const admit = async () => {}
+      const bodies = [
+        { query: 'python' },
+        { query: 'python', sortBy: 'date' },
+        { query: 'remote OR hiring', maxResults: 7 },
+        { query: '"machine learning" NOT data', sortBy: 'date', maxResults: 5 },
+        { query: "O'Neil cafe" },
+        { query: '#hiring OR #remote', maxResults: 10 },
+        { query: 'data', authorProfiles: [profileIdOf(1)], maxResults: 10 },
+        { authorProfiles: [profileIdOf(1)], maxResults: 25, postedWithin: 'week' },
+      ]
+      for (const first of bodies) {
+        let body: Record<string, unknown> | null = first
+        for (let page = 0; body !== null && page < 4; page++) {
+          const want: string = (await overSqlite.search(body, admit)).body.toString()
+          const got = (await overPostgres.search(body, admit)).body.toString()
+          expect(got).toBe(want)
+          const cursor: string | null = (JSON.parse(want) as { cursor: string | null }).cursor
+          body = cursor === null ? null : { ...first, cursor }
+          if (page === 0) expect((JSON.parse(want) as { results: unknown[] }).results.length).toBeGreaterThan(0)
+        }
+      }
     })
 
     it('estimates the document frequency of a common term from the planner statistics, close to the count', async () => {

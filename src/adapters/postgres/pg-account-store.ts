@@ -57,6 +57,8 @@ export function createPgAccountStore(pool: PgPool): AccountStore {
   return {
     async createAccount(account, key) {
       const client = await pool.connect()
+      // A connection that cannot even roll back is closed rather than handed back to the pool.
+      let broken: Error | undefined
       try {
         await client.query('BEGIN')
         try {
@@ -64,11 +66,13 @@ export function createPgAccountStore(pool: PgPool): AccountStore {
           await client.query(INSERT_KEY, keyParams(key))
           await client.query('COMMIT')
         } catch (e) {
-          await client.query('ROLLBACK')
+          await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+            broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))
+          })
           throw e
         }
       } finally {
-        client.release()
+        client.release(broken)
       }
     },
     async getAccount(id) {
