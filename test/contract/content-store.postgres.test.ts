@@ -7,6 +7,7 @@ import type { AuthorRef, ContentRow, ContentStore } from '../../src/ports/conten
 import { openTestDatabase, type PgTestDatabase } from '../helpers/pg-content.ts'
 import { postgresAvailable } from '../helpers/postgres.ts'
 import {
+  commentRow,
   companyRef,
   companyRow,
   personRef,
@@ -174,6 +175,52 @@ describe.skipIf(!available)('postgres content store', () => {
           }
         }),
         { numRuns: 80, seed: 99 },
+      )
+    })
+
+    it('checks and writes each comment in one statement with the outcomes of the SQLite adapter', async () => {
+      const store = open()
+      // Threads to start from: comment 10 on post 1 with reply 11, and comment 12.
+      const setup: ContentRow[] = [
+        profileRow(1),
+        profileRow(2),
+        companyRow(1),
+        ...[1, 2].map((m) => postRow(postIdAt(m), personRef(1))),
+        commentRow(postIdAt(10), postIdAt(1), personRef(1)),
+        commentRow(postIdAt(11), postIdAt(1), personRef(2), { parentId: postIdAt(10) }),
+        commentRow(postIdAt(12), postIdAt(1), personRef(2)),
+      ]
+      const commentId = fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 10, max: 15 }).map((m) => postIdAt(m)) }, { weight: 1, arbitrary: fc.constant('0012') })
+      const comment: fc.Arbitrary<ContentRow> = fc
+        .record({
+          id: commentId,
+          post: fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 1, max: 2 }).map((m) => postIdAt(m)) }, { weight: 1, arbitrary: fc.constant(postIdAt(9)) }),
+          parent: fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 4, arbitrary: commentId }),
+          author: fc.oneof(
+            fc.integer({ min: 1, max: 3 }).map(personRef),
+            fc.integer({ min: 1, max: 2 }).map(companyRef),
+            fc.constant({ kind: 'robot', id: '1' } as unknown as AuthorRef),
+          ),
+          createdAt: fc.constantFrom('2025-02-01T10:00:00.000Z', '2025-02-01T09:00:00+02:00', 'yesterday'),
+          reactionCount: fc.integer({ min: 0, max: 3 }),
+          pinned: fc.boolean(),
+        })
+        .map((c) => commentRow(c.id, c.post, c.author, { parentId: c.parent, createdAt: c.createdAt, reactionCount: c.reactionCount, pinned: c.pinned }))
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.array(comment, { maxLength: 10 }), { minLength: 1, maxLength: 3 }), async (batches) => {
+          await db.emptyContent()
+          const sqliteDb = openSqlite(':memory:')
+          const reference = createSqliteContentStore(sqliteDb)
+          try {
+            await reference.write(setup)
+            await store.write(setup)
+            for (const batch of batches) expect(await store.write(batch)).toEqual(await reference.write(batch))
+            for (const m of [1, 2]) expect(await store.listComments(postIdAt(m), 0, 100)).toEqual(await reference.listComments(postIdAt(m), 0, 100))
+          } finally {
+            sqliteDb.close()
+          }
+        }),
+        { numRuns: 100, seed: 7 },
       )
     })
 

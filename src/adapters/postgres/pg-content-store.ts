@@ -180,19 +180,30 @@ const WRITE_POST = `WITH p AS (
   SELECT EXISTS (SELECT 1 FROM p) AS written`
 const UPSERT_ARTICLE = `INSERT INTO articles (article_id, author_profile_id, doc) VALUES ($1, $2, $3)
   ON CONFLICT (article_id) DO UPDATE SET author_profile_id = excluded.author_profile_id, doc = excluded.doc`
-const COMMENT_LINKS = `SELECT EXISTS (SELECT 1 FROM posts WHERE id = $2::bigint) AS "postOk",
-    ${authorExists('$3', '$4')} AS "authorOk",
-    (SELECT post_id FROM comments WHERE comment_id = $1::bigint) AS "existingPost",
-    EXISTS (SELECT 1 FROM comments WHERE parent_id = $1::bigint) AS "hasReplies",
-    (SELECT post_id FROM comments WHERE comment_id = $5::bigint) AS "parentPost",
-    (SELECT parent_id IS NULL FROM comments WHERE comment_id = $5::bigint) AS "parentTop"`
-const UPSERT_COMMENT = `INSERT INTO comments (comment_id, post_id, parent_id, author_kind, author_id, text, created_at, created_ms,
-    reaction_count, pinned, permalink)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-  ON CONFLICT (comment_id) DO UPDATE SET parent_id = excluded.parent_id, author_kind = excluded.author_kind,
-    author_id = excluded.author_id, text = excluded.text, created_at = excluded.created_at,
-    created_ms = excluded.created_ms, reaction_count = excluded.reaction_count, pinned = excluded.pinned,
-    permalink = excluded.permalink`
+// A comment is checked and written by one statement (one round trip): the insert runs exactly when
+// every check holds, the checks in SQL ($12 carries those the adapter makes itself: the date parses,
+// the parent id is storable and not the comment's own). The adapter then judges the returned links in
+// the SQLite adapter's order for the reason, and insists the statement agreed.
+const WRITE_COMMENT = `WITH c AS (
+    SELECT EXISTS (SELECT 1 FROM posts WHERE id = $2::bigint) AS "postOk",
+      ${authorExists('$4', '$5')} AS "authorOk",
+      (SELECT post_id FROM comments WHERE comment_id = $1::bigint) AS "existingPost",
+      EXISTS (SELECT 1 FROM comments WHERE parent_id = $1::bigint) AS "hasReplies",
+      (SELECT post_id FROM comments WHERE comment_id = $3::bigint) AS "parentPost",
+      (SELECT parent_id IS NULL FROM comments WHERE comment_id = $3::bigint) AS "parentTop"),
+  w AS (
+    INSERT INTO comments (comment_id, post_id, parent_id, author_kind, author_id, text, created_at, created_ms,
+      reaction_count, pinned, permalink)
+    SELECT $1::bigint, $2::bigint, $3::bigint, $4::text, $5::text, $6::text, $7::text, $8::bigint, $9::integer, $10::boolean, $11::text
+    FROM c
+    WHERE $12::boolean AND "postOk" AND "authorOk" AND ("existingPost" IS NULL OR "existingPost" = $2::bigint)
+      AND ($3::bigint IS NULL OR ("parentPost" = $2::bigint AND "parentTop" AND NOT ("existingPost" IS NOT NULL AND "hasReplies")))
+    ON CONFLICT (comment_id) DO UPDATE SET parent_id = excluded.parent_id, author_kind = excluded.author_kind,
+      author_id = excluded.author_id, text = excluded.text, created_at = excluded.created_at,
+      created_ms = excluded.created_ms, reaction_count = excluded.reaction_count, pinned = excluded.pinned,
+      permalink = excluded.permalink
+    RETURNING 1)
+  SELECT c.*, EXISTS (SELECT 1 FROM w) AS written FROM c`
 // Reactions are most of a network's rows: check and write in one statement (one round trip). The
 // insert runs exactly when both checks hold, which is when the adapter reports the row written.
 const WRITE_POST_REACTION = `WITH c AS (
@@ -340,7 +351,9 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
   const writeComment = async (c: Client, r: CommentRow): Promise<void> => {
     requireId('comment id', r.commentId)
     requireId('post id', r.postId)
+    const createdMs = Date.parse(r.createdAt)
     const parentStorable = r.parentId !== null && isStorableId(r.parentId)
+    const ownChecks = !Number.isNaN(createdMs) && (r.parentId === null || (parentStorable && r.parentId !== r.commentId))
     const { rows } = await c.query<{
       postOk: boolean
       authorOk: boolean | null
@@ -348,36 +361,40 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
       hasReplies: boolean
       parentPost: string | null
       parentTop: boolean | null
-    }>(COMMENT_LINKS, [r.commentId, r.postId, r.author.kind, r.author.id, parentStorable ? r.parentId : null])
-    const links = rows[0]!
-    if (!links.postOk) refuse(`post ${r.postId} does not exist`)
-    refuseAuthor(r.author, links.authorOk)
-    const createdMs = Date.parse(r.createdAt)
-    if (Number.isNaN(createdMs)) refuse(`createdAt "${r.createdAt}" is not a date`)
-    if (links.existingPost !== null && links.existingPost !== r.postId) {
-      refuse(`comment ${r.commentId} already belongs to post ${links.existingPost}`)
-    }
-    if (r.parentId !== null) {
-      requireId('parent comment id', r.parentId)
-      if (r.parentId === r.commentId) refuse(`comment ${r.commentId} cannot reply to itself`)
-      if (links.parentPost === null) refuse(`parent comment ${r.parentId} does not exist`)
-      else if (links.parentPost !== r.postId) refuse(`parent comment ${r.parentId} belongs to post ${links.parentPost}, not ${r.postId}`)
-      else if (links.parentTop !== true) refuse(`parent comment ${r.parentId} is itself a reply (replies are one level deep)`)
-      if (links.existingPost !== null && links.hasReplies) refuse(`comment ${r.commentId} has replies, so it cannot become a reply`)
-    }
-    await c.query(UPSERT_COMMENT, [
+      written: boolean
+    }>(WRITE_COMMENT, [
       r.commentId,
       r.postId,
-      r.parentId,
+      parentStorable ? r.parentId : null,
       r.author.kind,
       r.author.id,
       r.text,
       r.createdAt,
-      createdMs,
+      ownChecks ? createdMs : null,
       r.reactionCount,
       r.pinned,
       r.permalink,
+      ownChecks,
     ])
+    const links = rows[0]!
+    const outcome = outcomeOf(() => {
+      if (!links.postOk) refuse(`post ${r.postId} does not exist`)
+      refuseAuthor(r.author, links.authorOk)
+      if (Number.isNaN(createdMs)) refuse(`createdAt "${r.createdAt}" is not a date`)
+      if (links.existingPost !== null && links.existingPost !== r.postId) {
+        refuse(`comment ${r.commentId} already belongs to post ${links.existingPost}`)
+      }
+      if (r.parentId !== null) {
+        requireId('parent comment id', r.parentId)
+        if (r.parentId === r.commentId) refuse(`comment ${r.commentId} cannot reply to itself`)
+        if (links.parentPost === null) refuse(`parent comment ${r.parentId} does not exist`)
+        else if (links.parentPost !== r.postId) refuse(`parent comment ${r.parentId} belongs to post ${links.parentPost}, not ${r.postId}`)
+        else if (links.parentTop !== true) refuse(`parent comment ${r.parentId} is itself a reply (replies are one level deep)`)
+        if (links.existingPost !== null && links.hasReplies) refuse(`comment ${r.commentId} has replies, so it cannot become a reply`)
+      }
+    })
+    if (outcome.ok !== links.written) throw new Error(`comment ${r.commentId}: the write and its checks disagree (a bug in this adapter)`)
+    if (!outcome.ok) refuse(outcome.reason)
   }
 
   // The reasons of a refused reaction, in the SQLite adapter's order; shared by the one-row and run paths.
