@@ -2,8 +2,11 @@
  * The post search index (spec 4.12, D8): the primitives the search service plans with. Candidates
  * come newest first from the text index or from the authors' own feeds; filters are checked against
  * each candidate's facts; result items are ready-to-send documents. Ids are activity ids (19-digit
- * decimals as strings), whose order is time order (D2).
+ * decimals as strings), whose order is time order (D2). A query is the parsed tree; each adapter
+ * compiles it to its engine's expression (FTS5 MATCH, tsquery) with the meaning of `matches` in
+ * query-tokens.ts.
  */
+import type { QueryNode } from '../domain/search/query-grammar.ts'
 import type { AuthorKind, AuthorRef } from './content-store.ts'
 
 /** A window of activity ids: `below` excluded, `from` included; either may be absent. */
@@ -31,12 +34,12 @@ export interface PostFacts {
 }
 
 export interface SearchIndex {
-  /** Ids of posts matching the index expression `match` within `range`, newest first, at most `limit`. */
-  newestMatches(match: string, range: IdRange, limit: number): Promise<string[]>
+  /** Ids of posts matching `query` within `range`, newest first, at most `limit`. */
+  newestMatches(query: QueryNode, range: IdRange, limit: number): Promise<string[]>
   /** The newest `limit` matches within `range`, each with its relevance score (newest first). */
-  scoredMatches(match: string, range: IdRange, limit: number): Promise<ScoredId[]>
-  /** Which of `ids` match `match`, with their scores (order of `ids`). */
-  matchAmong(match: string, ids: readonly string[]): Promise<ScoredId[]>
+  scoredMatches(query: QueryNode, range: IdRange, limit: number): Promise<ScoredId[]>
+  /** Which of `ids` match `query`, with their scores (order of `ids`). */
+  matchAmong(query: QueryNode, ids: readonly string[]): Promise<ScoredId[]>
   /** Searchable posts (reposts without commentary excluded) of any of `authors` within `range`, newest first. */
   authorPosts(authors: readonly AuthorRef[], range: IdRange, limit: number): Promise<string[]>
   /** Facts of each id that exists (absent ids are missing from the map). */

@@ -921,6 +921,24 @@ export function runContentStoreContract(name: string, makeStore: () => Promise<C
         expect((await store.counts()).postReactions).toBe(3)
       })
 
+      it('a reaction repeated within one batch keeps its first place and takes its last type', async () => {
+        await seed(
+          postReactionRow(post, personRef(2), 'LIKE'),
+          postReactionRow(post, personRef(3), 'LIKE'),
+          postReactionRow(post, personRef(2), 'PRAISE'),
+          postReactionRow(post, companyRef(1), 'LIKE'),
+          postReactionRow(post, personRef(3), 'EMPATHY'),
+          postReactionRow(post, personRef(1), 'LIKE'),
+        )
+        const { reactions } = await store.listPostReactions(post, 0, 10)
+        expect(reactions.map((r) => [r.actor.id, r.reactionType])).toEqual([
+          [profileIdOf(2), 'PRAISE'],
+          [profileIdOf(3), 'EMPATHY'],
+          [companyIdOf(1), 'LIKE'],
+          [profileIdOf(1), 'LIKE'],
+        ])
+      })
+
       it('works on 19-digit post ids that differ only in the last digit', async () => {
         await seed(
           postRow(BIG[0], personRef(1)),

@@ -4,6 +4,7 @@
  * is a rowid range it seeks to, never a sort of the match set. Lookups by id are single-row
  * statements: better-sqlite3 runs one in about 2 µs, less than assembling an IN list.
  */
+import { toFts5Match } from '../../domain/search/query-tokens.ts'
 import type { AuthorRef } from '../../ports/content-store.ts'
 import type { IdRange, PostFacts, ScoredId, SearchIndex } from '../../ports/search-index.ts'
 import type { SqliteDb } from './database.ts'
@@ -58,15 +59,16 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
   const from = (r: IdRange) => r.from ?? MIN_ID
 
   return {
-    async newestMatches(match, range, limit) {
-      return newest.all(match, below(range), from(range), limit) as string[]
+    async newestMatches(query, range, limit) {
+      return newest.all(toFts5Match(query), below(range), from(range), limit) as string[]
     },
 
-    async scoredMatches(match, range, limit) {
-      return scored.all(match, below(range), from(range), limit) as ScoredId[]
+    async scoredMatches(query, range, limit) {
+      return scored.all(toFts5Match(query), below(range), from(range), limit) as ScoredId[]
     },
 
-    async matchAmong(match, ids) {
+    async matchAmong(query, ids) {
+      const match = toFts5Match(query)
       const out: ScoredId[] = []
       for (const id of ids) {
         const score = scoreOne.get(match, id) as number | undefined

@@ -21,7 +21,8 @@ import type { Admit, Delivered } from '../content/content.service.ts'
 import { idFromTime, timeFromId } from '../content/ids.ts'
 import { invalidParameter } from '../errors.ts'
 import type { TokenSigner } from '../tokens.ts'
-import { toFts5Match, tokenize } from './query-tokens.ts'
+import type { QueryNode } from './query-grammar.ts'
+import { tokenize } from './query-tokens.ts'
 import { POSTED_WITHIN_MS, parseSearchRequest, searchScope, type SearchRequest } from './search-request.ts'
 
 /** Results one query yields at most, over all its pages (D8). */
@@ -87,38 +88,38 @@ export function createSearchService(deps: SearchServiceDeps) {
    */
   async function candidates(
     r: SearchRequest,
-    match: string | null,
+    query: QueryNode | null,
     range: IdRange,
     limit: number,
   ): Promise<{ ids: string[]; looked: number; last: string | undefined }> {
     if (r.authors.length === 0) {
-      const ids = await index.newestMatches(match as string, range, limit)
+      const ids = await index.newestMatches(query as QueryNode, range, limit)
       return { ids, looked: ids.length, last: ids.at(-1) }
     }
     const posts = await index.authorPosts(r.authors, range, limit)
-    if (match === null || posts.length === 0) return { ids: posts, looked: posts.length, last: posts.at(-1) }
-    const hits = new Set((await index.matchAmong(match, posts)).map((s) => s.id))
+    if (query === null || posts.length === 0) return { ids: posts, looked: posts.length, last: posts.at(-1) }
+    const hits = new Set((await index.matchAmong(query, posts)).map((s) => s.id))
     return { ids: posts.filter((id) => hits.has(id)), looked: posts.length, last: posts.at(-1) }
   }
 
   /** A page newest first; `below` is where the next page starts, null when nothing is left. */
   async function pageByDate(
     r: SearchRequest,
-    match: string | null,
+    query: QueryNode | null,
     from: string | undefined,
     below: string | null,
     want: number,
   ): Promise<{ ids: string[]; below: string | null }> {
     const filter = factsFilter(r)
     // Without per-candidate checks, one read of the page plus one tells whether more exist.
-    const exact = filter === null && !(r.authors.length > 0 && match !== null)
+    const exact = filter === null && !(r.authors.length > 0 && query !== null)
     const out: string[] = []
     let scanned = 0
     let cursor = below
     for (;;) {
       const limit = exact ? want - out.length + 1 : CHUNK
       const range: IdRange = { ...(cursor !== null ? { below: cursor } : {}), ...(from !== undefined ? { from } : {}) }
-      const c = await candidates(r, match, range, limit)
+      const c = await candidates(r, query, range, limit)
       const facts = filter && c.ids.length > 0 ? await index.facts(c.ids) : null
       for (const id of c.ids) {
         if (filter && !filter(facts?.get(id))) continue
@@ -137,7 +138,7 @@ export function createSearchService(deps: SearchServiceDeps) {
 
   async function pageByRelevance(
     r: SearchRequest,
-    match: string,
+    query: QueryNode,
     from: string | undefined,
     top: string | null,
     offset: number,
@@ -145,8 +146,8 @@ export function createSearchService(deps: SearchServiceDeps) {
   ): Promise<{ ids: string[]; top: string | null; more: boolean }> {
     const range: IdRange = { ...(top !== null ? { below: top } : {}), ...(from !== undefined ? { from } : {}) }
     let scored: ScoredId[]
-    if (r.authors.length === 0) scored = await index.scoredMatches(match, range, RELEVANCE_CANDIDATES)
-    else scored = await index.matchAmong(match, await index.authorPosts(r.authors, range, RELEVANCE_CANDIDATES))
+    if (r.authors.length === 0) scored = await index.scoredMatches(query, range, RELEVANCE_CANDIDATES)
+    else scored = await index.matchAmong(query, await index.authorPosts(r.authors, range, RELEVANCE_CANDIDATES))
     if (scored.length === 0) return { ids: [], top, more: false }
     // The ranking is fixed for the whole walk: ids above the first page's newest candidate never enter.
     const fixedTop = top ?? next(scored.reduce((a, s) => (compareIds(s.id, a) > 0 ? s.id : a), scored[0]!.id))
@@ -185,18 +186,18 @@ export function createSearchService(deps: SearchServiceDeps) {
       }
       await admit()
 
-      const match = r.query ? toFts5Match(r.query.tree) : null
+      const query = r.query ? r.query.tree : null
       const want = Math.min(r.maxResults, MAX_DEPTH - pos.n)
       const from = pos.s ?? undefined
       let ids: string[] = []
       let nextPos: Position | null = null
       if (want > 0) {
         if (pos.m === 'd') {
-          const page = await pageByDate(r, match, from, pos.b, want)
+          const page = await pageByDate(r, query, from, pos.b, want)
           ids = page.ids
           if (page.below !== null) nextPos = { ...pos, n: pos.n + ids.length, b: page.below }
         } else {
-          const page = await pageByRelevance(r, match as string, from, pos.t, pos.o, want)
+          const page = await pageByRelevance(r, query as QueryNode, from, pos.t, pos.o, want)
           ids = page.ids
           if (page.more) nextPos = { ...pos, n: pos.n + ids.length, o: pos.o + ids.length, t: page.top }
         }

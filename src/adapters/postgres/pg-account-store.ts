@@ -1,0 +1,123 @@
+/**
+ * AccountStore on PostgreSQL (migrations/postgres/002_accounts.sql). Instants are bigint columns,
+ * which the pool hands back as decimal strings (database.ts); Unix ms fit a double exactly, so they
+ * become numbers here.
+ */
+import type { AccountRecord, AccountStore, ApiKeyRecord, KeyLookup } from '../../ports/account-store.ts'
+import type { PgPool } from './database.ts'
+
+interface AccountRow {
+  id: string
+  name: string
+  created_at: string
+  suspended_at: string | null
+  plan: AccountRecord['plan']
+  status: AccountRecord['status']
+  credits_limit: number
+  rps_limit: number
+}
+
+interface KeyRow {
+  id: string
+  account_id: string
+  prefix: string
+  created_at: string
+  revoked_at: string | null
+}
+
+const msOrNull = (v: string | null): number | null => (v === null ? null : Number(v))
+
+const toAccount = (r: AccountRow): AccountRecord => ({
+  id: r.id,
+  name: r.name,
+  createdAt: Number(r.created_at),
+  suspendedAt: msOrNull(r.suspended_at),
+  plan: r.plan,
+  status: r.status,
+  creditsLimit: r.credits_limit,
+  rpsLimit: r.rps_limit,
+})
+
+const toKey = (r: KeyRow): ApiKeyRecord => ({
+  id: r.id,
+  accountId: r.account_id,
+  prefix: r.prefix,
+  createdAt: Number(r.created_at),
+  revokedAt: msOrNull(r.revoked_at),
+})
+
+const INSERT_ACCOUNT = `INSERT INTO accounts (id, name, created_at, suspended_at, plan, status, credits_limit, rps_limit, anchor_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $3)`
+const INSERT_KEY = `INSERT INTO api_keys (id, account_id, hash, prefix, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6)`
+
+const accountParams = (a: AccountRecord) => [a.id, a.name, a.createdAt, a.suspendedAt, a.plan, a.status, a.creditsLimit, a.rpsLimit]
+const keyParams = (k: ApiKeyRecord & { hash: string }) => [k.id, k.accountId, k.hash, k.prefix, k.createdAt, k.revokedAt]
+
+export function createPgAccountStore(pool: PgPool): AccountStore {
+  return {
+    async createAccount(account, key) {
+      const client = await pool.connect()
+      // A connection that cannot even roll back is closed rather than handed back to the pool.
+      let broken: Error | undefined
+      try {
+        await client.query('BEGIN')
+        try {
+          await client.query(INSERT_ACCOUNT, accountParams(account))
+          await client.query(INSERT_KEY, keyParams(key))
+          await client.query('COMMIT')
+        } catch (e) {
+          await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+            broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))
+          })
+          throw e
+        }
+      } finally {
+        client.release(broken)
+      }
+    },
+    async getAccount(id) {
+      const { rows } = await pool.query<AccountRow>(
+        `SELECT id, name, created_at, suspended_at, plan, status, credits_limit, rps_limit FROM accounts WHERE id = $1`,
+        [id],
+      )
+      return rows[0] && toAccount(rows[0])
+    },
+    async addKey(key) {
+      await pool.query(INSERT_KEY, keyParams(key))
+    },
+    async revokeKey(accountId, keyId, at) {
+      const r = await pool.query('UPDATE api_keys SET revoked_at = $1 WHERE account_id = $2 AND id = $3 AND revoked_at IS NULL', [
+        at,
+        accountId,
+        keyId,
+      ])
+      return r.rowCount === 1
+    },
+    async listKeys(accountId) {
+      const { rows } = await pool.query<KeyRow>(
+        'SELECT id, account_id, prefix, created_at, revoked_at FROM api_keys WHERE account_id = $1 ORDER BY created_at, seq',
+        [accountId],
+      )
+      return rows.map(toKey)
+    },
+    async findKeyByHash(hash) {
+      const { rows } = await pool.query<KeyLookup>(
+        `SELECT k.id AS "keyId", k.account_id AS "accountId", a.suspended_at IS NOT NULL AS suspended
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id
+         WHERE k.hash = $1 AND k.revoked_at IS NULL`,
+        [hash],
+      )
+      return rows[0]
+    },
+    async setSuspended(accountId, at) {
+      const r = await pool.query('UPDATE accounts SET suspended_at = $1 WHERE id = $2', [at, accountId])
+      return r.rowCount === 1
+    },
+    async hasAccounts() {
+      const { rows } = await pool.query('SELECT 1 FROM accounts LIMIT 1')
+      return rows.length > 0
+    },
+    // The pool belongs to the container, which ends it after every adapter has stopped.
+    async close() {},
+  }
+}

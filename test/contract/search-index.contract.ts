@@ -1,0 +1,309 @@
+/**
+ * The SearchIndex contract (src/ports/search-index.ts), written against the ports only so every
+ * adapter runs the same suite: `runSearchIndexContract('sqlite', makeIndex)`. Posts reach the index
+ * through the ContentStore it belongs with, as in production. Each test gets an empty store.
+ *
+ * What a query matches is fixed by the reference evaluator `matches(tree, tokenize(text))` of
+ * query-tokens.ts: every adapter returns exactly its ids, so all adapters return the same ids.
+ */
+import fc from 'fast-check'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { parseSearchQuery, type QueryNode, type TermNode } from '../../src/domain/search/query-grammar.ts'
+import { matches, tokenize } from '../../src/domain/search/query-tokens.ts'
+import { CONTENT_KIND, type ContentRow, type ContentStore } from '../../src/ports/content-store.ts'
+import type { SearchIndex } from '../../src/ports/search-index.ts'
+import { companyRef, companyRow, personRef, postIdAt, postRow, profileRow } from '../helpers/content-fixtures.ts'
+
+export interface SearchIndexHandle {
+  store: ContentStore
+  index: SearchIndex
+  dispose(): Promise<void>
+}
+
+const q = (raw: string): QueryNode => parseSearchQuery(raw).tree
+
+// ---------- generated posts and queries, over a vocabulary with the tokenizer's hard cases ----------
+
+const WORDS = [
+  'python', 'java', 'remote', 'hiring', 'machine', 'learning', 'data', 'engineer', 'ai', 'ml',
+  'cafe', 'café', 'Zürich', 'zurich', 'naïve', "O'Neil", 'neil', 'o', "don't", 'don', 'C#', 'c', 'straße',
+  'ΟΔΟΣ', 'οδος', '東京', 'R&D', 'e-mail', 'mail', 'd',
+]
+const HASHTAGS = ['#hiring', '#Hiring', '#remote', '#AI', '#café']
+const SEPARATORS = [' ', ' ', ' ', ', ', ' - ', '\n', '! ', '—', ' (', ') ', '"', "'", ' & ', ': ']
+
+const casing = (word: string, style: number): string =>
+  style === 1 ? word.toUpperCase() : style === 2 ? word.charAt(0).toUpperCase() + word.slice(1) : word
+const vocabWord = fc.tuple(fc.constantFrom(...WORDS), fc.integer({ min: 0, max: 3 })).map(([w, s]) => casing(w, s))
+
+/** A post's text: words, hashtags and separators of the vocabulary. */
+export const postTextArb = fc
+  .array(
+    fc.tuple(fc.oneof({ weight: 5, arbitrary: vocabWord }, { weight: 1, arbitrary: fc.constantFrom(...HASHTAGS) }), fc.constantFrom(...SEPARATORS)),
+    { maxLength: 14 },
+  )
+  .map((parts) => parts.map(([w, sep]) => w + sep).join(''))
+
+const term = (kind: TermNode['kind'], text: string): TermNode => ({ kind, text, tokens: tokenize(text) })
+const termArb: fc.Arbitrary<QueryNode> = fc.oneof(
+  { weight: 4, arbitrary: vocabWord.map((w) => term('word', w)) },
+  { weight: 1, arbitrary: fc.constantFrom(...HASHTAGS).map((h) => term('hashtag', h)) },
+  { weight: 2, arbitrary: fc.array(vocabWord, { minLength: 2, maxLength: 3 }).map((ws) => term('phrase', ws.join(' '))) },
+)
+
+/** Boolean queries as parsed trees: terms under AND, OR and binary NOT, a few levels deep. */
+export const queryTreeArb: fc.Arbitrary<QueryNode> = fc.letrec<{ node: QueryNode }>((tie) => ({
+  node: fc.oneof(
+    { depthSize: 'small', maxDepth: 3, withCrossShrink: true },
+    { weight: 3, arbitrary: termArb },
+    fc.array(tie('node'), { minLength: 2, maxLength: 3 }).map((children): QueryNode => ({ kind: 'and', children })),
+    fc.array(tie('node'), { minLength: 2, maxLength: 3 }).map((children): QueryNode => ({ kind: 'or', children })),
+    fc.tuple(tie('node'), tie('node')).map(([include, exclude]): QueryNode => ({ kind: 'not', include, exclude })),
+  ),
+})).node
+
+/** `count` posts with generated texts, one every minute (ids in time order), every 7th a repost. */
+export function generatedPosts(count: number, seed: number): { id: string; text: string; isRepost: boolean }[] {
+  const texts = fc.sample(postTextArb, { numRuns: count, seed })
+  return texts.map((text, i) => ({ id: postIdAt(i + 1), text, isRepost: i % 7 === 6 }))
+}
+
+const newestFirst = (ids: readonly string[]): string[] => [...ids].sort((a, b) => b.length - a.length || (a < b ? 1 : a > b ? -1 : 0))
+
+export function runSearchIndexContract(name: string, makeIndex: () => Promise<SearchIndexHandle>): void {
+  describe(`SearchIndex contract: ${name}`, () => {
+    let handle: SearchIndexHandle
+    let index: SearchIndex
+    let store: ContentStore
+
+    beforeEach(async () => {
+      handle = await makeIndex()
+      index = handle.index
+      store = handle.store
+    })
+    afterEach(async () => {
+      await handle.dispose()
+    })
+
+    const seed = async (...rows: ContentRow[]): Promise<void> => {
+      expect(await store.write(rows)).toEqual(rows.map(() => ({ ok: true })))
+    }
+    const authors = () => [profileRow(1), profileRow(2, { jobTitle: null }), profileRow(3, { jobTitle: 'Senior Data Engineer' }), companyRow(1), companyRow(2)]
+    /** A post by member 1 at `minute` with `text`. */
+    const post = (minute: number, text: string, over: Parameters<typeof postRow>[2] = {}) =>
+      postRow(postIdAt(minute), personRef(1), { text, ...over })
+
+    describe('matching', () => {
+      beforeEach(async () => {
+        await seed(
+          ...authors(),
+          post(1, 'Python and Java engineers wanted'),
+          post(2, 'We are #hiring a remote data engineer'),
+          post(3, 'hiring: machine learning, remote'),
+          post(4, "Coffee with O'Neil at the Café in Zürich"),
+          post(5, 'learning machine code, not machine learning'),
+          post(6, 'Reposted: python remote hiring', { isRepost: true }),
+          post(7, 'C# and C are different; so are #AI and AI'),
+          post(8, 'neil o and o neil'),
+        )
+      })
+      const ids = (...minutes: number[]) => minutes.map((m) => postIdAt(m))
+
+      it('finds the posts a query matches, newest first', async () => {
+        expect(await index.newestMatches(q('remote'), {}, 10)).toEqual(ids(3, 2))
+        expect(await index.newestMatches(q('hiring'), {}, 10)).toEqual(ids(3))
+        expect(await index.newestMatches(q('#hiring'), {}, 10)).toEqual(ids(2))
+        expect(await index.newestMatches(q('hiring OR #hiring'), {}, 10)).toEqual(ids(3, 2))
+        expect(await index.newestMatches(q('"machine learning"'), {}, 10)).toEqual(ids(5, 3))
+        expect(await index.newestMatches(q('machine learning NOT remote'), {}, 10)).toEqual(ids(5))
+        expect(await index.newestMatches(q('ENGINEER python'), {}, 10)).toEqual([])
+        expect(await index.newestMatches(q('engineers python'), {}, 10)).toEqual(ids(1))
+        expect(await index.newestMatches(q('nothing-like-this'), {}, 10)).toEqual([])
+      })
+
+      it('folds case and Latin diacritics like the tokenizer model, and keeps # and tokens apart as it does', async () => {
+        expect(await index.newestMatches(q('CAFE zurich'), {}, 10)).toEqual(ids(4))
+        expect(await index.newestMatches(q('c#'), {}, 10)).toEqual(ids(7))
+        expect(await index.newestMatches(q('c'), {}, 10)).toEqual(ids(7))
+        expect(await index.newestMatches(q('#ai'), {}, 10)).toEqual(ids(7))
+        // A word with an apostrophe is its tokens in sequence: o neil, not neil o.
+        expect(await index.newestMatches(q("O'Neil"), {}, 10)).toEqual(ids(8, 4))
+        expect(await index.newestMatches(q('"neil o"'), {}, 10)).toEqual(ids(8))
+        expect(await index.newestMatches(q('"o neil" NOT coffee'), {}, 10)).toEqual(ids(8))
+      })
+
+      it('never returns a repost without commentary', async () => {
+        expect(await index.newestMatches(q('reposted'), {}, 10)).toEqual([])
+        expect(await index.scoredMatches(q('python'), {}, 10)).toEqual([{ id: postIdAt(1), score: expect.any(Number) }])
+        expect(await index.matchAmong(q('python'), ids(6, 1))).toEqual([{ id: postIdAt(1), score: expect.any(Number) }])
+      })
+
+      it('honours limit and the id range (below excluded, from included)', async () => {
+        // More operators than a request may hold (5): the index takes any tree.
+        const any: QueryNode = { kind: 'or', children: ['o', 'hiring', 'python', 'machine', 'remote', 'c', '#hiring'].map((w) => term('word', w)) }
+        expect(await index.newestMatches(any, {}, 100)).toEqual(ids(8, 7, 5, 4, 3, 2, 1))
+        expect(await index.newestMatches(any, {}, 2)).toEqual(ids(8, 7))
+        expect(await index.newestMatches(any, { below: postIdAt(5) }, 100)).toEqual(ids(4, 3, 2, 1))
+        expect(await index.newestMatches(any, { from: postIdAt(3) }, 100)).toEqual(ids(8, 7, 5, 4, 3))
+        expect(await index.newestMatches(any, { below: postIdAt(5), from: postIdAt(3) }, 100)).toEqual(ids(4, 3))
+        expect(await index.newestMatches(any, { below: postIdAt(3), from: postIdAt(3) }, 100)).toEqual([])
+        expect(await index.newestMatches(any, { below: '9223372036854775807' }, 100)).toHaveLength(7)
+        expect(await index.newestMatches(any, {}, 0)).toEqual([])
+        const scored = await index.scoredMatches(any, { below: postIdAt(5), from: postIdAt(2) }, 2)
+        expect(scored.map((s) => s.id)).toEqual(ids(4, 3))
+      })
+
+      it('matchAmong keeps the order of the ids asked about and leaves out the rest', async () => {
+        const got = await index.matchAmong(q('remote OR python'), [postIdAt(1), postIdAt(99), postIdAt(4), postIdAt(3), postIdAt(2)])
+        expect(got.map((s) => s.id)).toEqual(ids(1, 3, 2))
+        expect(got.every((s) => Number.isFinite(s.score) && s.score > 0)).toBe(true)
+        expect(await index.matchAmong(q('remote'), [])).toEqual([])
+      })
+
+      it('re-indexes a re-written post: the old text no longer matches, a repost leaves the index, a post comes back', async () => {
+        await seed(post(1, 'Rust engineers wanted'))
+        expect(await index.newestMatches(q('python'), {}, 10)).toEqual([])
+        expect(await index.newestMatches(q('rust'), {}, 10)).toEqual(ids(1))
+        await seed(post(2, 'We are #hiring a remote data engineer', { isRepost: true }))
+        expect(await index.newestMatches(q('remote'), {}, 10)).toEqual(ids(3))
+        await seed(post(6, 'no longer a repost: remote'))
+        expect(await index.newestMatches(q('remote'), {}, 10)).toEqual(ids(6, 3))
+        expect(await index.newestMatches(q('reposted'), {}, 10)).toEqual([])
+      })
+    })
+
+    describe('relevance', () => {
+      it('scores like BM25: a rarer term, more occurrences and a shorter post rank higher', async () => {
+        const filler = Array.from({ length: 30 }, (_, i) => post(100 + i, `common words only ${i}`))
+        await seed(
+          ...authors(),
+          ...filler,
+          post(1, 'common rare'),
+          post(2, 'common common filler'),
+          post(3, 'rare rare filler'),
+          post(4, 'rare and a good deal of other words around it here'),
+        )
+        const scores = new Map((await index.scoredMatches(q('common OR rare'), {}, 100)).map((s) => [s.id, s.score]))
+        const s = (m: number) => scores.get(postIdAt(m)) as number
+        expect(s(3)).toBeGreaterThan(s(2)) // rare twice beats common twice
+        expect(s(1)).toBeGreaterThan(s(4)) // the shorter post with the rare term (and common too)
+        expect(s(3)).toBeGreaterThan(s(4)) // more occurrences
+        const rareOnly = await index.scoredMatches(q('rare'), {}, 100)
+        expect(rareOnly.map((x) => x.id)).toEqual([postIdAt(4), postIdAt(3), postIdAt(1)])
+        const short = rareOnly.find((x) => x.id === postIdAt(1))!.score
+        expect(short).toBeGreaterThan(rareOnly.find((x) => x.id === postIdAt(4))!.score)
+        // matchAmong scores as scoredMatches does.
+        const among = await index.matchAmong(q('common OR rare'), [postIdAt(3), postIdAt(1)])
+        expect(among).toEqual([
+          { id: postIdAt(3), score: expect.closeTo(s(3), 9) },
+          { id: postIdAt(1), score: expect.closeTo(s(1), 9) },
+        ])
+      })
+    })
+
+    describe('authors, facts and items', () => {
+      beforeEach(async () => {
+        await seed(
+          ...authors(),
+          postRow(postIdAt(1), personRef(1), { contentKinds: CONTENT_KIND.image | CONTENT_KIND.jobPost, mentions: ['10001', '10002'] }),
+          postRow(postIdAt(2), personRef(2)),
+          postRow(postIdAt(3), companyRef(1), { contentKinds: CONTENT_KIND.video }),
+          postRow(postIdAt(4), personRef(1), { isRepost: true }),
+          postRow(postIdAt(5), personRef(3), { docSearch: '{"item":"ü🚀"}' }),
+          postRow(postIdAt(6), personRef(1)),
+          postRow(postIdAt(7), companyRef(2)),
+          postRow(postIdAt(8), companyRef(1), { isRepost: true }),
+        )
+      })
+
+      it('authorPosts merges the authors\' own posts newest first, without reposts, within range and limit', async () => {
+        const ids = (...minutes: number[]) => minutes.map((m) => postIdAt(m))
+        expect(await index.authorPosts([personRef(1), companyRef(1)], {}, 10)).toEqual(ids(6, 3, 1))
+        expect(await index.authorPosts([personRef(1), companyRef(1), personRef(1)], {}, 2)).toEqual(ids(6, 3))
+        expect(await index.authorPosts([personRef(1), companyRef(1)], { below: postIdAt(6) }, 10)).toEqual(ids(3, 1))
+        expect(await index.authorPosts([personRef(1), companyRef(1)], { from: postIdAt(3) }, 10)).toEqual(ids(6, 3))
+        expect(await index.authorPosts([companyRef(2), personRef(3), personRef(2)], {}, 10)).toEqual(ids(7, 5, 2))
+        expect(await index.authorPosts([personRef(9), companyRef(9)], {}, 10)).toEqual([])
+        expect(await index.authorPosts([], {}, 10)).toEqual([])
+      })
+
+      it('facts gives each existing post its author, content kinds, mentions and the author\'s job title', async () => {
+        const facts = await index.facts([postIdAt(1), postIdAt(2), postIdAt(3), postIdAt(5), postIdAt(99)])
+        expect([...facts.keys()].sort()).toEqual([postIdAt(1), postIdAt(2), postIdAt(3), postIdAt(5)].sort())
+        expect(facts.get(postIdAt(1))).toEqual({
+          authorKind: 'person',
+          authorId: personRef(1).id,
+          contentKinds: CONTENT_KIND.image | CONTENT_KIND.jobPost,
+          mentions: ['10001', '10002'],
+          authorJobTitle: 'Title 1',
+        })
+        expect(facts.get(postIdAt(2))).toMatchObject({ mentions: [], authorJobTitle: null, contentKinds: 0 })
+        expect(facts.get(postIdAt(3))).toEqual({
+          authorKind: 'company',
+          authorId: companyRef(1).id,
+          contentKinds: CONTENT_KIND.video,
+          mentions: [],
+          authorJobTitle: null,
+        })
+        expect(facts.get(postIdAt(5))?.authorJobTitle).toBe('Senior Data Engineer')
+        expect((await index.facts([])).size).toBe(0)
+      })
+
+      it('items are the stored search documents, as their UTF-8 bytes', async () => {
+        const items = await index.items([postIdAt(5), postIdAt(1), postIdAt(99)])
+        expect([...items.keys()].sort()).toEqual([postIdAt(1), postIdAt(5)].sort())
+        expect(Buffer.isBuffer(items.get(postIdAt(5)))).toBe(true)
+        expect(items.get(postIdAt(5))?.equals(Buffer.from('{"item":"ü🚀"}'))).toBe(true)
+        expect(items.get(postIdAt(1))?.toString()).toBe(JSON.stringify({ search: postIdAt(1) }))
+        expect((await index.items([])).size).toBe(0)
+      })
+    })
+
+    describe('against the reference evaluator', () => {
+      const posts = generatedPosts(300, 4_12)
+      const expected = (tree: QueryNode, keep: (id: string) => boolean = () => true): string[] =>
+        newestFirst(posts.filter((p) => !p.isRepost && keep(p.id) && matches(tree, tokenize(p.text))).map((p) => p.id))
+
+      beforeEach(async () => {
+        await seed(profileRow(1), ...posts.map((p) => postRow(p.id, personRef(1), { text: p.text, isRepost: p.isRepost })))
+      })
+
+      it('matches exactly the posts matches(tree, tokenize(text)) selects, for generated boolean queries', async () => {
+        let informative = 0
+        await fc.assert(
+          fc.asyncProperty(queryTreeArb, async (tree) => {
+            const want = expected(tree)
+            expect(await index.newestMatches(tree, {}, 1000)).toEqual(want)
+            if (want.length > 0 && want.length < 200) informative++
+          }),
+          { numRuns: 300, seed: 2026 },
+        )
+        // Most queries should select some posts and not all, or equality proves little.
+        expect(informative).toBeGreaterThan(120)
+      })
+
+      it('scoredMatches and matchAmong select the same posts, within ranges', async () => {
+        await fc.assert(
+          fc.asyncProperty(
+            queryTreeArb,
+            fc.integer({ min: 1, max: 300 }),
+            fc.integer({ min: 0, max: 150 }),
+            fc.subarray(posts.map((p) => p.id)),
+            async (tree, top, span, among) => {
+              const below = postIdAt(top + 1)
+              const from = postIdAt(Math.max(1, top - span))
+              const want = expected(tree, (id) => id < below && id >= from)
+              expect(await index.newestMatches(tree, { below, from }, 1000)).toEqual(want)
+              const scored = await index.scoredMatches(tree, { below, from }, 1000)
+              expect(scored.map((s) => s.id)).toEqual(want)
+              expect(scored.every((s) => Number.isFinite(s.score) && s.score > 0)).toBe(true)
+              const hits = new Set(expected(tree))
+              expect((await index.matchAmong(tree, among)).map((s) => s.id)).toEqual(among.filter((id) => hits.has(id)))
+            },
+          ),
+          { numRuns: 120, seed: 412 },
+        )
+      })
+    })
+  })
+}
