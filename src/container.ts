@@ -12,6 +12,13 @@ import { createSqliteLedger } from './adapters/sqlite/sqlite-ledger.ts'
 import { classifySqliteError } from './adapters/sqlite/sqlite-errors.ts'
 import type { ErrorClassifier } from './http/error-handler.ts'
 import { Registry } from 'prom-client'
+import { migratePostgres, openPostgres, SEED_LOCK, sharedSecret, withAdvisoryLock } from './adapters/postgres/database.ts'
+import { classifyPgError } from './adapters/postgres/pg-errors.ts'
+import { createPgAccountStore } from './adapters/postgres/pg-account-store.ts'
+import { createPgContentStore } from './adapters/postgres/pg-content-store.ts'
+import { createPgLedger } from './adapters/postgres/pg-ledger.ts'
+import { createPgSearchIndex } from './adapters/postgres/pg-search-index.ts'
+import type { SearchIndex } from './ports/search-index.ts'
 import { createSqliteSearchIndex } from './adapters/sqlite/sqlite-search-index.ts'
 import { createSearchService, type SearchService } from './domain/search/search.service.ts'
 import { createThreadCommitter, createWorkerCommitter } from './adapters/sqlite/ledger-committer.ts'
@@ -89,25 +96,30 @@ export function loadSecret(config: Config): string {
   return secret
 }
 
-export async function createContainer(config: Config, overrides: ContainerOverrides = {}): Promise<Container> {
-  if (config.databaseUrl) {
-    throw new Error('DATABASE_URL (PostgreSQL) is not supported yet by this build; unset it to use the embedded SQLite store.')
-  }
-  const testClock = !overrides.clock && config.testClock ? createOffsetClock() : undefined
-  const clock: Clock = overrides.clock ?? testClock ?? systemClock
+/** The stores of one backend, and what the rest of the container needs to know about them. */
+interface Stores {
+  contentStore: ContentStore
+  accountStore: AccountStore
+  ledger: Ledger
+  searchIndex: SearchIndex
+  secret: string | Buffer
+  classifyError: ErrorClassifier
+  exclusive<T>(work: () => Promise<T>): Promise<T>
+  close(): Promise<void>
+}
 
+const newLotId = () => `lot_${randomBytes(9).toString('base64url')}`
+
+/** Embedded: one SQLite file in the data dir (or ':memory:' in tests), ledger commits on a worker. */
+function sqliteStores(config: Config, overrides: ContainerOverrides, logger: Logger): Stores {
   const sqlitePath = overrides.sqlitePath ?? join(config.dataDir, 'pronet.db')
   if (sqlitePath !== ':memory:') mkdirSync(config.dataDir, { recursive: true })
   const db: SqliteDb = openSqlite(sqlitePath)
-
   const contentStore = createSqliteContentStore(db)
   const accountStore = createSqliteAccountStore(db)
-  const tokens = createTokenSigner(sqlitePath === ':memory:' && !config.secret ? randomBytes(32) : loadSecret(config))
-  const platformHost = config.platformHost
-  const logger = pino({ level: config.logLevel, base: { service: 'pronet' } })
   const inWorker = sqlitePath !== ':memory:' && overrides.commitInWorker !== false
   const ledger = createSqliteLedger(db, {
-    newLotId: () => `lot_${randomBytes(9).toString('base64url')}`,
+    newLotId,
     onBatchReplay: (error) => logger.warn({ error }, 'billing batch replayed request by request'),
     ...(inWorker
       ? {
@@ -119,8 +131,70 @@ export async function createContainer(config: Config, overrides: ContainerOverri
         }
       : {}),
   })
+  return {
+    contentStore,
+    accountStore,
+    ledger,
+    searchIndex: createSqliteSearchIndex(db),
+    secret: sqlitePath === ':memory:' && !config.secret ? randomBytes(32) : loadSecret(config),
+    classifyError: classifySqliteError,
+    // One process owns an embedded store while it serves.
+    exclusive: (work) => work(),
+    async close() {
+      await ledger.close()
+      await contentStore.close()
+      await accountStore.close()
+      db.close()
+    },
+  }
+}
+
+/**
+ * Scale-out: PostgreSQL shared by every node. Migrations run at start under an advisory lock, the
+ * first-start seeding under another, and the server secret (cursors and tokens must verify on every
+ * node) is PRONET_SECRET or one generated once and kept in the database.
+ */
+async function postgresStores(config: Config, url: string, logger: Logger, metrics: Registry): Promise<Stores> {
+  const pool = openPostgres(url)
+  try {
+    await migratePostgres(pool)
+  } catch (e) {
+    await pool.end()
+    throw e
+  }
+  const contentStore = createPgContentStore(pool)
+  const accountStore = createPgAccountStore(pool)
+  const ledger = createPgLedger(pool, { newLotId })
+  const secret = config.secret ?? (await sharedSecret(pool))
+  return {
+    contentStore,
+    accountStore,
+    ledger,
+    searchIndex: createPgSearchIndex(pool),
+    secret,
+    classifyError: classifyPgError,
+    exclusive: (work) => withAdvisoryLock(pool, SEED_LOCK, work),
+    async close() {
+      await ledger.close()
+      await contentStore.close()
+      await accountStore.close()
+      await pool.end()
+    },
+  }
+}
+
+export async function createContainer(config: Config, overrides: ContainerOverrides = {}): Promise<Container> {
+  const testClock = !overrides.clock && config.testClock ? createOffsetClock() : undefined
+  const clock: Clock = overrides.clock ?? testClock ?? systemClock
+  const logger = pino({ level: config.logLevel, base: { service: 'pronet' } })
   // Process-wide default metrics are added by `serve` only: tests build many containers per process.
   const metrics = new Registry()
+  const stores = config.databaseUrl
+    ? await postgresStores(config, config.databaseUrl, logger, metrics)
+    : sqliteStores(config, overrides, logger)
+  const { contentStore, accountStore, ledger } = stores
+  const tokens = createTokenSigner(stores.secret)
+  const platformHost = config.platformHost
   // REDIS_URL: rate budgets, search leases and key revocations shared by every node. Redis's own clock
   // decides the windows, unless the clock is the operator's test clock (or a test's).
   const limiter: RateLimiter = config.redisUrl
@@ -133,6 +207,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     : createMemoryRateLimiter()
   const bus = config.redisUrl ? await createRedisInvalidationBus({ url: config.redisUrl, logger }) : undefined
   const sleep = overrides.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+  let closing: Promise<void> | undefined
 
   return {
     config,
@@ -155,18 +230,18 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     limiter,
     metering: createMeteringService({ ledger, limiter, clock, sleep, buyCreditsUrl: config.buyCreditsUrl }),
     usage: createUsageReporter({ ledger, clock }),
-    search: createSearchService({ index: createSqliteSearchIndex(db), tokens, clock, platformHost }),
+    search: createSearchService({ index: stores.searchIndex, tokens, clock, platformHost }),
     metrics,
-    classifyError: classifySqliteError,
-    // One process owns an embedded store while it serves.
-    exclusive: (work) => work(),
-    async close() {
-      await ledger.close()
-      await limiter.close()
-      await bus?.close()
-      await contentStore.close()
-      await accountStore.close()
-      db.close()
+    classifyError: stores.classifyError,
+    exclusive: stores.exclusive,
+    // Idempotent: a second close (a test that pulled the store away, then its cleanup) waits for the first.
+    close() {
+      closing ??= (async () => {
+        await limiter.close()
+        await bus?.close()
+        await stores.close()
+      })()
+      return closing
     },
   }
 }

@@ -11,6 +11,8 @@ import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config/config.ts'
 import { createContainer, type Container } from '../../src/container.ts'
 import type { NewAccount } from '../../src/domain/accounts/accounts.service.ts'
+import { createTestDatabase, postgresAvailable } from './postgres.ts'
+import { REDIS_URL, redisAvailable } from './redis.ts'
 
 export const ADMIN_TOKEN = 'test-admin-token'
 
@@ -30,17 +32,20 @@ export const ROOMY_ACCOUNT: NewAccount = { name: 'test', plan: 'custom', credits
 export async function makeTestApp(
   opts: { records?: readonly unknown[]; nowMs?: number; env?: Record<string, string>; account?: NewAccount } = {},
 ): Promise<TestApp> {
+  const backend = await testBackend()
   const config = loadConfig({
     PRONET_SEED: 'none',
     LOG_LEVEL: 'silent',
     PRONET_SECRET: 'test-secret',
     PRONET_ADMIN_TOKEN: ADMIN_TOKEN,
     PRONET_DATA_DIR: '/nonexistent-test-dir',
+    ...backend.env,
     ...opts.env,
   })
   const clock = createManualClock(opts.nowMs ?? Date.UTC(2026, 10, 1))
   // The batch's wait for rate units moves the manual clock instead of sleeping.
   const c = await createContainer(config, { clock, sqlitePath: ':memory:', sleep: async (ms) => clock.advance(ms) })
+  const dropDatabase = backend.drop
   if (opts.records && opts.records.length > 0) {
     const outcomes = await c.writer.write(opts.records)
     const refused = outcomes.map((o, i) => ({ o, i })).filter(({ o }) => !o.ok)
@@ -59,8 +64,23 @@ export async function makeTestApp(
     async close() {
       await app.close()
       await c.close()
+      await dropDatabase?.()
     },
   }
+}
+
+/**
+ * The store the HTTP suites run on: in-memory SQLite by default; PRONET_TEST_BACKEND=postgres runs
+ * them on a fresh PostgreSQL database of their own with the Redis limiter and bus (vitest's
+ * `postgres+redis` project), so one suite checks every backend.
+ */
+export async function testBackend(): Promise<{ env: Record<string, string>; drop?: () => Promise<void> }> {
+  if (process.env.PRONET_TEST_BACKEND !== 'postgres') return { env: {} }
+  if (!(await postgresAvailable()) || !(await redisAvailable())) {
+    throw new Error('PRONET_TEST_BACKEND=postgres needs PostgreSQL and Redis')
+  }
+  const db = await createTestDatabase()
+  return { env: { DATABASE_URL: db.url, REDIS_URL }, drop: db.drop }
 }
 
 const compiled = new Map<TSchema, ReturnType<typeof Compile>>()
