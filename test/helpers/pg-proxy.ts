@@ -1,20 +1,25 @@
 /**
  * A TCP proxy between a pool and PostgreSQL that can lose a COMMIT on purpose. It reads the client's
  * side of the protocol message by message (the length-prefixed startup messages, then type byte +
- * length), and when a simple query ('Q') matches the armed fault it either
- *   - forwards that query and half-closes the server side after it (so the server runs it to the
- *     end, COMMIT included, but its reply is thrown away): an applied COMMIT whose answer was lost; or
- *   - drops it: the transaction never reaches COMMIT and the server rolls it back on EOF;
- * then cuts every connection it carries (the client sees "Connection terminated unexpectedly", as
- * when the server stops) and refuses new ones (accepts and closes them at once) for `outageMs`.
+ * length), and when a simple query ('Q') matches the armed fault:
+ *   - 'apply': forwards that query and half-closes the server side after it (so the server runs it
+ *     to the end, COMMIT included, but its reply is thrown away): an applied COMMIT whose answer was
+ *     lost. Then it cuts every connection it carries (the client sees "Connection terminated
+ *     unexpectedly", as when the server stops) and refuses new ones (accepts and closes them at once)
+ *     for `outageMs`.
+ *   - 'drop': the same, but the query never reaches the server, which rolls the transaction back on EOF.
+ *   - 'hang': a network cut: the query is not forwarded and nothing is closed; every connection stops
+ *     carrying anything in either direction, for good, and new ones accepted during `outageMs` hang
+ *     too. A client that gives up and closes its side leaves the server side open (the server never
+ *     learns): the session stays idle in its transaction until the server's own timeouts end it.
  */
 import net from 'node:net'
 
 export interface Fault {
   /** Which simple query trips the fault (its SQL text). */
   match: (sql: string) => boolean
-  /** true: the query reaches the server (it commits), only the reply is lost; false: it never arrives. */
-  forward: boolean
+  /** 'apply': it reaches the server, only the reply is lost; 'drop': it never arrives; 'hang': a network cut. */
+  effect: 'apply' | 'drop' | 'hang'
   /** How long new connections are refused after the fault (ms). */
   outageMs: number
 }
@@ -28,7 +33,7 @@ export interface PgProxy {
   readonly fired: number
   /** Connections accepted while not refusing (each a fresh connection to the server). */
   readonly connections: number
-  /** Ends a refusal period now. */
+  /** Ends a refusal period now, and closes the connections a network cut left hanging. */
   heal(): void
   close(): Promise<void>
 }
@@ -40,7 +45,7 @@ const QUERY = 0x51 // 'Q'
 interface Pair {
   client: net.Socket
   server: net.Socket
-  /** The server side is left to finish the forwarded query; its reply is discarded. */
+  /** The server side is left open (to finish the forwarded query, or never told); nothing more is relayed. */
   lingering: boolean
 }
 
@@ -48,13 +53,21 @@ export async function startPgProxy(target: { host: string; port: number }): Prom
   const pairs = new Set<Pair>()
   let armed: (Fault & { fired: () => void }) | undefined
   let refuseUntil = 0
+  let hangNew = false
+  /** Connections accepted during a network cut, never answered. */
+  const hung = new Set<net.Socket>()
   let fired = 0
   let connections = 0
 
   function trip(tripped: Pair, query: Buffer, fault: Fault): void {
     refuseUntil = Date.now() + fault.outageMs
+    hangNew = fault.effect === 'hang'
     fired++
-    if (fault.forward) {
+    if (fault.effect === 'hang') {
+      for (const p of pairs) p.lingering = true
+      return
+    }
+    if (fault.effect === 'apply') {
       tripped.lingering = true
       tripped.server.write(query)
       // FIN after the query: the server reads it whole, runs it, then sees EOF and ends the session.
@@ -73,7 +86,12 @@ export async function startPgProxy(target: { host: string; port: number }): Prom
   const listener = net.createServer((client) => {
     client.on('error', () => {})
     if (Date.now() < refuseUntil) {
-      client.destroy()
+      // Refused, or (a network cut) never answered.
+      if (!hangNew) client.destroy()
+      else {
+        hung.add(client)
+        client.on('close', () => hung.delete(client))
+      }
       return
     }
     connections++
@@ -86,7 +104,8 @@ export async function startPgProxy(target: { host: string; port: number }): Prom
     })
     server.on('close', () => {
       pairs.delete(pair)
-      client.destroy()
+      // Across a network cut the client never learns that the server closed.
+      if (!pair.lingering) client.destroy()
     })
     client.on('close', () => {
       pairs.delete(pair)
@@ -95,6 +114,7 @@ export async function startPgProxy(target: { host: string; port: number }): Prom
     let pending = Buffer.alloc(0)
     let startup = true
     client.on('data', (chunk: Buffer) => {
+      if (pair.lingering) return
       pending = Buffer.concat([pending, chunk])
       for (;;) {
         if (startup) {
@@ -149,8 +169,11 @@ export async function startPgProxy(target: { host: string; port: number }): Prom
     },
     heal() {
       refuseUntil = 0
+      // Connections left hanging by a network cut fail now rather than at their connect timeout.
+      for (const c of hung) c.destroy()
     },
     async close() {
+      for (const c of hung) c.destroy()
       for (const p of pairs) {
         p.client.destroy()
         p.server.destroy()

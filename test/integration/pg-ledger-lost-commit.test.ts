@@ -5,6 +5,9 @@
  *  (a) a COMMIT that was applied but whose reply was lost resolves as settled once the database
  *      answers again: one debit, usage counted once;
  *  (b) a transaction that never reached COMMIT is applied once, on a fresh connection;
+ *  (b') a network cut (nothing answers, nothing closes) while the COMMIT is on its way: the run is
+ *      cut off client-side, the server ends the session left idle in its transaction (and its lock
+ *      on the account), and the retry applies the settle once;
  *  (c) past the deadline the settle rejects; once the database answers, a settle that had committed
  *      is compensated (credits back on the same lot by an 'adjust' entry, usage moved to a free 503),
  *      one that had not is fenced and counted under 503, and the ledger stays append-only and
@@ -57,8 +60,8 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
   })
 
   /** A node whose pool goes through the proxy. */
-  function node(options: Partial<PgLedgerOptions> = {}) {
-    const pool = openPostgres(proxy.url(db.url), { max: 4 })
+  function node(options: Partial<PgLedgerOptions> = {}, idleInTransactionTimeoutMs?: number) {
+    const pool = openPostgres(proxy.url(db.url), { max: 4, idleInTransactionTimeoutMs })
     const logs: LogLine[] = []
     const registry = new Registry()
     const ledger = createPgLedger(pool, {
@@ -163,7 +166,7 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
       const id = await account(10)
       const h = await hold(n.ledger, id, 3)
       const l = line(id, 3)
-      const fired = proxy.arm({ match: settleCommit, forward: true, outageMs: 400 })
+      const fired = proxy.arm({ match: settleCommit, effect: 'apply', outageMs: 400 })
       const before = proxy.connections
       let answered = false
       const settled = n.ledger.settle(h, l).finally(() => (answered = true))
@@ -192,7 +195,7 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
       const id = await account(10)
       const holds = [await hold(n.ledger, id, 1), await hold(n.ledger, id, 2), await hold(n.ledger, id, 1)]
       const lines = [line(id, 1), line(id, 2, 200, '/api/v1/company'), line(id, 0, 500)]
-      const fired = proxy.arm({ match: settleCommit, forward: true, outageMs: 400 })
+      const fired = proxy.arm({ match: settleCommit, effect: 'apply', outageMs: 400 })
       // The first call starts a transaction alone; the next ones wait for it and travel together.
       const [first, a, b, late] = await Promise.allSettled([
         n.ledger.hold(id, 0, T0),
@@ -233,7 +236,7 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
     try {
       const id = await account(10)
       const l = line(id, 0, 402)
-      const fired = proxy.arm({ match: freeSettle, forward: true, outageMs: 300 })
+      const fired = proxy.arm({ match: freeSettle, effect: 'apply', outageMs: 300 })
       expect(await n.ledger.settle(null, l)).toEqual({ ok: true, charged: 0 })
       await fired
       expect(await usage(id)).toEqual([{ status: 402, requests: 1, billable: 0, credits: 0 }])
@@ -249,7 +252,7 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
       const id = await account(10)
       const h = await hold(n.ledger, id, 4)
       const l = line(id, 4)
-      const fired = proxy.arm({ match: settleCommit, forward: false, outageMs: 300 })
+      const fired = proxy.arm({ match: settleCommit, effect: 'drop', outageMs: 300 })
       const settled = n.ledger.settle(h, l)
       await fired
       // Nothing of it reached the server: its transaction was rolled back there.
@@ -270,13 +273,45 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
       const id = await account(10)
       const h = await hold(n.ledger, id, 10)
       const l = line(id, 0, 500)
-      const fired = proxy.arm({ match: freeSettle, forward: false, outageMs: 300 })
+      const fired = proxy.arm({ match: freeSettle, effect: 'drop', outageMs: 300 })
       expect(await n.ledger.settle(h, l)).toEqual({ ok: true, charged: 0 })
       await fired
       expect(await usage(id)).toEqual([{ status: 500, requests: 1, billable: 0, credits: 0 }])
       expect(await holdsLeft(id)).toBe(0)
       expect(await entries(id)).toEqual([expect.objectContaining({ kind: 'grant', delta: 10 })])
     } finally {
+      await n.close()
+    }
+  })
+
+  it("(b') a network cut while the COMMIT is on its way: cut off client-side, the server ends the idle transaction, applied once", async () => {
+    const n = node({ runTimeoutMs: 400, settleDeadlineMs: 8_000 }, 1_000)
+    try {
+      const id = await account(10)
+      const h = await hold(n.ledger, id, 2)
+      const l = line(id, 2)
+      const fired = proxy.arm({ match: settleCommit, effect: 'hang', outageMs: 600 })
+      const started = Date.now()
+      const settled = n.ledger.settle(h, l)
+      await fired
+      // The session that took the account's lock is still there, idle in its transaction.
+      const idleInTransaction = async () =>
+        (
+          await direct.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'`,
+          )
+        ).rows[0]?.n
+      expect(await idleInTransaction()).toBe(1)
+      expect(await settled).toEqual({ ok: true, charged: 2 })
+      // Not before the server ended that session (idle_in_transaction_session_timeout: 1 s).
+      expect(Date.now() - started).toBeGreaterThanOrEqual(900)
+      expect(await idleInTransaction()).toBe(0)
+      expect((await entries(id)).filter((e) => e.kind === 'debit')).toEqual([expect.objectContaining({ delta: -2, request_id: l.requestId })])
+      expect(await balanced(id)).toEqual([8])
+      expect(await usage(id)).toEqual([{ status: 200, requests: 1, billable: 1, credits: 2 }])
+      expect(n.logs).toEqual([])
+    } finally {
+      proxy.heal()
       await n.close()
     }
   })
@@ -289,7 +324,7 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
       const h2 = await hold(n.ledger, id, 2)
       const committed = line(id, 3)
       const rolledBack = line(id, 2)
-      const fired = proxy.arm({ match: settleCommit, forward: true, outageMs: 2_500 })
+      const fired = proxy.arm({ match: settleCommit, effect: 'apply', outageMs: 2_500 })
       const first = n.ledger.settle(h1, committed)
       await fired
       // During the outage: this one never gets a connection, so it certainly did not commit.
@@ -345,7 +380,7 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
     try {
       const id = await account(10)
       const l = line(id, 0, 402)
-      const fired = proxy.arm({ match: freeSettle, forward: true, outageMs: 1_500 })
+      const fired = proxy.arm({ match: freeSettle, effect: 'apply', outageMs: 1_500 })
       const settled = n.ledger.settle(null, l)
       await fired
       await expect(settled).rejects.toSatisfy(isPgUnavailable)
@@ -364,7 +399,7 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
       const id = await account(10)
       const h = await hold(n.ledger, id, 1)
       const l = line(id, 1)
-      const fired = proxy.arm({ match: settleCommit, forward: true, outageMs: 60_000 })
+      const fired = proxy.arm({ match: settleCommit, effect: 'apply', outageMs: 60_000 })
       const settled = n.ledger.settle(h, l)
       await fired
       await expect(settled).rejects.toSatisfy(isPgUnavailable)

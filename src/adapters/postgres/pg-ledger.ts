@@ -27,9 +27,10 @@
  * (one snapshot) and locks only when a renewal is due; usage() and entries() are single statements.
  *
  * Lost COMMITs. When the connection drops while a settle's COMMIT is in flight (server stopped,
- * network cut) the transaction may or may not have committed. Every settle that writes anything
- * records its request id in settled_requests (migration 004) in the same transaction, so the answer
- * can be read afterwards, and the primary key makes a settle apply at most once whatever races:
+ * network cut) the transaction may or may not have committed. Every settle that bills or counts
+ * anything records its request id in settled_requests (migration 004) in the same transaction (a
+ * settle refused for lack of credits records nothing: it only releases its hold), so the answer can
+ * be read afterwards, and the primary key makes a settle apply at most once whatever races:
  *  - A settle whose transaction fails with a connection-class error (isPgUnavailable) is retried on
  *    fresh connections until `settleDeadlineMs` (default 15 s) has passed since the failure. A run of
  *    a billing group first takes the account's lock, which the lost transaction held since before its
@@ -39,6 +40,10 @@
  *    cover them). A usage-only line (and a free settle) re-applies behind INSERT … ON CONFLICT DO
  *    NOTHING on its request id: the insert waits for a conflicting transaction still running and
  *    applies nothing if that one committed.
+ *  - A network cut answers nothing and closes nothing: each run of a hold or settle transaction is
+ *    cut off client-side after `runTimeoutMs` (default 10 s) by closing its socket, which then counts
+ *    as a lost connection; the server ends the abandoned session, and releases the account's lock,
+ *    after idle_in_transaction_session_timeout (openPostgres sets 10 s).
  *  - Holds are not retried: a hold whose transaction fails is answered with the error; if it did
  *    commit, its row is an orphan that nobody can settle (its id never reached a caller), that stops
  *    counting at expiry, and that the background check below deletes as soon as it can.
@@ -66,6 +71,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
+import { Counter, Gauge, type Registry } from 'prom-client'
 import {
   addPack as addPackRule,
   balanceAt,
@@ -77,7 +83,6 @@ import {
   type Mutation,
   type Subscription,
 } from '../../domain/billing/billing-rules.ts'
-import { Counter, Gauge, type Registry } from 'prom-client'
 import { utcDay } from '../../domain/billing/calendar.ts'
 import type { Hold, HoldResult, Ledger, LedgerEntry, SettleResult, UsageLine, UsageRow } from '../../ports/ledger.ts'
 import type { PgPool } from './database.ts'
@@ -96,8 +101,11 @@ const UNAVAILABLE_STATUS = 503
 const PRUNE_BATCH = 5_000
 /** In-doubt ids resolved per transaction of the background check. */
 const CHECK_BATCH = 500
-/** A run of the background check that has not finished in this long is cut off (its socket closed). */
-const CHECK_TIMEOUT_MS = 10_000
+/**
+ * A run of the background check that has not finished in this long is cut off (its socket closed):
+ * longer than the server's statement timeout (15 s by default), so a lock wait fails there first.
+ */
+const CHECK_TIMEOUT_MS = 20_000
 /** The least time a retry run is given, even right at the deadline. */
 const MIN_RUN_MS = 250
 
@@ -122,6 +130,14 @@ export interface PgLedgerOptions {
    * retrying on fresh connections before it rejects and its request goes in doubt (default 15 s).
    */
   settleDeadlineMs?: number
+  /**
+   * A run of a hold or settle transaction not finished in this long is cut off by closing its socket
+   * (default 10 s; the server's statement timeout normally answers first). After a network cut
+   * nothing answers and nothing closes: without it the run would wait for TCP to give up (minutes),
+   * and the account's requests on this node behind it. A run cut off is a lost connection like any
+   * other: retried, or in doubt.
+   */
+  runTimeoutMs?: number
   /** Period of the background check of in-doubt requests (default 1000 ms). */
   inDoubtCheckMs?: number
   /** Where in-doubt requests and their compensations are reported (pino's warn and error). */
@@ -421,6 +437,7 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
   const attempts = Math.max(1, opts.attempts ?? 5)
   const newHoldId = opts.newHoldId ?? (() => `hold_${randomBytes(12).toString('base64url')}`)
   const settleDeadlineMs = opts.settleDeadlineMs ?? SETTLE_DEADLINE_MS
+  const runTimeoutMs = opts.runTimeoutMs ?? 10_000
   const inDoubtCheckMs = opts.inDoubtCheckMs ?? 1000
   const retentionMs = opts.settledRetentionMs ?? SETTLED_RETENTION_MS
   const pruneEveryMs = opts.pruneEveryMs ?? 3_600_000
@@ -515,12 +532,12 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
 
   /**
    * Runs `work` on one connection; after a serialization failure or a deadlock (the transaction was
-   * rolled back whole) it runs again from the start.
+   * rolled back whole) it runs again from the start. `guarded`: each run is cut off after runTimeoutMs.
    */
-  async function retrying<T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  async function retrying<T>(work: (c: pg.PoolClient) => Promise<T>, guarded = false): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await withClient(work)
+        return await withClient(work, guarded ? Date.now() + runTimeoutMs : undefined)
       } catch (e) {
         if (attempt < attempts && retryable(e)) {
           await sleep(Math.random() * 5 * attempt)
@@ -644,8 +661,11 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
       p.commitSent = false
       p.granted = []
       return combined(c, accountId, requests, p)
-    })
+    }, true)
   }
+
+  /** The end of a retry run: runTimeoutMs from now, but not past the deadline. */
+  const runUntil = (deadline: number) => Math.min(deadline, Date.now() + runTimeoutMs)
 
   /**
    * A group's transaction lost its connection: its holds fail now (a hold that did commit is an
@@ -683,7 +703,7 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
       await pause(n, deadline)
       const p = progress(true)
       try {
-        deliver(await withClient((c) => combined(c, accountId, pending, p), deadline))
+        deliver(await withClient((c) => combined(c, accountId, pending, p), runUntil(deadline)))
         return
       } catch (e) {
         last = e
@@ -790,7 +810,7 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
         sent = true
         // One query without BEGIN is one (implicit) transaction.
         await c.query([...writes, record].join(';\n'))
-      })
+      }, Date.now() + runTimeoutMs)
       return { ok: true, charged: 0 }
     } catch (e) {
       if (!isPgUnavailable(e)) throw e
@@ -807,7 +827,7 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
             if (inserted?.rowCount === 0) return void (await c.query('ROLLBACK'))
             commitSent = true
             await commit(c, writes)
-          }, deadline)
+          }, runUntil(deadline))
           return { ok: true, charged: 0 }
         } catch (e2) {
           last = e2
