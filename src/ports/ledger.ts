@@ -55,6 +55,9 @@ export interface Ledger {
   /**
    * Releases the hold, debits `line.credits` (at most the hold) at the hold's instant and records the
    * usage line, all in one transaction. Resolves once that transaction is durable (group commit).
+   * A rejection means the request is not billed: an adapter whose COMMIT can be lost in flight
+   * (PostgreSQL) retries until it knows the outcome, and gives back a debit that turns out to have
+   * committed after it rejected (see pg-ledger.ts).
    */
   settle(hold: Hold | null, line: UsageLine): Promise<SettleResult>
   /** Adds a pack (durable when resolved). */

@@ -21,6 +21,14 @@ export interface PostgresOptions {
   statementTimeoutMs?: number
   /** Application name shown in pg_stat_activity. */
   applicationName?: string
+  /**
+   * The server ends a session left idle inside a transaction this long (default 10 s). Transactions
+   * here idle only between their own round trips (milliseconds); but after a network cut the server
+   * would otherwise keep a transaction whose client is gone, and its locks (an account's row), until
+   * TCP keepalive notices, hours later, and a settle retrying after the cut could not learn in time
+   * whether the lost transaction committed (pg-ledger.ts).
+   */
+  idleInTransactionTimeoutMs?: number
 }
 
 // int8 ids (activity ids, ledger ids) come back as strings, never as lossy JS numbers; counts that
@@ -33,6 +41,7 @@ export function openPostgres(url: string, opts: PostgresOptions = {}): PgPool {
     max: opts.max ?? 10,
     application_name: opts.applicationName ?? 'pronet',
     statement_timeout: opts.statementTimeoutMs ?? 15_000,
+    idle_in_transaction_session_timeout: opts.idleInTransactionTimeoutMs ?? 10_000,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
   })

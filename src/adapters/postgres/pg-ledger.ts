@@ -25,9 +25,53 @@
  *
  * Reads that change nothing take no lock: state() reads the account and its lots in one statement
  * (one snapshot) and locks only when a renewal is due; usage() and entries() are single statements.
+ *
+ * Lost COMMITs. When the connection drops while a settle's COMMIT is in flight (server stopped,
+ * network cut) the transaction may or may not have committed. Every settle that bills or counts
+ * anything records its request id in settled_requests (migration 004) in the same transaction (a
+ * settle refused for lack of credits records nothing: it only releases its hold), so the answer can
+ * be read afterwards, and the primary key makes a settle apply at most once whatever races:
+ *  - A settle whose transaction fails with a connection-class error (isPgUnavailable) is retried on
+ *    fresh connections until `settleDeadlineMs` (default 15 s) has passed since the failure. A run of
+ *    a billing group first takes the account's lock, which the lost transaction held since before its
+ *    COMMIT went out, so once the lock is granted the lost transaction has ended; it then reads which
+ *    of the group's request ids are recorded (those committed: resolved as charged as recorded) and
+ *    applies only the others, against the current state (refused as usual when the lots no longer
+ *    cover them). A usage-only line (and a free settle) re-applies behind INSERT … ON CONFLICT DO
+ *    NOTHING on its request id: the insert waits for a conflicting transaction still running and
+ *    applies nothing if that one committed.
+ *  - A network cut answers nothing and closes nothing: each run of a hold or settle transaction is
+ *    cut off client-side after `runTimeoutMs` (default 10 s) by closing its socket, which then counts
+ *    as a lost connection; the server ends the abandoned session, and releases the account's lock,
+ *    after idle_in_transaction_session_timeout (openPostgres sets 10 s).
+ *  - Holds are not retried: a hold whose transaction fails is answered with the error; if it did
+ *    commit, its row is an orphan that nobody can settle (its id never reached a caller), that stops
+ *    counting at expiry, and that the background check below deletes as soon as it can.
+ *  - Past the deadline the settle rejects with the connection error (the gateway answers 503, not
+ *    billed) and its request id is kept "in doubt" in memory. While any are, a check runs every
+ *    `inDoubtCheckMs` (default 1 s; an unref'd timer, stopped by close()). Per account, under the
+ *    account's lock, it inserts a fence row ('void') for each id that has no row, so that a lost
+ *    transaction still running on the server can never commit afterwards, and for every id that DID
+ *    commit it gives the debited credits back to the same lots ('adjust' entries naming the request,
+ *    never above a lot's credits) and moves the request's usage line to status 503, free, all in one
+ *    transaction; each such compensation is logged at error level and counted
+ *    (pronet_ledger_in_doubt_compensated_total). An id that had not committed is counted once under
+ *    503 too (what its caller was answered), and its hold row is deleted. Either way the request ends
+ *    as the gateway answered it: 503, not billed.
+ *  - Residual risk: the in-doubt ids live only in this process. A node that crashes (or is closed while
+ *    the database is still unreachable) with ids in doubt leaves any that had committed billed although
+ *    their callers were answered 503; close() logs the ids it could not resolve at error level, and
+ *    settled_requests still holds the rows for a day, but nothing compensates them automatically.
+ *
+ * settled_requests stays bounded: its rows are only read within the deadline and while in doubt, so
+ * rows older than `settledRetentionMs` (default one day, server clock) are deleted in small batches
+ * every `pruneEveryMs` (default one hour, jittered, unref'd timer; 0 turns it off). An id still in
+ * doubt after half the retention is dropped from the check with an error log, so a pruned row can
+ * never be mistaken for "did not commit".
  */
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
+import { Counter, Gauge, type Registry } from 'prom-client'
 import {
   addPack as addPackRule,
   balanceAt,
@@ -42,12 +86,32 @@ import {
 import { utcDay } from '../../domain/billing/calendar.ts'
 import type { Hold, HoldResult, Ledger, LedgerEntry, SettleResult, UsageLine, UsageRow } from '../../ports/ledger.ts'
 import type { PgPool } from './database.ts'
+import { isPgUnavailable } from './pg-errors.ts'
 
 /** A hold stops counting this long after its request's arrival: longer than any request runs (a batch: 120 s). */
 export const HOLD_TTL_MS = 5 * 60_000
 
+/** How long a settle whose transaction lost its connection keeps trying to learn or apply its outcome. */
+export const SETTLE_DEADLINE_MS = 15_000
+/** How long settled_requests rows are kept (server clock). */
+export const SETTLED_RETENTION_MS = 24 * 3_600_000
+/** The response a settle that rejects with a connection error becomes (the gateway's 503). */
+const UNAVAILABLE_STATUS = 503
+/** Rows deleted per statement when pruning settled_requests. */
+const PRUNE_BATCH = 5_000
+/** In-doubt ids resolved per transaction of the background check. */
+const CHECK_BATCH = 500
+/**
+ * A run of the background check that has not finished in this long is cut off (its socket closed):
+ * longer than the server's statement timeout (15 s by default), so a lock wait fails there first.
+ */
+const CHECK_TIMEOUT_MS = 20_000
+/** The least time a retry run is given, even right at the deadline. */
+const MIN_RUN_MS = 250
+
 /** SQLSTATEs after which a transaction was rolled back whole and may simply run again. */
 const RETRYABLE = new Set(['40001', '40P01'])
+const retryable = (e: unknown): boolean => e instanceof pg.DatabaseError && RETRYABLE.has(e.code ?? '')
 
 /** The server refused a value or a row (classes 22 and 23: data exception, integrity constraint). */
 const rowRefused = (e: unknown): boolean => e instanceof pg.DatabaseError && /^2[23]/.test(e.code ?? '')
@@ -61,6 +125,52 @@ export interface PgLedgerOptions {
   holdTtlMs?: number
   /** Runs of a transaction that meets a serialization failure or a deadlock (default 5). */
   attempts?: number
+  /**
+   * How long, from the failure, a settle whose transaction failed with a connection-class error keeps
+   * retrying on fresh connections before it rejects and its request goes in doubt (default 15 s).
+   */
+  settleDeadlineMs?: number
+  /**
+   * A run of a hold or settle transaction not finished in this long is cut off by closing its socket
+   * (default 10 s; the server's statement timeout normally answers first). After a network cut
+   * nothing answers and nothing closes: without it the run would wait for TCP to give up (minutes),
+   * and the account's requests on this node behind it. A run cut off is a lost connection like any
+   * other: retried, or in doubt.
+   */
+  runTimeoutMs?: number
+  /** Period of the background check of in-doubt requests (default 1000 ms). */
+  inDoubtCheckMs?: number
+  /** Where in-doubt requests and their compensations are reported (pino's warn and error). */
+  logger?: PgLedgerLogger
+  /** Where the ledger's metrics are registered (none when absent). */
+  registry?: Registry
+  /** settled_requests rows older than this (server clock) are pruned (default one day). */
+  settledRetentionMs?: number
+  /** Period of the pruning of settled_requests (default one hour; 0: never). */
+  pruneEveryMs?: number
+}
+
+/** The two methods of a pino logger the ledger uses. */
+export interface PgLedgerLogger {
+  warn(obj: object, msg: string): void
+  error(obj: object, msg: string): void
+}
+
+/** The registry's metric of that name, or a new one registered there. */
+function metric<T extends Counter | Gauge>(registry: Registry | undefined, name: string, make: () => T): T {
+  const existing = registry?.getSingleMetric(name)
+  if (existing) return existing as T
+  const m = make()
+  registry?.registerMetric(m)
+  return m
+}
+
+const toError = (r: unknown): Error => (r instanceof Error ? r : new Error(String(r)))
+const ignore = (): void => {}
+
+/** Closes a client's socket under it: its running query fails as a lost connection does. */
+function sever(client: pg.PoolClient): void {
+  ;(client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy()
 }
 
 interface StateRow {
@@ -95,6 +205,9 @@ const RELEASE_AND_LOAD = `WITH released AS (DELETE FROM credit_holds WHERE accou
     COALESCE((SELECT json_agg(json_build_array(h.id, h.credits, h.expires_at)) FROM credit_holds h
               WHERE h.account_id = a.id AND NOT (h.id = ANY($2::text[]))), '[]'::json) AS holds
   FROM accounts a WHERE a.id = $1`
+
+/** Which of a group's request ids are recorded as settled: what each charged. */
+const SELECT_SETTLED = `SELECT request_id, credits FROM settled_requests WHERE request_id = ANY($1::text[]) AND state = 'settled'`
 
 const UPSERT_USAGE_HEAD = 'INSERT INTO usage_daily (account_id, day, endpoint, status, requests, billable, credits) VALUES'
 const UPSERT_USAGE_TAIL = `ON CONFLICT (account_id, day, endpoint, status) DO UPDATE SET
@@ -245,19 +358,33 @@ function writeSql(accountId: string, mutations: readonly Mutation[], usage: read
   flushDebits()
   if (usage.length > 0) {
     const rows = new Map<string, UsageAggregate>()
-    for (const u of usage) {
-      const day = utcDay(u.at)
-      const key = JSON.stringify([u.accountId, day, u.endpoint, u.status])
-      const row = rows.get(key) ?? { accountId: u.accountId, day, endpoint: u.endpoint, status: u.status, requests: 0, billable: 0, credits: 0 }
-      row.requests += 1
-      row.billable += u.credits > 0 ? 1 : 0
-      row.credits += u.credits
-      rows.set(key, row)
-    }
-    const values = [...rows.values()].map((r) => inline('($1, $2, $3, $4, $5, $6, $7)', [r.accountId, r.day, r.endpoint, r.status, r.requests, r.billable, r.credits]))
-    out.push(`${UPSERT_USAGE_HEAD} ${values.join(', ')} ${UPSERT_USAGE_TAIL}`)
+    for (const u of usage) addUsage(rows, u, u.status, 1)
+    out.push(usageUpsert(rows.values()))
   }
   return out
+}
+
+/** Adds `sign` times the line (counted under `status`) to the aggregate of its key. */
+function addUsage(rows: Map<string, UsageAggregate>, u: UsageLine, status: number, sign: 1 | -1, credits = u.credits): void {
+  const day = utcDay(u.at)
+  const key = JSON.stringify([u.accountId, day, u.endpoint, status])
+  const row = rows.get(key) ?? { accountId: u.accountId, day, endpoint: u.endpoint, status, requests: 0, billable: 0, credits: 0 }
+  row.requests += sign
+  row.billable += credits > 0 ? sign : 0
+  row.credits += sign * credits
+  rows.set(key, row)
+}
+
+/** One INSERT … ON CONFLICT adding each aggregate (a key at most once) to usage_daily. */
+function usageUpsert(rows: Iterable<UsageAggregate>): string {
+  const values = [...rows].map((r) => inline('($1, $2, $3, $4, $5, $6, $7)', [r.accountId, r.day, r.endpoint, r.status, r.requests, r.billable, r.credits]))
+  return `${UPSERT_USAGE_HEAD} ${values.join(', ')} ${UPSERT_USAGE_TAIL}`
+}
+
+/** The settled_requests rows of settles that committed (what they charged). */
+function recordSettled(accountId: string, settled: readonly { line: UsageLine }[]): string {
+  const values = settled.map(({ line }) => inline('($1, $2, $3, $4)', [line.requestId, accountId, line.at, line.credits]))
+  return `INSERT INTO settled_requests (request_id, account_id, at, credits) VALUES ${values.join(', ')}`
 }
 
 function checkCredits(credits: number, what: string): void {
@@ -273,8 +400,33 @@ function checkInteger(value: number, what: string): void {
 type Request =
   | { kind: 'hold'; credits: number; at: number; resolve(r: HoldResult): void; reject(e: unknown): void }
   | { kind: 'settle'; hold: Hold & { id: string }; line: UsageLine; resolve(r: SettleResult): void; reject(e: unknown): void }
+type SettleRequest = Extract<Request, { kind: 'settle' }>
 
 type Outcome = { request: Request; result: HoldResult | SettleResult }
+
+/** How far one run of a transaction got: after a lost connection, it says what may have committed. */
+interface Progress {
+  /** A retry: read which settles are recorded (under the account's lock) and apply only the others. */
+  check: boolean
+  /** Set by a retry run once it holds the lock: request id → credits charged, for the recorded ones. */
+  recorded?: Map<string, number>
+  /** The writes and COMMIT were sent: from here on a lost connection leaves the outcome unknown. */
+  commitSent: boolean
+  /** Ids of the holds the run inserts. */
+  granted: string[]
+}
+
+const progress = (check: boolean): Progress => ({ check, commitSent: false, granted: [] })
+
+/** A settle that rejected after losing its connection, until the background check has resolved it. */
+interface Doubt {
+  line: UsageLine
+  holdId: string | null
+  /** A COMMIT went out unanswered (false: its transactions are known to have been rolled back). */
+  unknown: boolean
+  /** Date.now() when it went in doubt. */
+  since: number
+}
 
 /**
  * `pool` is shared with the other adapters and stays open: close() only waits for this ledger's work
@@ -284,11 +436,35 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
   const holdTtlMs = opts.holdTtlMs ?? HOLD_TTL_MS
   const attempts = Math.max(1, opts.attempts ?? 5)
   const newHoldId = opts.newHoldId ?? (() => `hold_${randomBytes(12).toString('base64url')}`)
+  const settleDeadlineMs = opts.settleDeadlineMs ?? SETTLE_DEADLINE_MS
+  const runTimeoutMs = opts.runTimeoutMs ?? 10_000
+  const inDoubtCheckMs = opts.inDoubtCheckMs ?? 1000
+  const retentionMs = opts.settledRetentionMs ?? SETTLED_RETENTION_MS
+  const pruneEveryMs = opts.pruneEveryMs ?? 3_600_000
+  const logger = opts.logger
+  const compensatedTotal = metric(opts.registry, 'pronet_ledger_in_doubt_compensated_total', () =>
+    new Counter({
+      name: 'pronet_ledger_in_doubt_compensated_total',
+      help: 'Settles whose COMMIT had been lost and that committed although their callers were answered 503: credits given back, usage moved to 503',
+      registers: [],
+    }),
+  )
+  const inDoubtGauge = metric(opts.registry, 'pronet_ledger_in_doubt_requests', () =>
+    new Gauge({ name: 'pronet_ledger_in_doubt_requests', help: 'Settles of this node whose outcome is not yet resolved by the background check', registers: [] }),
+  )
   let closed = false
   let inFlight = 0
   let idle: (() => void) | undefined
   /** Per account: requests waiting for its next transaction, while one runs on this node. */
   const waiting = new Map<string, Request[]>()
+  /** By request id: settles rejected after a lost connection, for the background check. */
+  const doubts = new Map<string, Doubt>()
+  /** Per account: holds that may have committed although their callers were answered with an error. */
+  const orphanHolds = new Map<string, Set<string>>()
+  let checkTimer: NodeJS.Timeout | undefined
+  let checking: Promise<void> | undefined
+  let pruneTimer: NodeJS.Timeout | undefined
+  let pruning: Promise<void> | undefined
 
   /** Counts the operation in, so close() can wait for it. */
   async function run<T>(work: () => Promise<T>): Promise<T> {
@@ -301,26 +477,70 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
     }
   }
 
+  const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+  /** A pooled connection within `ms`; one that comes later is given back at once. */
+  function connectWithin(ms: number): Promise<pg.PoolClient> {
+    return new Promise((resolve, reject) => {
+      let late = false
+      const timer = setTimeout(() => {
+        late = true
+        reject(new Error('timeout exceeded when trying to connect'))
+      }, ms)
+      pool.connect().then(
+        (c) => {
+          clearTimeout(timer)
+          if (late) c.release()
+          else resolve(c)
+        },
+        (e: unknown) => {
+          clearTimeout(timer)
+          reject(e)
+        },
+      )
+    })
+  }
+
+  /**
+   * Runs `work` on one pooled connection and gives it back; whatever `work` leaves open is rolled
+   * back, and a connection that cannot even roll back is destroyed rather than returned to the pool.
+   * With `until` (a Date.now() instant), connecting and the work are cut off then (at least
+   * MIN_RUN_MS from now) by closing the socket, so a dead network cannot hold a retry past its
+   * deadline. While checked out the client has a listener for 'error' (the pool's is removed then):
+   * a connection lost mid-query must fail the query, not the process.
+   */
+  async function withClient<T>(work: (c: pg.PoolClient) => Promise<T>, until?: number): Promise<T> {
+    const budget = () => Math.max((until ?? 0) - Date.now(), MIN_RUN_MS)
+    const client = until === undefined ? await pool.connect() : await connectWithin(budget())
+    client.on('error', ignore)
+    const timer = until === undefined ? undefined : setTimeout(() => sever(client), budget())
+    const giveBack = (broken?: Error) => {
+      client.removeListener('error', ignore)
+      client.release(broken)
+    }
+    try {
+      const result = await work(client)
+      giveBack()
+      return result
+    } catch (e) {
+      giveBack(await client.query('ROLLBACK').then(() => undefined, toError))
+      throw e
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
   /**
    * Runs `work` on one connection; after a serialization failure or a deadlock (the transaction was
-   * rolled back whole) it runs again from the start. Whatever `work` leaves open is rolled back.
+   * rolled back whole) it runs again from the start. `guarded`: each run is cut off after runTimeoutMs.
    */
-  async function retrying<T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  async function retrying<T>(work: (c: pg.PoolClient) => Promise<T>, guarded = false): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const client = await pool.connect()
       try {
-        const result = await work(client)
-        client.release()
-        return result
+        return await withClient(work, guarded ? Date.now() + runTimeoutMs : undefined)
       } catch (e) {
-        // A connection that cannot even roll back is destroyed rather than returned to the pool.
-        const broken = await client.query('ROLLBACK').then(
-          () => undefined,
-          (r: unknown) => (r instanceof Error ? r : new Error(String(r))),
-        )
-        client.release(broken)
-        if (attempt < attempts && e instanceof pg.DatabaseError && RETRYABLE.has(e.code ?? '')) {
-          await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt))
+        if (attempt < attempts && retryable(e)) {
+          await sleep(Math.random() * 5 * attempt)
           continue
         }
         throw e
@@ -328,11 +548,16 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
     }
   }
 
+  /** BEGIN, the account's lock and `reads` in one round trip; the results of the reads. */
+  async function beginLockedAll(c: pg.PoolClient, accountId: string, reads: readonly string[]): Promise<pg.QueryResult[]> {
+    const results = (await c.query(`BEGIN; ${inline(LOCK_ACCOUNT, [accountId])}; ${reads.join('; ')}`)) as unknown as pg.QueryResult[]
+    if (results[1]?.rowCount !== 1) throw new Error(`unknown account ${accountId}`)
+    return results.slice(2)
+  }
+
   /** BEGIN, the account's lock and `read` in one round trip; the read's first row. */
   async function beginLocked(c: pg.PoolClient, accountId: string, read: string): Promise<StateRow> {
-    const results = (await c.query(`BEGIN; ${inline(LOCK_ACCOUNT, [accountId])}; ${read}`)) as unknown as pg.QueryResult[]
-    if (results[1]?.rowCount !== 1) throw new Error(`unknown account ${accountId}`)
-    return results[2]?.rows[0] as StateRow
+    return (await beginLockedAll(c, accountId, [read]))[0]?.rows[0] as StateRow
   }
 
   /** Every write and the COMMIT in one round trip; a failing statement skips the rest, COMMIT included. */
@@ -354,25 +579,42 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
   /**
    * One transaction for a group of one account's holds and settles: settles first (each releases its
    * hold and debits at the hold's instant, or is refused when the lots no longer cover it), then holds
-   * against the balance less the live holds, those of this group included.
+   * against the balance less the live holds, those of this group included. A billed settle records
+   * its request id in settled_requests. In a retry (`p.check`) the settles already recorded are
+   * answered as recorded and not applied again.
    */
-  async function combined(c: pg.PoolClient, accountId: string, requests: readonly Request[]): Promise<Outcome[]> {
+  async function combined(c: pg.PoolClient, accountId: string, requests: readonly Request[], p: Progress): Promise<Outcome[]> {
     const settles = requests.filter((r) => r.kind === 'settle')
     const holdRequests = requests.filter((r) => r.kind === 'hold')
-    const row = await beginLocked(c, accountId, inline(RELEASE_AND_LOAD, [accountId, settles.map((s) => s.hold.id)]))
+    const releaseAndLoad = inline(RELEASE_AND_LOAD, [accountId, settles.map((s) => s.hold.id)])
+    let row: StateRow
+    if (p.check) {
+      const [recorded, loaded] = await beginLockedAll(c, accountId, [inline(SELECT_SETTLED, [settles.map((s) => s.line.requestId)]), releaseAndLoad])
+      p.recorded = new Map((recorded?.rows ?? []).map((r: { request_id: string; credits: number }) => [r.request_id, r.credits]))
+      row = loaded?.rows[0] as StateRow
+    } else {
+      row = await beginLocked(c, accountId, releaseAndLoad)
+    }
     const state = toState(accountId, row)
     const mutations: Mutation[] = []
     const lines: UsageLine[] = []
+    const billed: SettleRequest[] = []
     const outcomes: Outcome[] = []
     for (const s of settles) {
+      const recorded = p.recorded?.get(s.line.requestId)
+      if (recorded !== undefined) {
+        outcomes.push({ request: s, result: { ok: true, charged: recorded } })
+        continue
+      }
       mutations.push(...renew(state, s.hold.at, opts.newLotId))
       const debits = debit(state, s.line.credits, s.hold.at, { requestId: s.line.requestId, endpoint: s.line.endpoint })
-      // Refused: the hold's release is committed, nothing is billed or counted; the caller records
-      // the request's own line (the gateway: a free 402) with settle(null, …).
+      // Refused: the hold's release is committed, nothing is billed, counted or recorded; the caller
+      // records the request's own line (the gateway: a free 402) with settle(null, …).
       if (!debits) outcomes.push({ request: s, result: { ok: false, reason: 'insufficient' } })
       else {
         mutations.push(...debits)
         lines.push(s.line)
+        billed.push(s)
         outcomes.push({ request: s, result: { ok: true, charged: s.line.credits } })
       }
     }
@@ -395,6 +637,7 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
       outcomes.push({ request: h, result: { ok: true, hold: { id: hold.id, accountId, credits: h.credits, at: h.at } } })
     }
     const statements = writeSql(accountId, mutations, lines)
+    if (billed.length > 0) statements.push(recordSettled(accountId, billed))
     if (sweepBefore !== undefined) {
       statements.push(inline('DELETE FROM credit_holds WHERE account_id = $1 AND expires_at <= $2', [accountId, sweepBefore]))
     }
@@ -402,12 +645,103 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
       const values = granted.map((g) => inline('($1, $2, $3, $4, $5)', [g.id, accountId, g.credits, g.at, g.expiresAt]))
       statements.push(`INSERT INTO credit_holds (id, account_id, credits, at, expires_at) VALUES ${values.join(', ')}`)
     }
+    p.granted = granted.map((g) => g.id)
+    p.commitSent = true
     await commit(c, statements)
     return outcomes
   }
 
   function deliver(outcomes: readonly Outcome[]): void {
     for (const { request, result } of outcomes) (request.resolve as (r: HoldResult | SettleResult) => void)(result)
+  }
+
+  /** Runs `requests` in one transaction (retried after a serialization failure); `p` says how far it got. */
+  function runCombined(accountId: string, requests: readonly Request[], p: Progress): Promise<Outcome[]> {
+    return retrying((c) => {
+      p.commitSent = false
+      p.granted = []
+      return combined(c, accountId, requests, p)
+    }, true)
+  }
+
+  /** The end of a retry run: runTimeoutMs from now, but not past the deadline. */
+  const runUntil = (deadline: number) => Math.min(deadline, Date.now() + runTimeoutMs)
+
+  /**
+   * A group's transaction lost its connection: its holds fail now (a hold that did commit is an
+   * orphan, deleted later), its settles are retried (not awaited: the account's next group goes on).
+   */
+  function connectionLost(accountId: string, group: readonly Request[], error: unknown, p: Progress): void {
+    if (p.commitSent && p.granted.length > 0) {
+      const orphans = orphanHolds.get(accountId) ?? new Set<string>()
+      for (const id of p.granted) orphans.add(id)
+      orphanHolds.set(accountId, orphans)
+      watch()
+    }
+    const settles: SettleRequest[] = []
+    for (const r of group) {
+      if (r.kind === 'hold') r.reject(error)
+      else settles.push(r)
+    }
+    if (settles.length === 0) return
+    const unknown = new Set(p.commitSent ? settles.map((s) => s.line.requestId) : [])
+    void recoverSettles(accountId, settles, error, unknown, Date.now() + settleDeadlineMs)
+  }
+
+  /** Waits before retry `n` (50 ms, doubling, at most 1 s), never past the deadline. */
+  const pause = (n: number, deadline: number) => sleep(Math.max(0, Math.min(50 * 2 ** n, 1000, deadline - Date.now())))
+
+  /**
+   * Retries billing settles whose transaction lost its connection until each is resolved or the
+   * deadline passes. `unknown`: request ids whose outcome is not known (a COMMIT of theirs went out
+   * unanswered and no run has read their row under the lock since).
+   */
+  async function recoverSettles(accountId: string, settles: SettleRequest[], error: unknown, unknown: Set<string>, deadline: number): Promise<void> {
+    let pending = settles
+    let last = error
+    for (let n = 0; pending.length > 0 && Date.now() < deadline; n++) {
+      await pause(n, deadline)
+      const p = progress(true)
+      try {
+        deliver(await withClient((c) => combined(c, accountId, pending, p), runUntil(deadline)))
+        return
+      } catch (e) {
+        last = e
+        if (p.recorded) {
+          // Read under the account's lock, which the lost transaction held before its COMMIT went
+          // out: that transaction has ended, so what the read says is final for every request.
+          const open: SettleRequest[] = []
+          for (const s of pending) {
+            const charged = p.recorded.get(s.line.requestId)
+            if (charged !== undefined) s.resolve({ ok: true, charged })
+            else {
+              unknown.delete(s.line.requestId)
+              open.push(s)
+            }
+          }
+          pending = open
+        }
+        if (p.commitSent) for (const s of pending) unknown.add(s.line.requestId)
+        if (isPgUnavailable(e) || retryable(e)) continue
+        if (rowRefused(e) && pending.length > 1) {
+          // As on the first run: one request is likely the cause; each goes on alone.
+          for (const s of pending) await recoverSettles(accountId, [s], e, unknown, deadline)
+          return
+        }
+        // Refused by the server, so rolled back: only an outcome still unknown from an earlier run
+        // goes in doubt.
+        for (const s of pending) {
+          if (unknown.has(s.line.requestId)) putInDoubt(s.line, s.hold.id, true, e)
+          s.reject(e)
+        }
+        return
+      }
+    }
+    // The deadline passed with the database out of reach: the caller is answered 503.
+    for (const s of pending) {
+      putInDoubt(s.line, s.hold.id, unknown.has(s.line.requestId), last)
+      s.reject(last)
+    }
   }
 
   /** Runs the account's waiting requests, group after group, until none is left. */
@@ -419,22 +753,28 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
         return
       }
       waiting.set(accountId, [])
+      const p = progress(false)
       try {
-        deliver(await retrying((c) => combined(c, accountId, group)))
+        deliver(await runCombined(accountId, group, p))
       } catch (e) {
+        if (isPgUnavailable(e)) {
+          connectionLost(accountId, group, e, p)
+          continue
+        }
         // Run again request by request only when the server refused a row (so the transaction was
-        // certainly rolled back, and one request is likely the cause). After a lost connection the
-        // COMMIT may have happened, and running again could bill twice; after a timeout or an
-        // outage, running each request alone would only take longer to fail.
+        // certainly rolled back, and one request is likely the cause). After an outage, running each
+        // request alone would only take longer to fail.
         if (group.length === 1 || !rowRefused(e)) {
           for (const r of group) r.reject(e)
           continue
         }
         for (const r of group) {
+          const alone = progress(false)
           try {
-            deliver(await retrying((c) => combined(c, accountId, [r])))
-          } catch (alone) {
-            r.reject(alone)
+            deliver(await runCombined(accountId, [r], alone))
+          } catch (e2) {
+            if (isPgUnavailable(e2)) connectionLost(accountId, [r], e2, alone)
+            else r.reject(e2)
           }
         }
       }
@@ -452,6 +792,247 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
       waiting.set(accountId, [request])
       void drain(accountId)
     })
+  }
+
+  /**
+   * A settle that debits nothing (a usage-only line, or a free settle releasing its hold): one
+   * implicit transaction without the account's lock. After a lost connection it is retried until the
+   * deadline behind INSERT … ON CONFLICT DO NOTHING on its request id, which waits for a conflicting
+   * transaction still running and lets nothing apply twice.
+   */
+  async function settleFree(line: UsageLine, holdId: string | null): Promise<SettleResult> {
+    const release = holdId === null ? [] : [inline('DELETE FROM credit_holds WHERE id = $1 AND account_id = $2', [holdId, line.accountId])]
+    const writes = [...release, ...writeSql(line.accountId, [], [line])]
+    const record = recordSettled(line.accountId, [{ line }])
+    let sent = false
+    try {
+      await withClient(async (c) => {
+        sent = true
+        // One query without BEGIN is one (implicit) transaction.
+        await c.query([...writes, record].join(';\n'))
+      }, Date.now() + runTimeoutMs)
+      return { ok: true, charged: 0 }
+    } catch (e) {
+      if (!isPgUnavailable(e)) throw e
+      let last = e
+      let unknown = sent
+      const deadline = Date.now() + settleDeadlineMs
+      for (let n = 0; Date.now() < deadline; n++) {
+        await pause(n, deadline)
+        let commitSent = false
+        try {
+          await withClient(async (c) => {
+            const [, inserted] = (await c.query(`BEGIN; ${record} ON CONFLICT (request_id) DO NOTHING RETURNING request_id`)) as unknown as pg.QueryResult[]
+            // Recorded already: an earlier run committed.
+            if (inserted?.rowCount === 0) return void (await c.query('ROLLBACK'))
+            commitSent = true
+            await commit(c, writes)
+          }, runUntil(deadline))
+          return { ok: true, charged: 0 }
+        } catch (e2) {
+          last = e2
+          unknown ||= commitSent
+          if (isPgUnavailable(e2) || retryable(e2)) continue
+          // Refused by the server, so rolled back: in doubt only if an earlier run's outcome is unknown.
+          if (unknown) putInDoubt(line, holdId, true, e2)
+          throw e2
+        }
+      }
+      // The deadline passed with the database out of reach: the caller is answered 503.
+      putInDoubt(line, holdId, unknown, last)
+      throw last
+    }
+  }
+
+  /** Keeps a settle that rejected after a lost connection for the background check. */
+  function putInDoubt(line: UsageLine, holdId: string | null, unknown: boolean, error: unknown): void {
+    doubts.set(line.requestId, { line, holdId, unknown, since: Date.now() })
+    logger?.warn(
+      { err: error, requestId: line.requestId, accountId: line.accountId, credits: line.credits, outcome: unknown ? 'unknown' : 'rolled back' },
+      unknown
+        ? 'settle rejected after losing its connection with its COMMIT in flight: in doubt until the database answers'
+        : 'settle rejected after losing its connection (not committed); recorded as 503 once the database answers',
+    )
+    watch()
+  }
+
+  /** Starts the background check while anything waits for it (not once closed: close() checks last). */
+  function watch(): void {
+    inDoubtGauge.set(doubts.size)
+    if (checkTimer || closed) return
+    checkTimer = setInterval(() => {
+      checking ??= checkDoubts()
+        .catch((e: unknown) => logger?.error({ err: e }, 'checking the settles in doubt failed; will retry'))
+        .finally(() => (checking = undefined))
+    }, inDoubtCheckMs)
+    checkTimer.unref()
+  }
+
+  function unwatch(): void {
+    clearInterval(checkTimer)
+    checkTimer = undefined
+  }
+
+  /** One pass over the in-doubt requests and orphan holds, account by account. */
+  async function checkDoubts(): Promise<void> {
+    for (const [id, d] of doubts) {
+      if (Date.now() - d.since > retentionMs / 2) {
+        // Its row may be pruned soon: "no row" would no longer mean "did not commit".
+        doubts.delete(id)
+        logger?.error(
+          { requestId: id, accountId: d.line.accountId, credits: d.line.credits },
+          'settle in doubt for too long: given up; reconcile it by hand from settled_requests and ledger_entries',
+        )
+      }
+    }
+    const accounts = new Set([...[...doubts.values()].map((d) => d.line.accountId), ...orphanHolds.keys()])
+    for (const accountId of accounts) {
+      const mine = [...doubts.values()].filter((d) => d.line.accountId === accountId).slice(0, CHECK_BATCH)
+      const holds = [...(orphanHolds.get(accountId) ?? [])]
+      try {
+        await resolveAccount(accountId, mine, holds)
+      } catch (e) {
+        // Still unreachable: the next pass tries again.
+        if (isPgUnavailable(e)) break
+        logger?.error({ err: e, accountId, requestIds: mine.map((d) => d.line.requestId) }, 'in-doubt settles could not be checked; will retry')
+        continue
+      }
+      for (const d of mine) doubts.delete(d.line.requestId)
+      const left = orphanHolds.get(accountId)
+      for (const id of holds) left?.delete(id)
+      if (left?.size === 0) orphanHolds.delete(accountId)
+    }
+    inDoubtGauge.set(doubts.size)
+    if (doubts.size === 0 && orphanHolds.size === 0) unwatch()
+  }
+
+  /**
+   * One transaction under the account's lock: fences the in-doubt ids without a row, gives back the
+   * debits of those that committed and moves their usage lines to 503, counts the others once under
+   * 503, and deletes the holds of all of them and the orphan holds.
+   */
+  async function resolveAccount(accountId: string, mine: readonly Doubt[], orphans: readonly string[]): Promise<void> {
+    const ids = mine.map((d) => d.line.requestId)
+    const holdIds = [...orphans, ...mine.flatMap((d) => (d.holdId === null ? [] : [d.holdId]))]
+    const outcome = await withClient(async (c) => {
+      const reads: string[] = [inline(LOCK_ACCOUNT, [accountId])]
+      if (mine.length > 0) {
+        const fences = mine.map((d) => inline(`($1, $2, $3, 0, 'void')`, [d.line.requestId, accountId, d.line.at]))
+        reads.push(
+          `INSERT INTO settled_requests (request_id, account_id, at, credits, state) VALUES ${fences.join(', ')}
+           ON CONFLICT (request_id) DO NOTHING RETURNING request_id`,
+          inline(SELECT_SETTLED, [ids]),
+          inline(
+            `SELECT e.request_id, e.lot_id, -e.delta AS amount, e.at, e.endpoint, l.credits, l.remaining
+             FROM ledger_entries e JOIN credit_lots l ON l.id = e.lot_id
+             WHERE e.kind = 'debit' AND e.request_id = ANY($1::text[])
+               AND e.request_id IN (SELECT request_id FROM settled_requests WHERE request_id = ANY($1::text[]) AND state = 'settled')
+             ORDER BY e.id`,
+            [ids],
+          ),
+        )
+      }
+      // The lock may find no account (a usage line of a deleted one): nothing to give back then.
+      const results = (await c.query(`BEGIN; ${reads.join(';\n')}`)) as unknown as pg.QueryResult[]
+      const fenced = new Set((results[2]?.rows ?? []).map((r: { request_id: string }) => r.request_id))
+      const committed = new Map((results[3]?.rows ?? []).map((r: { request_id: string; credits: number }) => [r.request_id, r.credits]))
+      const debits = (results[4]?.rows ?? []) as { request_id: string; lot_id: string; amount: number; at: string; endpoint: string | null; credits: number; remaining: number }[]
+
+      // Give each debit back to its lot, never above the lot's credits (an operator may have lowered
+      // them since: what would have been left had the request not been billed).
+      const room = new Map<string, number>()
+      const entries: string[] = []
+      const restored = new Map<string, number>()
+      const given = new Map<string, number>()
+      for (const d of debits) {
+        const left = room.get(d.lot_id) ?? Math.max(0, d.credits - d.remaining)
+        const back = Math.min(d.amount, left)
+        room.set(d.lot_id, left - back)
+        given.set(d.request_id, (given.get(d.request_id) ?? 0) + back)
+        if (back === 0) continue
+        restored.set(d.lot_id, (restored.get(d.lot_id) ?? 0) + back)
+        entries.push(inline(`($1, $2, $3, 'adjust', $4, $5, $6)`, [accountId, d.lot_id, num(d.at), back, d.request_id, d.endpoint]))
+      }
+      const statements: string[] = []
+      for (const [lotId, back] of restored) {
+        statements.push(inline('UPDATE credit_lots SET remaining = remaining + $3 WHERE id = $2 AND account_id = $1', [accountId, lotId, back]))
+      }
+      if (entries.length > 0) {
+        statements.push(`INSERT INTO ledger_entries (account_id, lot_id, at, kind, delta, request_id, endpoint) VALUES ${entries.join(', ')}`)
+      }
+      // Usage: a committed line moves to 503, free; a line that never committed is counted under 503.
+      const usage = new Map<string, UsageAggregate>()
+      for (const d of mine) {
+        const id = d.line.requestId
+        const charged = committed.get(id)
+        if (charged !== undefined) {
+          addUsage(usage, d.line, d.line.status, -1, charged)
+          addUsage(usage, d.line, UNAVAILABLE_STATUS, 1, 0)
+        } else if (fenced.has(id)) {
+          addUsage(usage, d.line, UNAVAILABLE_STATUS, 1, 0)
+        }
+      }
+      const changed = [...usage.values()].filter((u) => u.requests !== 0 || u.billable !== 0 || u.credits !== 0)
+      if (changed.length > 0) {
+        statements.push(usageUpsert(changed))
+        const days = [...new Set(changed.map((u) => u.day))]
+        statements.push(inline('DELETE FROM usage_daily WHERE account_id = $1 AND day = ANY($2::text[]) AND requests = 0', [accountId, days]))
+      }
+      if (committed.size > 0) {
+        statements.push(inline(`UPDATE settled_requests SET state = 'compensated' WHERE request_id = ANY($1::text[])`, [[...committed.keys()]]))
+      }
+      if (holdIds.length > 0) statements.push(inline('DELETE FROM credit_holds WHERE account_id = $1 AND id = ANY($2::text[])', [accountId, holdIds]))
+      await commit(c, statements)
+      return { fenced, committed, given }
+    }, Date.now() + CHECK_TIMEOUT_MS)
+
+    const compensated = mine.filter((d) => outcome.committed.has(d.line.requestId))
+    if (compensated.length > 0) {
+      compensatedTotal.inc(compensated.length)
+      logger?.error(
+        {
+          accountId,
+          requestIds: compensated.map((d) => d.line.requestId),
+          charged: compensated.map((d) => outcome.committed.get(d.line.requestId)),
+          givenBack: compensated.map((d) => outcome.given.get(d.line.requestId) ?? 0),
+        },
+        'settles whose COMMIT was lost had committed although their callers were answered 503: debits given back, usage moved to 503',
+      )
+    }
+    const rolledBack = mine.filter((d) => outcome.fenced.has(d.line.requestId))
+    if (rolledBack.some((d) => d.unknown)) {
+      logger?.warn(
+        { accountId, requestIds: rolledBack.filter((d) => d.unknown).map((d) => d.line.requestId) },
+        'settles in doubt had not committed: fenced, counted under 503, holds released',
+      )
+    }
+  }
+
+  /** Deletes settled_requests rows older than the retention, a batch per statement. */
+  async function prune(): Promise<void> {
+    for (;;) {
+      const r = await pool.query(
+        `DELETE FROM settled_requests WHERE request_id IN (
+           SELECT request_id FROM settled_requests WHERE recorded_at < now() - $1 * interval '1 millisecond' LIMIT ${PRUNE_BATCH})`,
+        [retentionMs],
+      )
+      if ((r.rowCount ?? 0) < PRUNE_BATCH || closed) return
+    }
+  }
+
+  if (pruneEveryMs > 0) {
+    // Jittered, so that nodes started together do not prune together.
+    pruneTimer = setInterval(
+      () => {
+        pruning ??= prune()
+          .catch((e: unknown) => {
+            if (!isPgUnavailable(e)) logger?.warn({ err: e }, 'pruning settled_requests failed; will retry')
+          })
+          .finally(() => (pruning = undefined))
+      },
+      Math.round(pruneEveryMs * (0.9 + Math.random() * 0.2)),
+    )
+    pruneTimer.unref()
   }
 
   return {
@@ -479,20 +1060,12 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
         checkInteger(line.status, 'the status of a usage line')
         if (hold) checkInteger(hold.at, 'the instant of a hold')
         if (line.credits > (hold?.credits ?? 0)) throw new Error('a request cannot be charged more than it held')
-        if (!hold) {
-          await pool.query(writeSql(line.accountId, [], [line]).join(''))
-          return { ok: true, charged: 0 }
-        }
+        if (!hold) return settleFree(line, null)
         const id = hold.id
         if (id === undefined) throw new Error('this hold was not taken by the PostgreSQL ledger')
         if (hold.accountId !== line.accountId) throw new Error('the hold and the usage line name different accounts')
-        if (line.credits === 0) {
-          // Nothing to debit: releasing the hold and counting the line need no lock. One query
-          // without BEGIN is one (implicit) transaction.
-          const release = inline('DELETE FROM credit_holds WHERE id = $1 AND account_id = $2', [id, hold.accountId])
-          await pool.query([release, ...writeSql(line.accountId, [], [line])].join(';\n'))
-          return { ok: true, charged: 0 }
-        }
+        // Nothing to debit: releasing the hold and counting the line need no lock.
+        if (line.credits === 0) return settleFree(line, id)
         return submit<SettleResult>(hold.accountId, (resolve, reject) => ({ kind: 'settle', hold: { ...hold, id }, line, resolve, reject }))
       }),
 
@@ -550,10 +1123,27 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
         )
       }),
 
+    /**
+     * Waits for this ledger's work (settles still retrying included), stops the timers, makes one last
+     * check of the requests in doubt and logs at error level those it could not resolve: from here on
+     * nothing will compensate them (the residual risk described at the top of this file).
+     */
     async close() {
       if (closed) return
       closed = true
       if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve))
+      unwatch()
+      clearInterval(pruneTimer)
+      await pruning
+      await checking
+      if (doubts.size > 0 || orphanHolds.size > 0) await checkDoubts().catch(ignore)
+      unwatch()
+      if (doubts.size > 0) {
+        logger?.error(
+          { requestIds: [...doubts.keys()], accounts: [...new Set([...doubts.values()].map((d) => d.line.accountId))] },
+          'ledger closed with settles still in doubt: any that committed stay billed although their callers were answered 503; reconcile them by hand',
+        )
+      }
     },
   }
 }
