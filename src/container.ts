@@ -164,7 +164,9 @@ async function postgresStores(config: Config, url: string, logger: Logger, metri
   }
   const contentStore = createPgContentStore(pool)
   const accountStore = createPgAccountStore(pool)
-  const ledger = createPgLedger(pool, { newLotId })
+  // A settle whose COMMIT reply was lost is retried until its outcome is known for at most 5 s (then
+  // answered 503 and, if it had committed, compensated in the background).
+  const ledger = createPgLedger(pool, { newLotId, logger, registry: metrics, settleDeadlineMs: 5_000 })
   const secret = config.secret ?? (await sharedSecret(pool))
   return {
     contentStore,
