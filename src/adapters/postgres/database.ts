@@ -70,6 +70,8 @@ export function postgresMigrationsDir(): string {
 export async function migratePostgres(pool: PgPool, dir: string = postgresMigrationsDir()): Promise<string[]> {
   const client = await pool.connect()
   try {
+    // Another node's migrations may take a while; a large one may take longer than a statement should.
+    await client.query('SET statement_timeout = 0')
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
     try {
       await client.query(
@@ -97,6 +99,7 @@ export async function migratePostgres(pool: PgPool, dir: string = postgresMigrat
       return applied
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK])
+      await client.query('RESET statement_timeout')
     }
   } finally {
     client.release()
@@ -110,11 +113,14 @@ export const SEED_LOCK = 7_041_172_002
 export async function withAdvisoryLock<T>(pool: PgPool, key: number, work: () => Promise<T>): Promise<T> {
   const client = await pool.connect()
   try {
+    // Waiting for another node's seeding may take minutes: no statement timeout on the wait.
+    await client.query('SET statement_timeout = 0')
     await client.query('SELECT pg_advisory_lock($1)', [key])
     try {
       return await work()
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [key])
+      await client.query('RESET statement_timeout')
     }
   } finally {
     client.release()
