@@ -22,5 +22,5 @@ runRateLimiterContract(
       },
     }
   },
-  { leasesLapse: true, propertyRuns: 150, skip: !hasRedis },
+  { propertyRuns: 150, skip: !hasRedis },
 )

@@ -63,20 +63,22 @@ class SlidingLog {
 
 export function createMemoryRateLimiter(): RateLimiter {
   const logs = new Map<string, SlidingLog>()
-  // One process: a lease cannot outlive its holder, so it needs no expiry here.
-  const leases = new Map<string, number>()
+  // Leases lapse after their ttl here too: a request that never ends (a stuck handler) must not hold
+  // a search slot for ever. Wall time, as Redis's leases use Redis's own clock.
+  const leases = new Map<string, Map<number, number>>()
+  let nextLease = 0
   return {
-    async lease(key, limit) {
-      const held = leases.get(key) ?? 0
-      if (held >= limit) return undefined
-      leases.set(key, held + 1)
-      let released = false
+    async lease(key, limit, ttlMs) {
+      const now = performance.now()
+      const held = leases.get(key) ?? new Map<number, number>()
+      for (const [id, until] of held) if (until <= now) held.delete(id)
+      if (held.size >= limit) return undefined
+      const id = nextLease++
+      held.set(id, now + ttlMs)
+      leases.set(key, held)
       return async () => {
-        if (released) return
-        released = true
-        const left = (leases.get(key) ?? 1) - 1
-        if (left > 0) leases.set(key, left)
-        else leases.delete(key)
+        held.delete(id)
+        if (held.size === 0 && leases.get(key) === held) leases.delete(key)
       }
     },
     async take(key, limit, cost, at) {
@@ -89,6 +91,7 @@ export function createMemoryRateLimiter(): RateLimiter {
     },
     async close() {
       logs.clear()
+      leases.clear()
     },
   }
 }

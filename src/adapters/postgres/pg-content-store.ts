@@ -31,17 +31,8 @@ import type {
 } from '../../ports/content-store.ts'
 import type { PgPool } from './database.ts'
 import { indexText } from './pg-search-text.ts'
+import { INT64_MAX, isStorableId } from '../../domain/content/ids.ts'
 
-const INT64_MAX = '9223372036854775807'
-
-/**
- * A decimal a bigint column holds exactly and gives back unchanged: no leading zero ('0123' would
- * come back as '123'), nothing past 2^63 - 1.
- */
-export function isStorableId(id: string): boolean {
-  if (!/^(?:0|[1-9]\d{0,18})$/.test(id)) return false
-  return id.length < 19 || id <= INT64_MAX
-}
 
 /** How often version() reads the content epoch, i.e. how stale another node's commit may look. */
 export const VERSION_CHECK_MS = 50

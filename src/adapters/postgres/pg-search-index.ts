@@ -19,7 +19,7 @@ import type { TermNode, QueryNode } from '../../domain/search/query-grammar.ts'
 import type { AuthorRef } from '../../ports/content-store.ts'
 import type { IdRange, PostFacts, ScoredId, SearchIndex } from '../../ports/search-index.ts'
 import type { PgPool } from './database.ts'
-import { isStorableId } from './pg-content-store.ts'
+import { isStorableId } from '../../domain/content/ids.ts'
 import { MAX_LEXEME_BYTES, queryTerms, toTsquery } from './pg-search-text.ts'
 
 const MAX_ID = '9223372036854775807'

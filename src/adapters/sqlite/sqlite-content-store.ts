@@ -22,17 +22,7 @@ import type {
   WriteOutcome,
 } from '../../ports/content-store.ts'
 import type { SqliteDb } from './database.ts'
-
-const INT64_MAX = '9223372036854775807'
-
-/**
- * A decimal the integer columns hold exactly. A leading zero would not survive the round trip
- * ('0123' comes back as '123') and a value past int64 would become a float, so both are refused.
- */
-export function isStorableId(id: string): boolean {
-  if (!/^(?:0|[1-9]\d{0,18})$/.test(id)) return false
-  return id.length < 19 || id <= INT64_MAX
-}
+import { INT64_MAX, isStorableId } from '../../domain/content/ids.ts'
 
 /** A failing row: the reason goes back to the caller, the row's savepoint is rolled back. */
 class RowRefused extends Error {}

@@ -8,13 +8,12 @@ import { toFts5Match } from '../../domain/search/query-tokens.ts'
 import type { AuthorRef } from '../../ports/content-store.ts'
 import type { IdRange, PostFacts, ScoredId, SearchIndex } from '../../ports/search-index.ts'
 import type { SqliteDb } from './database.ts'
+import { compareIds } from '../../domain/content/ids.ts'
 
 /** Bounds of a 64-bit rowid, for an open side of a range. */
 const MAX_ID = '9223372036854775807'
 const MIN_ID = '0'
 
-/** Activity ids are decimals without leading zeros: longer is larger, else compare as text. */
-export const compareIds = (a: string, b: string): number => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0)
 
 interface FactsRow {
   authorKind: 'person' | 'company'

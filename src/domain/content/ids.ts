@@ -32,3 +32,18 @@ export function articlePublishedAt(articleId: string, nowMs: number): string | n
   const ms = timeFromId(articleId)
   return ms >= ARTICLE_EPOCH_MS && ms <= nowMs ? new Date(ms).toISOString() : null
 }
+
+/** Largest id a 64-bit integer column holds (posts, comments and articles are stored as such). */
+export const INT64_MAX = '9223372036854775807'
+
+/**
+ * A decimal an int64 column holds exactly and gives back unchanged: no leading zero ('0123' would
+ * come back as '123'), nothing past 2^63 - 1 (it would become a float).
+ */
+export function isStorableId(id: string): boolean {
+  if (!/^(?:0|[1-9]\d{0,18})$/.test(id)) return false
+  return id.length < 19 || id <= INT64_MAX
+}
+
+/** Order of decimal ids without leading zeros (time order for D2 ids): longer is larger, else as text. */
+export const compareIds = (a: string, b: string): number => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0)

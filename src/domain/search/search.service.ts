@@ -18,7 +18,7 @@ import type { Clock } from '../../ports/clock.ts'
 import type { AuthorRef } from '../../ports/content-store.ts'
 import type { IdRange, PostFacts, ScoredId, SearchIndex } from '../../ports/search-index.ts'
 import type { Admit, Delivered } from '../content/content.service.ts'
-import { idFromTime, timeFromId } from '../content/ids.ts'
+import { compareIds, idFromTime, timeFromId } from '../content/ids.ts'
 import { invalidParameter } from '../errors.ts'
 import type { TokenSigner } from '../tokens.ts'
 import type { QueryNode } from './query-grammar.ts'
@@ -45,7 +45,6 @@ export interface SearchServiceDeps {
 
 export type SearchService = ReturnType<typeof createSearchService>
 
-const compareIds = (a: string, b: string): number => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0)
 const next = (id: string): string => (BigInt(id) + 1n).toString()
 
 /** Whether `needle` occurs in `hay` as consecutive tokens (authorJobTitle is a phrase). */
