@@ -15,7 +15,6 @@
  *   results.
  */
 import type { Clock } from '../../ports/clock.ts'
-import type { AuthorRef } from '../../ports/content-store.ts'
 import type { IdRange, PostFacts, ScoredId, SearchIndex } from '../../ports/search-index.ts'
 import type { Admit, Delivered } from '../content/content.service.ts'
 import { compareIds, idFromTime, timeFromId } from '../content/ids.ts'
@@ -237,4 +236,3 @@ export function createSearchService(deps: SearchServiceDeps) {
 
 const COMMA = Buffer.from(',')
 
-export type { AuthorRef }
