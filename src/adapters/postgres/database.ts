@@ -5,8 +5,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { migrationsDir } from '../migrations-dir.ts'
+import { join } from 'node:path'
 import pg from 'pg'
 
 export type PgPool = pg.Pool
@@ -51,20 +51,8 @@ export function openPostgres(url: string, opts: PostgresOptions = {}): PgPool {
   return pool
 }
 
-/** migrations/postgres at the package root (works from src/ under tsx and from dist/src/ when built). */
-export function postgresMigrationsDir(): string {
-  let dir = dirname(fileURLToPath(import.meta.url))
-  for (let i = 0; i < 6; i++) {
-    const candidate = join(dir, 'migrations', 'postgres')
-    try {
-      readdirSync(candidate)
-      return candidate
-    } catch {
-      dir = dirname(dir)
-    }
-  }
-  throw new Error('migrations/postgres not found')
-}
+/** migrations/postgres at the package root. */
+export const postgresMigrationsDir = (): string => migrationsDir('postgres')
 
 /** Applies every migration file (NNN_name.sql) not yet recorded, each in its own transaction. */
 export async function migratePostgres(pool: PgPool, dir: string = postgresMigrationsDir()): Promise<string[]> {

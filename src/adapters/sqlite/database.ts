@@ -4,25 +4,13 @@
  */
 import Database from 'better-sqlite3'
 import { readdirSync, readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { migrationsDir } from '../migrations-dir.ts'
+import { join } from 'node:path'
 
 export type SqliteDb = Database.Database
 
-/** migrations/sqlite at the package root (works from src/ under tsx and from dist/src/ when built). */
-export function sqliteMigrationsDir(): string {
-  let dir = dirname(fileURLToPath(import.meta.url))
-  for (let i = 0; i < 6; i++) {
-    const candidate = join(dir, 'migrations', 'sqlite')
-    try {
-      readdirSync(candidate)
-      return candidate
-    } catch {
-      dir = dirname(dir)
-    }
-  }
-  throw new Error('migrations/sqlite not found')
-}
+/** migrations/sqlite at the package root. */
+export const sqliteMigrationsDir = (): string => migrationsDir('sqlite')
 
 /** Opens (or creates) a database; `:memory:` gives a private in-memory one for tests. */
 export function openSqlite(path: string): SqliteDb {
