@@ -210,6 +210,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const bus = config.redisUrl ? await createRedisInvalidationBus({ url: config.redisUrl, logger }) : undefined
   const sleep = overrides.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
   let closing: Promise<void> | undefined
+  // One byte budget for every ready body: content responses and search result items.
+  const cache = createResponseCache({ maxBytes: config.cacheMb * 1024 * 1024, version: () => contentStore.version() })
 
   return {
     config,
@@ -220,19 +222,13 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     accountStore,
     writer: createContentWriter({ store: contentStore, clock, platformHost }),
     tokens,
-    content: createContentService({
-      store: contentStore,
-      clock,
-      tokens,
-      platformHost,
-      cache: createResponseCache({ maxBytes: config.cacheMb * 1024 * 1024, version: () => contentStore.version() }),
-    }),
+    content: createContentService({ store: contentStore, clock, tokens, platformHost, cache }),
     accounts: createAccountsService({ store: accountStore, clock, randomBytes, ...(bus ? { bus } : {}) }),
     ledger,
     limiter,
     metering: createMeteringService({ ledger, limiter, clock, sleep, buyCreditsUrl: config.buyCreditsUrl }),
     usage: createUsageReporter({ ledger, clock }),
-    search: createSearchService({ index: stores.searchIndex, tokens, clock, platformHost }),
+    search: createSearchService({ index: stores.searchIndex, tokens, clock, platformHost, cache }),
     metrics,
     classifyError: stores.classifyError,
     exclusive: stores.exclusive,

@@ -15,6 +15,12 @@ export interface IdRange {
   from?: string
 }
 
+/** A page of a relevance ranking, and whether the ranking goes on past it. */
+export interface RankedPage {
+  ids: string[]
+  more: boolean
+}
+
 export interface ScoredId {
   id: string
   /** Relevance (BM25 over the post text); higher is better. */
@@ -38,6 +44,14 @@ export interface SearchIndex {
   newestMatches(query: QueryNode, range: IdRange, limit: number): Promise<string[]>
   /** The newest `limit` matches within `range`, each with its relevance score (newest first). */
   scoredMatches(query: QueryNode, range: IdRange, limit: number): Promise<ScoredId[]>
+  /**
+   * A page of the relevance ranking of the matches within `range`: score descending, then newest
+   * first; from `skip`, at most `take` ids. The ranking covers every match, except that when more than
+   * `bound` posts match it may cover only the newest `bound` of them (D8); it always covers at least
+   * those. An adapter that can tell a narrow query cheaply ranks all its matches, as a plain
+   * `ORDER BY rank` would.
+   */
+  rankedMatches(query: QueryNode, range: IdRange, bound: number, skip: number, take: number): Promise<RankedPage>
   /** Which of `ids` match `query`, with their scores (order of `ids`). */
   matchAmong(query: QueryNode, ids: readonly string[]): Promise<ScoredId[]>
   /** Searchable posts (reposts without commentary excluded) of any of `authors` within `range`, newest first. */

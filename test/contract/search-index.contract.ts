@@ -10,6 +10,7 @@ import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { parseSearchQuery, type QueryNode, type TermNode } from '../../src/domain/search/query-grammar.ts'
 import { matches, tokenize } from '../../src/domain/search/query-tokens.ts'
+import { byRelevance } from '../../src/domain/search/ranking.ts'
 import { CONTENT_KIND, type ContentRow, type ContentStore } from '../../src/ports/content-store.ts'
 import type { SearchIndex } from '../../src/ports/search-index.ts'
 import { companyRef, companyRow, personRef, postIdAt, postRow, profileRow } from '../helpers/content-fixtures.ts'
@@ -302,6 +303,47 @@ export function runSearchIndexContract(name: string, makeIndex: () => Promise<Se
             },
           ),
           { numRuns: 120, seed: 412 },
+        )
+      })
+
+      it('rankedMatches pages through the matches by score, then newest first, as scoredMatches scores them', async () => {
+        await fc.assert(
+          fc.asyncProperty(
+            queryTreeArb,
+            fc.integer({ min: 1, max: 300 }),
+            fc.integer({ min: 0, max: 300 }),
+            fc.integer({ min: 0, max: 40 }),
+            fc.integer({ min: 0, max: 30 }),
+            async (tree, top, span, skip, take) => {
+              const range = { below: postIdAt(top + 1), from: postIdAt(Math.max(1, top - span)) }
+              const all = (await index.scoredMatches(tree, range, 1000)).sort(byRelevance).map((s) => s.id)
+              const page = await index.rankedMatches(tree, range, 1000, skip, take)
+              expect(page).toEqual({ ids: all.slice(skip, skip + take), more: all.length > skip + take })
+            },
+          ),
+          { numRuns: 120, seed: 4121 },
+        )
+      })
+
+      it('rankedMatches covers at least the newest `bound` matches when more match, in relevance order', async () => {
+        await fc.assert(
+          fc.asyncProperty(queryTreeArb, fc.integer({ min: 1, max: 20 }), async (tree, bound) => {
+            const scores = new Map((await index.scoredMatches(tree, {}, 1000)).map((s) => [s.id, s.score]))
+            const newest = await index.newestMatches(tree, {}, bound)
+            const page = await index.rankedMatches(tree, {}, bound, 0, 1000)
+            expect(page.more).toBe(false)
+            expect(new Set(page.ids).size).toBe(page.ids.length)
+            for (const id of newest) expect(page.ids).toContain(id)
+            for (const id of page.ids) expect(scores.has(id)).toBe(true)
+            const ranked = page.ids.map((id) => ({ id, score: scores.get(id) as number }))
+            expect(ranked).toEqual([...ranked].sort(byRelevance))
+            // Paging through it gives the same order.
+            const first = await index.rankedMatches(tree, {}, bound, 0, 3)
+            const rest = await index.rankedMatches(tree, {}, bound, 3, 1000)
+            expect([...first.ids, ...rest.ids]).toEqual(page.ids)
+            expect(first.more).toBe(page.ids.length > 3)
+          }),
+          { numRuns: 120, seed: 4122 },
         )
       })
     })

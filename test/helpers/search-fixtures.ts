@@ -229,6 +229,8 @@ export async function makeSearchApp(
     nowMs?: number
     account?: NewAccount
     file?: boolean
+    /** PRONET_CACHE_MB (default: the server's); 0 reads every result item from the store. */
+    cacheMb?: number
     wrapSearch?: (real: Container['search']) => Container['search']
   } = {},
 ): Promise<SearchApp> {
@@ -238,6 +240,7 @@ export async function makeSearchApp(
     LOG_LEVEL: 'silent',
     PRONET_SECRET: 'test-secret',
     PRONET_DATA_DIR: dir ?? '/nonexistent-test-dir',
+    ...(opts.cacheMb !== undefined ? { PRONET_CACHE_MB: String(opts.cacheMb) } : {}),
   })
   const clock = createManualClock(opts.nowMs ?? SEARCH_NOW)
   const sqlitePath = dir ? join(dir, 'pronet.db') : ':memory:'

@@ -56,4 +56,45 @@ describe('response cache', () => {
     await expect(on.through('k', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom')
     expect((await on.through('k', async () => body('ok'))).body.toString()).toBe('ok')
   })
+
+  it('many: serves cached bodies, fills the rest once, never caches what fill could not find', async () => {
+    let version = 'a'
+    const asked: string[][] = []
+    const store = new Map([['1', 'one'], ['2', 'two'], ['3', 'three']])
+    const cache = createResponseCache({ maxBytes: 1000, version: () => version })
+    const fill = async (missing: string[]) => {
+      asked.push(missing)
+      return new Map(missing.flatMap((id) => (store.has(id) ? [[id, Buffer.from(store.get(id) as string)] as const] : [])))
+    }
+    const text = (m: Map<string, Buffer>) => Object.fromEntries([...m].map(([k, v]) => [k, v.toString()]))
+    expect(text(await cache.many('p|', ['1', '2', '9'], fill))).toEqual({ 1: 'one', 2: 'two' })
+    expect(text(await cache.many('p|', ['2', '3', '9'], fill))).toEqual({ 2: 'two', 3: 'three' })
+    expect(asked).toEqual([['1', '2', '9'], ['3', '9']])
+    // Another prefix is another key space; a version change drops everything.
+    await cache.many('q|', ['1'], fill)
+    store.set('1', 'uno')
+    version = 'b'
+    expect(text(await cache.many('p|', ['1'], fill))).toEqual({ 1: 'uno' })
+    expect(asked.slice(2)).toEqual([['1'], ['1']])
+  })
+
+  it('many: a body read while the version moved is returned but not kept; a budget of 0 always fills', async () => {
+    let version = 'a'
+    let reads = 0
+    const cache = createResponseCache({ maxBytes: 1000, version: () => version })
+    const fill = async (missing: string[]) => {
+      reads++
+      version = `v${reads}`
+      return new Map(missing.map((id) => [id, Buffer.from(`body${reads}`)]))
+    }
+    expect((await cache.many('p|', ['1'], fill)).get('1')?.toString()).toBe('body1')
+    expect((await cache.many('p|', ['1'], fill)).get('1')?.toString()).toBe('body2')
+    const off = createResponseCache({ maxBytes: 0, version: () => 'v' })
+    let offReads = 0
+    const offFill = async (missing: string[]) => (offReads++, new Map(missing.map((id) => [id, Buffer.from('x')])))
+    await off.many('p|', ['1'], offFill)
+    await off.many('p|', ['1'], offFill)
+    expect(offReads).toBe(2)
+    expect(off.stats().entries).toBe(0)
+  })
 })

@@ -20,6 +20,7 @@ import type { AuthorRef } from '../../ports/content-store.ts'
 import type { IdRange, PostFacts, ScoredId, SearchIndex } from '../../ports/search-index.ts'
 import type { PgPool } from './database.ts'
 import { isStorableId } from '../../domain/content/ids.ts'
+import { rankScored } from '../../domain/search/ranking.ts'
 import { MAX_LEXEME_BYTES, queryTerms, toTsquery } from './pg-search-text.ts'
 
 const MAX_ID = '9223372036854775807'
@@ -260,7 +261,7 @@ export function createPgSearchIndex(pool: PgPool, opts: PgSearchIndexOptions = {
   ]
   const CANDIDATE_COLUMNS = `id, search_len AS len, ts_filter(setweight(search, 'A', $1::text[]), '{a}')::text AS hits`
 
-  return {
+  const index: SearchIndex = {
     async newestMatches(query, range, limit) {
       const tsquery = toTsquery(query)
       const from = lower(range.from)
@@ -282,6 +283,11 @@ export function createPgSearchIndex(pool: PgPool, opts: PgSearchIndexOptions = {
         [lexemesOf(query), tsquery, upper(range.below), from, limit],
       )
       return score(query, read)
+    },
+
+    async rankedMatches(query, range, bound, skip, take) {
+      // Scores are computed here, not in SQL: rank the newest `bound` matches (D8), always.
+      return rankScored(await index.scoredMatches(query, range, bound), skip, take)
     },
 
     async matchAmong(query, ids) {
@@ -349,4 +355,5 @@ export function createPgSearchIndex(pool: PgPool, opts: PgSearchIndexOptions = {
       return out
     },
   }
+  return index
 }

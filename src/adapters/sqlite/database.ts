@@ -21,7 +21,9 @@ export function openSqlite(path: string): SqliteDb {
   db.pragma('foreign_keys = ON')
   db.pragma('busy_timeout = 5000')
   db.pragma('cache_size = -65536')
-  db.pragma('temp_store = MEMORY')
+  // temp_store stays at its default. MEMORY made every FTS5 query that followed a sorted one (ORDER BY
+  // rank) on the same connection slow: a 50-row newest-first query took 3.5 ms instead of 0.14 ms
+  // (measured on the 1.9M-post search bench).
   migrate(db)
   return db
 }

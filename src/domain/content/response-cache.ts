@@ -7,6 +7,11 @@
 export interface ResponseCache {
   /** The cached value for `key`, or the computed one (cached when `compute` returns). */
   through<T extends { body: Buffer }>(key: string, compute: () => Promise<T>): Promise<T>
+  /**
+   * The bodies of `ids` under `prefix`: cached ones from memory, the rest from `fill` (which leaves
+   * out what it cannot find; those are not cached).
+   */
+  many(prefix: string, ids: readonly string[], fill: (missing: string[]) => Promise<Map<string, Buffer>>): Promise<Map<string, Buffer>>
   stats(): { entries: number; bytes: number; hits: number; misses: number }
 }
 
@@ -22,34 +27,69 @@ export function createResponseCache(deps: { maxBytes: number; version: () => str
     bytes = 0
   }
 
+  /** Drops everything when the store's version moved on; true when the cache is on. */
+  function current(): boolean {
+    if (deps.maxBytes <= 0) return false
+    const version = deps.version()
+    if (version !== seenVersion) {
+      clear()
+      seenVersion = version
+    }
+    return true
+  }
+
+  function hit<T>(key: string, value: T): T {
+    hits++
+    // Re-insert to mark it most recently used (Map keeps insertion order).
+    entries.delete(key)
+    entries.set(key, value as { body: Buffer })
+    return value
+  }
+
+  function put(key: string, value: { body: Buffer }): void {
+    if (value.body.length > deps.maxBytes / 4) return
+    const old = entries.get(key)
+    if (old) bytes -= old.body.length
+    entries.set(key, value)
+    bytes += value.body.length
+    for (const [k, v] of entries) {
+      if (bytes <= deps.maxBytes) break
+      entries.delete(k)
+      bytes -= v.body.length
+    }
+  }
+
   return {
     async through(key, compute) {
-      if (deps.maxBytes <= 0) return compute()
-      const version = deps.version()
-      if (version !== seenVersion) {
-        clear()
-        seenVersion = version
-      }
-      const hit = entries.get(key)
-      if (hit !== undefined) {
-        hits++
-        // Re-insert to mark it most recently used (Map keeps insertion order).
-        entries.delete(key)
-        entries.set(key, hit)
-        return hit as Awaited<ReturnType<typeof compute>>
-      }
+      if (!current()) return compute()
+      const cached = entries.get(key)
+      if (cached !== undefined) return hit(key, cached as Awaited<ReturnType<typeof compute>>)
       misses++
       const value = await compute()
       // A write that landed while computing must not leave a stale body behind.
-      if (deps.version() !== seenVersion || value.body.length > deps.maxBytes / 4) return value
-      entries.set(key, value)
-      bytes += value.body.length
-      for (const [k, v] of entries) {
-        if (bytes <= deps.maxBytes) break
-        entries.delete(k)
-        bytes -= v.body.length
-      }
+      if (deps.version() === seenVersion) put(key, value)
       return value
+    },
+
+    async many(prefix, ids, fill) {
+      if (!current()) return fill([...ids])
+      const out = new Map<string, Buffer>()
+      const missing: string[] = []
+      for (const id of ids) {
+        const cached = entries.get(prefix + id)
+        if (cached !== undefined) out.set(id, hit(prefix + id, cached).body)
+        else missing.push(id)
+      }
+      if (missing.length === 0) return out
+      misses += missing.length
+      const version = seenVersion
+      const found = await fill(missing)
+      const unchanged = deps.version() === version
+      for (const [id, body] of found) {
+        out.set(id, body)
+        if (unchanged) put(prefix + id, { body })
+      }
+      return out
     },
     stats: () => ({ entries: entries.size, bytes, hits, misses }),
   }

@@ -6,22 +6,25 @@
  * - `date` (and a search without a query) walks candidates newest first in chunks, checking the
  *   filters, until the page is full or SCAN_BUDGET candidates were looked at (a short page with a
  *   cursor then says "more may follow");
- * - `relevance` ranks by BM25 the newest RELEVANCE_CANDIDATES matches (D8's bound: no search scores
- *   millions of rows) and pages through that ranking by offset, fixed for the whole walk by the
- *   newest id of the first page;
+ * - `relevance` ranks by BM25 all matches of a narrow query and the newest RELEVANCE_CANDIDATES
+ *   matches of a broad one (D8's bound: no search scores millions of rows; the index decides, see
+ *   SearchIndex.rankedMatches) and pages through that ranking by offset, fixed for the whole walk by
+ *   the newest match at the first page;
  * - postedWithin bounds the candidates' ids (ids encode time); postedAfter trims the page afterwards,
  *   so a trimmed page is short and still billed;
  * - cursors are signed and bound to the interpreted query and filters; a walk ends after MAX_DEPTH
  *   results.
  */
 import type { Clock } from '../../ports/clock.ts'
-import type { IdRange, PostFacts, ScoredId, SearchIndex } from '../../ports/search-index.ts'
+import type { IdRange, PostFacts, SearchIndex } from '../../ports/search-index.ts'
 import type { Admit, Delivered } from '../content/content.service.ts'
+import type { ResponseCache } from '../content/response-cache.ts'
 import { compareIds, idFromTime, timeFromId } from '../content/ids.ts'
 import { invalidParameter } from '../errors.ts'
 import type { TokenSigner } from '../tokens.ts'
 import type { QueryNode } from './query-grammar.ts'
 import { tokenize } from './query-tokens.ts'
+import { byRelevance, rankScored } from './ranking.ts'
 import { POSTED_WITHIN_MS, parseSearchRequest, searchScope, type SearchRequest } from './search-request.ts'
 
 /** Results one query yields at most, over all its pages (D8). */
@@ -37,6 +40,8 @@ type Position = { n: number; s: string | null } & ({ m: 'd'; b: string | null } 
 
 export interface SearchServiceDeps {
   index: SearchIndex
+  /** Ready result items of recent searches (the same post recurs across searches); none: always read. */
+  cache?: ResponseCache
   tokens: TokenSigner
   clock: Clock
   platformHost: string
@@ -142,28 +147,48 @@ export function createSearchService(deps: SearchServiceDeps) {
     offset: number,
     want: number,
   ): Promise<{ ids: string[]; top: string | null; more: boolean }> {
-    const range: IdRange = { ...(top !== null ? { below: top } : {}), ...(from !== undefined ? { from } : {}) }
-    let scored: ScoredId[]
-    if (r.authors.length === 0) scored = await index.scoredMatches(query, range, RELEVANCE_CANDIDATES)
-    else scored = await index.matchAmong(query, await index.authorPosts(r.authors, range, RELEVANCE_CANDIDATES))
-    if (scored.length === 0) return { ids: [], top, more: false }
-    // The ranking is fixed for the whole walk: ids above the first page's newest candidate never enter.
-    const fixedTop = top ?? next(scored.reduce((a, s) => (compareIds(s.id, a) > 0 ? s.id : a), scored[0]!.id))
-    scored.sort((a, b) => b.score - a.score || compareIds(b.id, a.id))
     const filter = factsFilter(r)
-    if (filter === null) {
-      return { ids: scored.slice(offset, offset + want).map((s) => s.id), top: fixedTop, more: scored.length > offset + want }
+    if (r.authors.length === 0) {
+      // The ranking is fixed for the whole walk by the first page's newest match: newer posts never enter it.
+      let fixedTop = top
+      if (fixedTop === null) {
+        const newest = await index.newestMatches(query, from !== undefined ? { from } : {}, 1)
+        if (newest.length === 0) return { ids: [], top, more: false }
+        fixedTop = next(newest[0] as string)
+      }
+      const range: IdRange = { below: fixedTop, ...(from !== undefined ? { from } : {}) }
+      if (filter === null) {
+        const page = await index.rankedMatches(query, range, RELEVANCE_CANDIDATES, offset, want)
+        return { ...page, top: fixedTop }
+      }
+      const ranked = await index.rankedMatches(query, range, RELEVANCE_CANDIDATES, 0, RELEVANCE_CANDIDATES)
+      return { ...(await filtered(ranked.ids, filter, offset, want)), top: fixedTop }
     }
-    // Filters are checked lazily in ranking order, only as far as this page needs.
+    const range: IdRange = { ...(top !== null ? { below: top } : {}), ...(from !== undefined ? { from } : {}) }
+    const scored = await index.matchAmong(query, await index.authorPosts(r.authors, range, RELEVANCE_CANDIDATES))
+    if (scored.length === 0) return { ids: [], top, more: false }
+    const fixedTop = top ?? next(scored.reduce((a, s) => (compareIds(s.id, a) > 0 ? s.id : a), scored[0]!.id))
+    if (filter === null) return { ...rankScored(scored, offset, want), top: fixedTop }
+    scored.sort(byRelevance)
+    return { ...(await filtered(scored.map((s) => s.id), filter, offset, want)), top: fixedTop }
+  }
+
+  /** Filters checked lazily in ranking order, only as far as this page needs. */
+  async function filtered(
+    ranked: readonly string[],
+    filter: (f: PostFacts | undefined) => boolean,
+    offset: number,
+    want: number,
+  ): Promise<{ ids: string[]; more: boolean }> {
     const kept: string[] = []
     let seen = 0
-    for (let i = 0; i < scored.length && kept.length < offset + want + 1; i += CHUNK) {
-      const slice = scored.slice(i, i + CHUNK).map((s) => s.id)
+    for (let i = 0; i < ranked.length && kept.length < offset + want + 1; i += CHUNK) {
+      const slice = ranked.slice(i, i + CHUNK)
       const facts = await index.facts(slice)
       for (const id of slice) if (filter(facts.get(id))) kept.push(id)
       seen = i + slice.length
     }
-    return { ids: kept.slice(offset, offset + want), top: fixedTop, more: kept.length > offset + want || seen < scored.length }
+    return { ids: kept.slice(offset, offset + want), more: kept.length > offset + want || seen < ranked.length }
   }
 
   return {
@@ -212,7 +237,7 @@ export function createSearchService(deps: SearchServiceDeps) {
       }
 
       const unique = [...new Set(ids)]
-      const items = await index.items(unique)
+      const items = deps.cache ? await deps.cache.many(ITEM_KEY, unique, (ids) => index.items(ids)) : await index.items(unique)
       const results = unique.flatMap((id) => {
         const item = items.get(id)
         return item ? [item] : []
@@ -235,4 +260,6 @@ export function createSearchService(deps: SearchServiceDeps) {
 }
 
 const COMMA = Buffer.from(',')
+/** Result items' key space in the response cache. */
+const ITEM_KEY = 'search-item|'
 
