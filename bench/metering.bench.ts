@@ -13,6 +13,9 @@
  *     in whole milliseconds, too coarse for a 0.5 ms goal.
  * Every settle is fsynced (SQLite WAL, synchronous=FULL, group commit) before its response leaves,
  * so the run also measures the data dir's fdatasync latency.
+ * Beside (a), the server processes' CPU per response is read from /proc (event-loop thread, and all
+ * other threads: the commit worker); beside (b), the metered server's own group-commit histogram
+ * (pronet_ledger_commit_seconds) over the latency runs.
  *
  * Each server runs in its own child process (this file with `--serve <kind>`) on its own copy of
  * one seeded data dir. The metered account is a custom plan that never meets a 402 or a 429; after
@@ -28,7 +31,7 @@
  */
 import autocannon from 'autocannon'
 import { execFileSync, fork, type ChildProcess } from 'node:child_process'
-import { closeSync, copyFileSync, existsSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs'
+import { closeSync, copyFileSync, existsSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { cpus, loadavg, tmpdir } from 'node:os'
@@ -101,6 +104,7 @@ async function serveChild(kind: Kind): Promise<void> {
   const created = await c.accounts.create({ name: 'bench', plan: 'custom', creditsLimit: 1_000_000_000, rpsLimit: 1_000_000 })
   const accountId = created.account.id
   const { creditsRemaining } = await c.metering.subscription(accountId)
+  servingMetrics = c.metrics
   const app = await buildApp(c, { metering: kind === 'metered' })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const address = app.server.address()
@@ -155,9 +159,33 @@ async function membersWithPosts(n: number): Promise<string[]> {
 
 let profiler: import('node:inspector/promises').Session | undefined
 
+/** The serving container's metrics, for the group-commit figures (metered and unmetered servers). */
+let servingMetrics: { getSingleMetric(name: string): unknown } | undefined
+
+/** A cumulative snapshot of a prom-client histogram: count, sum and the count at or below each bucket bound. */
+interface HistogramSnapshot {
+  count: number
+  sum: number
+  buckets: { le: number; n: number }[]
+}
+
+async function histogram(name: string): Promise<HistogramSnapshot | null> {
+  const metric = servingMetrics?.getSingleMetric(name) as { get(): Promise<{ values: { metricName?: string; labels: { le?: number | string }; value: number }[] }> } | undefined
+  if (!metric) return null
+  const { values } = await metric.get()
+  const of = (suffix: string) => values.filter((v) => v.metricName === `${name}${suffix}`)
+  return {
+    count: of('_count')[0]?.value ?? 0,
+    sum: of('_sum')[0]?.value ?? 0,
+    buckets: of('_bucket').map((v) => ({ le: v.labels.le === '+Inf' ? Infinity : Number(v.labels.le), n: v.value })),
+  }
+}
+
 async function onCommand(cmd: string): Promise<void> {
   const { Session } = await import('node:inspector/promises')
-  if (cmd === 'profile-start') {
+  if (cmd === 'commits') {
+    process.send?.({ reply: 'commits', seconds: await histogram('pronet_ledger_commit_seconds'), jobs: await histogram('pronet_ledger_commit_jobs') })
+  } else if (cmd === 'profile-start') {
     profiler = new Session()
     profiler.connect()
     await profiler.post('Profiler.enable')
@@ -314,6 +342,8 @@ function hasWrk(): boolean {
 
 interface Saturated {
   rps: number
+  /** CPU of the server's threads per response (µs): its event-loop thread, and all its other threads together. */
+  cpu?: { mainUs: number; othersUs: number; mainBusy: number }
   p99: number
   /** Responses read by the load generator, and how many of them were not 2xx/3xx. */
   responses: number
@@ -351,7 +381,46 @@ function loadWithWrk(port: number, paths: string[], headers: Record<string, stri
   }
 }
 
-async function saturate(port: number, paths: string[], headers: Record<string, string>, seconds = SECONDS): Promise<Saturated> {
+/**
+ * CPU time (ms) a process's threads have used, from /proc (Linux): its event-loop thread (the task
+ * whose id is the pid) and every other thread together (the commit worker, libuv's pool, V8's GC
+ * helpers). null where /proc is not there.
+ */
+function threadCpuMs(pid: number): { main: number; others: number } | null {
+  const TICK_MS = 10 // USER_HZ = 100 on Linux
+  try {
+    let main = 0
+    let others = 0
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      // Fields after the command (which may hold spaces) start after its closing parenthesis.
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      const ms = (Number(fields[11]) + Number(fields[12])) * TICK_MS // utime, stime
+      if (tid === String(pid)) main += ms
+      else others += ms
+    }
+    return { main, others }
+  } catch {
+    return null
+  }
+}
+
+async function saturate(port: number, paths: string[], headers: Record<string, string>, seconds = SECONDS, pid?: number): Promise<Saturated> {
+  const before = pid === undefined ? null : threadCpuMs(pid)
+  const started = performance.now()
+  const result = await saturateOnce(port, paths, headers, seconds)
+  const after = pid === undefined ? null : threadCpuMs(pid)
+  if (before && after && result.responses > 0) {
+    result.cpu = {
+      mainUs: ((after.main - before.main) * 1000) / result.responses,
+      othersUs: ((after.others - before.others) * 1000) / result.responses,
+      mainBusy: (after.main - before.main) / (performance.now() - started),
+    }
+  }
+  return result
+}
+
+async function saturateOnce(port: number, paths: string[], headers: Record<string, string>, seconds: number): Promise<Saturated> {
   if (TOOL === 'wrk') return loadWithWrk(port, paths, headers, seconds)
   let next = 0
   const result = await autocannon({
@@ -648,14 +717,14 @@ async function main(): Promise<void> {
 
     // --- (a) throughput -----------------------------------------------------------------------
     const cases = [
-      { name: 'bare node:http', port: bare.ready.port, headers: meteredHeaders, runs: [] as Saturated[] },
-      { name: 'unmetered (auth only)', port: unmetered.ready.port, headers: unmeteredHeaders, runs: [] as Saturated[] },
-      { name: 'metered', port: metered.ready.port, headers: meteredHeaders, runs: [] as Saturated[] },
+      { name: 'bare node:http', port: bare.ready.port, pid: bare.child.pid, headers: meteredHeaders, runs: [] as Saturated[] },
+      { name: 'unmetered (auth only)', port: unmetered.ready.port, pid: unmetered.child.pid, headers: unmeteredHeaders, runs: [] as Saturated[] },
+      { name: 'metered', port: metered.ready.port, pid: metered.child.pid, headers: meteredHeaders, runs: [] as Saturated[] },
     ] as const
     const meteredCase = cases[2]
     let meteredWrkRuns = 0
     const meteredRun = async (seconds?: number): Promise<Saturated> => {
-      const r = await saturate(metered.ready.port, paths, meteredHeaders, seconds)
+      const r = await saturate(metered.ready.port, paths, meteredHeaders, seconds, metered.child.pid)
       clientOk += r.responses - r.non2xx
       meteredWrkRuns++
       return r
@@ -669,7 +738,7 @@ async function main(): Promise<void> {
       // Rotate the order each round, so drift of the machine does not favour one case.
       for (let k = 0; k < cases.length; k++) {
         const c = cases[(k + round) % cases.length]!
-        c.runs.push(c === meteredCase ? await meteredRun() : await saturate(c.port, paths, c.headers))
+        c.runs.push(c === meteredCase ? await meteredRun() : await saturate(c.port, paths, c.headers, SECONDS, c.pid))
       }
     }
     const peak = Object.fromEntries(cases.map((c) => [c.name, median(c.runs.map((r) => r.rps))])) as Record<string, number>
@@ -687,12 +756,28 @@ async function main(): Promise<void> {
       )
     }
 
+    if (cases.every((c) => c.runs.every((r) => r.cpu))) {
+      out()
+      out('  CPU per response, server process (from /proc; medians over runs): where the time goes')
+      out(`  ${padEnd('case', 22)}${pad('event loop', 12)}${pad('busy', 7)}${pad('other threads', 15)}`)
+      for (const c of cases) {
+        const cpu = (f: (x: NonNullable<Saturated['cpu']>) => number) => median(c.runs.map((r) => f(r.cpu!)))
+        out(`  ${padEnd(c.name, 22)}${pad(`${cpu((x) => x.mainUs).toFixed(1)} µs`, 12)}${pad(`${(cpu((x) => x.mainBusy) * 100).toFixed(0)}%`, 7)}${pad(`${cpu((x) => x.othersUs).toFixed(1)} µs`, 15)}`)
+      }
+      out(
+        '  (a server whose event loop is far from busy is waiting, not computing: with a fixed number of connections its' +
+          ' throughput is connections ÷ latency, and a metered response waits for its group commit)',
+      )
+    }
+
     // --- (b) latency at half the metered peak ----------------------------------------------
     const rate = Math.max(100, Math.round(meteredRps / 2))
     const lat: { name: string; runs: Paced[] }[] = [
       { name: 'unmetered (auth only)', runs: [] },
       { name: 'metered', runs: [] },
     ]
+    type Commits = { seconds: HistogramSnapshot | null; jobs: HistogramSnapshot | null }
+    const commitsBefore = await ask<Commits>(metered.child, 'commits')
     for (let round = 0; round < ROUNDS; round++) {
       for (let k = 0; k < 2; k++) {
         const which = (k + round) % 2
@@ -727,6 +812,25 @@ async function main(): Promise<void> {
       out(
         `  ${padEnd(f.name, 22)}${pad(int(f.achieved), 10)}${pad(ms(f.p50, 3), 10)}${pad(ms(f.p99, 3), 10)}${pad(ms(f.p999, 3), 10)}${pad(ms(f.max, 1), 10)}${pad(ms(f.serviceP99, 3), 15)}${pad(`${(f.late * 100).toFixed(2)}%`, 12)}${pad(String(f.errors), 8)}   ${f.p99s.map((x) => x.toFixed(3)).join(' / ')}`,
       )
+    }
+    const commitsAfter = await ask<Commits>(metered.child, 'commits')
+    if (commitsBefore.seconds && commitsAfter.seconds && commitsBefore.jobs && commitsAfter.jobs) {
+      const d = (a: HistogramSnapshot, b: HistogramSnapshot): HistogramSnapshot => ({
+        count: b.count - a.count,
+        sum: b.sum - a.sum,
+        buckets: b.buckets.map((x, i) => ({ le: x.le, n: x.n - (a.buckets[i]?.n ?? 0) })),
+      })
+      const secs = d(commitsBefore.seconds, commitsAfter.seconds)
+      const jobs = d(commitsBefore.jobs, commitsAfter.jobs)
+      // The bucket bound at or below which a share q of the commits fell.
+      const bound = (h: HistogramSnapshot, q: number) => h.buckets.find((b) => b.n >= q * h.count)?.le ?? Infinity
+      if (secs.count > 0) {
+        out(
+          `  metered server's group commits during (b) (pronet_ledger_commit_seconds: batch handed over → durable): ${int(secs.count)} commits,` +
+            ` ${(jobs.sum / jobs.count).toFixed(1)} requests each on average; mean ${ms((secs.sum / secs.count) * 1000, 3)},` +
+            ` p50 ≤ ${ms(bound(secs, 0.5) * 1000, 1)}, p99 ≤ ${ms(bound(secs, 0.99) * 1000, 1)} (histogram bounds). Every metered response waits for one.`,
+        )
+      }
     }
     const [uLat, mLat] = latFig as [(typeof latFig)[0], (typeof latFig)[0]]
     const addedP99 = mLat.p99 - uLat.p99

@@ -111,7 +111,7 @@ interface Stores {
 const newLotId = () => `lot_${randomBytes(9).toString('base64url')}`
 
 /** Embedded: one SQLite file in the data dir (or ':memory:' in tests), ledger commits on a worker. */
-function sqliteStores(config: Config, overrides: ContainerOverrides, logger: Logger): Stores {
+function sqliteStores(config: Config, overrides: ContainerOverrides, logger: Logger, metrics: Registry): Stores {
   const sqlitePath = overrides.sqlitePath ?? join(config.dataDir, 'pronet.db')
   if (sqlitePath !== ':memory:') mkdirSync(config.dataDir, { recursive: true })
   const db: SqliteDb = openSqlite(sqlitePath)
@@ -120,6 +120,7 @@ function sqliteStores(config: Config, overrides: ContainerOverrides, logger: Log
   const inWorker = sqlitePath !== ':memory:' && overrides.commitInWorker !== false
   const ledger = createSqliteLedger(db, {
     newLotId,
+    registry: metrics,
     onBatchReplay: (error) => logger.warn({ error }, 'billing batch replayed request by request'),
     ...(inWorker
       ? {
@@ -193,7 +194,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const metrics = new Registry()
   const stores = config.databaseUrl
     ? await postgresStores(config, config.databaseUrl, logger, metrics)
-    : sqliteStores(config, overrides, logger)
+    : sqliteStores(config, overrides, logger, metrics)
   const { contentStore, accountStore, ledger } = stores
   const tokens = createTokenSigner(stores.secret)
   const platformHost = config.platformHost

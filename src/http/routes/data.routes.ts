@@ -266,7 +266,10 @@ export function registerDataRoutes(
           const count = (request.query as { count?: number } | undefined)?.count
           meter.charge = priceOf(PRICES[route.operation], { count, units: delivered.units })
         }
-        return reply.type(JSON_TYPE).send(delivered.body)
+        // The body is returned, not `reply`: an async handler resolving to the reply (a thenable) makes
+        // Fastify watch the response stream for its end, about 1.5 µs of listeners per request.
+        reply.type(JSON_TYPE)
+        return delivered.body
       },
     })
   }
