@@ -82,6 +82,8 @@ export interface ContainerOverrides {
    * (always for ':memory:'; the CLI's one-shot commands need no worker).
    */
   commitInWorker?: boolean
+  /** Wraps the search index the search service plans over (the search benchmark times its calls). */
+  wrapSearchIndex?: (index: SearchIndex) => SearchIndex
 }
 
 /** The server secret: PRONET_SECRET, else one generated once and kept (0600) in the data dir. */
@@ -229,7 +231,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     limiter,
     metering: createMeteringService({ ledger, limiter, clock, sleep, buyCreditsUrl: config.buyCreditsUrl }),
     usage: createUsageReporter({ ledger, clock }),
-    search: createSearchService({ index: stores.searchIndex, tokens, clock, platformHost, cache }),
+    search: createSearchService({ index: overrides.wrapSearchIndex?.(stores.searchIndex) ?? stores.searchIndex, tokens, clock, platformHost, cache }),
     metrics,
     classifyError: stores.classifyError,
     exclusive: stores.exclusive,
