@@ -15,10 +15,20 @@ export interface IdRange {
   from?: string
 }
 
+/** What a relevance ranking covers: every match, or the newest `bound` of them (all when fewer match). */
+export type RankingPlan = 'all' | 'newest'
+
 /** A page of a relevance ranking, and whether the ranking goes on past it. */
 export interface RankedPage {
   ids: string[]
   more: boolean
+}
+
+/** What the planner reads of the index: how many posts are indexed and how many hold each token. */
+export interface TermFrequencies {
+  posts: number
+  /** Per token asked about: the posts holding it, or Infinity when the index did not count it (too dear now). */
+  df: Map<string, number>
 }
 
 export interface ScoredId {
@@ -45,13 +55,12 @@ export interface SearchIndex {
   /** The newest `limit` matches within `range`, each with its relevance score (newest first). */
   scoredMatches(query: QueryNode, range: IdRange, limit: number): Promise<ScoredId[]>
   /**
-   * A page of the relevance ranking of the matches within `range`: score descending, then newest
-   * first; from `skip`, at most `take` ids. The ranking covers every match, except that when more than
-   * `bound` posts match it may cover only the newest `bound` of them (D8); it always covers at least
-   * those. An adapter that can tell a narrow query cheaply ranks all its matches, as a plain
-   * `ORDER BY rank` would.
+   * A page of the relevance ranking of the matches within `range` (score descending, then newest
+   * first) over what `plan` says: every match, or the newest `bound`. From `skip`, at most `take` ids.
    */
-  rankedMatches(query: QueryNode, range: IdRange, bound: number, skip: number, take: number): Promise<RankedPage>
+  rankedMatches(query: QueryNode, range: IdRange, bound: number, skip: number, take: number, plan: RankingPlan): Promise<RankedPage>
+  /** Planning figures for these tokens (exact or close; a figure may lag the index a little). */
+  termFrequencies(tokens: readonly string[]): Promise<TermFrequencies>
   /** Which of `ids` match `query`, with their scores (order of `ids`). */
   matchAmong(query: QueryNode, ids: readonly string[]): Promise<ScoredId[]>
   /** Searchable posts (reposts without commentary excluded) of any of `authors` within `range`, newest first. */

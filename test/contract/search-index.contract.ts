@@ -317,33 +317,53 @@ export function runSearchIndexContract(name: string, makeIndex: () => Promise<Se
             async (tree, top, span, skip, take) => {
               const range = { below: postIdAt(top + 1), from: postIdAt(Math.max(1, top - span)) }
               const all = (await index.scoredMatches(tree, range, 1000)).sort(byRelevance).map((s) => s.id)
-              const page = await index.rankedMatches(tree, range, 1000, skip, take)
-              expect(page).toEqual({ ids: all.slice(skip, skip + take), more: all.length > skip + take })
+              // Either plan covers every match when no more than `bound` match.
+              for (const plan of ['all', 'newest'] as const) {
+                expect(await index.rankedMatches(tree, range, 1000, skip, take, plan)).toEqual({
+                  ids: all.slice(skip, skip + take),
+                  more: all.length > skip + take,
+                })
+              }
             },
           ),
           { numRuns: 120, seed: 4121 },
         )
       })
 
-      it('rankedMatches covers at least the newest `bound` matches when more match, in relevance order', async () => {
+      it('rankedMatches covers every match (plan all) or exactly the newest `bound` (plan newest), in relevance order', async () => {
         await fc.assert(
           fc.asyncProperty(queryTreeArb, fc.integer({ min: 1, max: 20 }), async (tree, bound) => {
             const scores = new Map((await index.scoredMatches(tree, {}, 1000)).map((s) => [s.id, s.score]))
             const newest = await index.newestMatches(tree, {}, bound)
-            const page = await index.rankedMatches(tree, {}, bound, 0, 1000)
-            expect(page.more).toBe(false)
-            expect(new Set(page.ids).size).toBe(page.ids.length)
-            for (const id of newest) expect(page.ids).toContain(id)
-            for (const id of page.ids) expect(scores.has(id)).toBe(true)
-            const ranked = page.ids.map((id) => ({ id, score: scores.get(id) as number }))
-            expect(ranked).toEqual([...ranked].sort(byRelevance))
-            // Paging through it gives the same order.
-            const first = await index.rankedMatches(tree, {}, bound, 0, 3)
-            const rest = await index.rankedMatches(tree, {}, bound, 3, 1000)
-            expect([...first.ids, ...rest.ids]).toEqual(page.ids)
-            expect(first.more).toBe(page.ids.length > 3)
+            for (const [plan, covered] of [['all', [...scores.keys()]], ['newest', newest]] as const) {
+              const page = await index.rankedMatches(tree, {}, bound, 0, 1000, plan)
+              expect(page.more).toBe(false)
+              expect(new Set(page.ids)).toEqual(new Set(covered))
+              expect(page.ids).toHaveLength(covered.length)
+              const ranked = page.ids.map((id) => ({ id, score: scores.get(id) as number }))
+              expect(ranked).toEqual([...ranked].sort(byRelevance))
+              // Paging through it gives the same order.
+              const first = await index.rankedMatches(tree, {}, bound, 0, 3, plan)
+              const rest = await index.rankedMatches(tree, {}, bound, 3, 1000, plan)
+              expect([...first.ids, ...rest.ids]).toEqual(page.ids)
+              expect(first.more).toBe(page.ids.length > 3)
+            }
           }),
           { numRuns: 120, seed: 4122 },
+        )
+      })
+
+      it('termFrequencies counts the indexed posts and, for a few tokens, the posts holding each', async () => {
+        const indexed = posts.filter((p) => !p.isRepost)
+        const vocabulary = [...new Set(indexed.flatMap((p) => tokenize(p.text)))]
+        expect(vocabulary.length).toBeGreaterThan(8)
+        await fc.assert(
+          fc.asyncProperty(fc.subarray([...vocabulary, 'absentword'], { minLength: 1, maxLength: 8 }), async (tokens) => {
+            const f = await index.termFrequencies(tokens)
+            expect(f.posts).toBe(indexed.length)
+            for (const t of tokens) expect(f.df.get(t)).toBe(indexed.filter((p) => tokenize(p.text).includes(t)).length)
+          }),
+          { numRuns: 40, seed: 4123 },
         )
       })
     })

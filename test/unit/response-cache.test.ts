@@ -97,4 +97,22 @@ describe('response cache', () => {
     expect(offReads).toBe(2)
     expect(off.stats().entries).toBe(0)
   })
+
+  it('a body computed before a write is not kept, even when another lookup already moved the cache to the new version', async () => {
+    let version = 'a'
+    const cache = createResponseCache({ maxBytes: 1000, version: () => version })
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    // k is read under version a, and the write lands while it is being computed…
+    const slow = cache.through('k', async () => {
+      await gate
+      return body('old k')
+    })
+    version = 'b'
+    // …and another lookup meets the new version first.
+    await cache.through('other', async () => body('x'))
+    release()
+    expect((await slow).body.toString()).toBe('old k')
+    expect((await cache.through('k', async () => body('new k'))).body.toString()).toBe('new k')
+  })
 })

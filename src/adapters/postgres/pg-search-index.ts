@@ -285,9 +285,15 @@ export function createPgSearchIndex(pool: PgPool, opts: PgSearchIndexOptions = {
       return score(query, read)
     },
 
-    async rankedMatches(query, range, bound, skip, take) {
-      // Scores are computed here, not in SQL: rank the newest `bound` matches (D8), always.
-      return rankScored(await index.scoredMatches(query, range, bound), skip, take)
+    async rankedMatches(query, range, bound, skip, take, plan) {
+      // Scores are computed here, not in SQL.
+      return rankScored(await index.scoredMatches(query, range, plan === 'all' ? Number.MAX_SAFE_INTEGER : bound), skip, take)
+    },
+
+    async termFrequencies(tokens) {
+      // The same figures bm25() reads: counted on the index up to exactCountLimit, else the statistics.
+      const { docs, df } = await corpus(tokens.map((t): TermNode => ({ kind: 'word', text: t, tokens: [t] })))
+      return { posts: docs, df: new Map(tokens.map((t, i) => [t, df[i] as number])) }
     },
 
     async matchAmong(query, ids) {

@@ -5,15 +5,13 @@
  * statements: better-sqlite3 runs one in about 2 µs, less than assembling an IN list.
  *
  * Relevance is ranked inside SQLite (bm25() under ORDER BY … LIMIT: a top-n sort, no rows cross to
- * JavaScript but the page's). A narrow query ranks all its matches in FTS5's forward order, exactly
- * what a plain `ORDER BY rank` does; a broad one ranks the newest `bound` matches, walking backwards
- * (D8). Which is which is estimated before the query from each term's document frequency (fts5vocab,
- * remembered per term) and the index's row count (FTS5's averages record): on the 1.9M-post bench,
- * walking backwards with bm25() cost 10–30% more than the forward walk when every match is read
- * anyway, and saves everything past the bound when it is not. An estimate that errs low only ranks
- * more matches; a frequency not looked up (past the per-query budget) plans the query as broad.
+ * JavaScript but the page's): every match in FTS5's forward order, exactly what a plain `ORDER BY
+ * rank` does, or the newest `bound` matches walking backwards (D8), as the search service planned
+ * from termFrequencies. On the 1.9M-post bench, walking backwards with bm25() cost 10–30% more than
+ * the forward walk when every match is read anyway, and saves everything past the bound when not.
+ * Document frequencies come from fts5vocab (a lookup counts the term's whole doclist) and the
+ * indexed-post count from FTS5's averages record.
  */
-import type { QueryNode } from '../../domain/search/query-grammar.ts'
 import { toFts5Match } from '../../domain/search/query-tokens.ts'
 import type { AuthorRef } from '../../ports/content-store.ts'
 import type { IdRange, PostFacts, ScoredId, SearchIndex } from '../../ports/search-index.ts'
@@ -25,14 +23,10 @@ const MAX_ID = '9223372036854775807'
 const MIN_ID = '0'
 /** Terms whose document frequency is remembered (planning only: a stale figure costs time, never results). */
 const DF_CACHE_TERMS = 50_000
-/** Document frequencies one query may look up (a token not remembered and past this is unknown: broad). */
+/** Frequencies from this one up are remembered (a doclist this long takes about 0.3 ms to count). */
+const DF_REMEMBER_FROM = 10_000
+/** Document frequencies one planning may look up (a token not remembered and past this is uncounted: Infinity). */
 const DF_LOOKUPS_PER_QUERY = 8
-/**
- * Terms of an AND are estimated as independent, times this margin: words that go together (a
- * phrase split in two) co-occur far more often than chance, and an estimate that errs low makes a
- * broad query rank all its matches.
- */
-const AND_MARGIN = 4
 
 /** The first varint of an FTS5 record (SQLite's big-endian varint): the averages record's row count. */
 function leadingVarint(b: Buffer): number {
@@ -120,30 +114,15 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
       if (budget.left <= 0) return Infinity
       budget.left--
       n = (docFrequency.get(token) as number | undefined) ?? 0
-      if (dfCache.size >= DF_CACHE_TERMS) dfCache.clear()
-      dfCache.set(token, n)
+      // Only frequent terms are remembered: their lookups are the dear ones, and a remembered figure
+      // that has since grown only plans a query `newest` (bounded). A rare term is read again each
+      // time (cheap), so one that becomes common is never ranked whole on an old figure.
+      if (n >= DF_REMEMBER_FROM) {
+        if (dfCache.size >= DF_CACHE_TERMS) dfCache.clear()
+        dfCache.set(token, n)
+      }
     }
     return n
-  }
-
-  /** Roughly how many posts match: a term's frequency, a phrase's rarest token, AND as independent terms. */
-  function estimate(node: QueryNode, total: number, budget: { left: number }): number {
-    switch (node.kind) {
-      case 'word':
-      case 'phrase':
-      case 'hashtag':
-        return Math.min(...node.tokens.map((t) => df(t, budget)))
-      case 'and': {
-        const parts = node.children.map((c) => estimate(c, total, budget))
-        const independent = parts.reduce((p, n) => (p * n) / Math.max(1, total), total)
-        // 0 × Infinity (a term in no post beside an unknown one) is NaN: the parts alone decide then.
-        return Math.min(...parts, Number.isNaN(independent) ? Infinity : independent * AND_MARGIN)
-      }
-      case 'or':
-        return Math.min(total, node.children.reduce((sum, c) => sum + estimate(c, total, budget), 0))
-      case 'not':
-        return estimate(node.include, total, budget)
-    }
   }
 
   function indexedPosts(): number {
@@ -160,17 +139,22 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
       return scored.all(toFts5Match(query), below(range), from(range), limit) as ScoredId[]
     },
 
-    async rankedMatches(query, range, bound, skip, take) {
+    async rankedMatches(query, range, bound, skip, take, plan) {
       const match = toFts5Match(query)
       // One row past the page tells whether the ranking goes on.
       const ids = (
-        estimate(query, indexedPosts(), { left: DF_LOOKUPS_PER_QUERY }) <= bound
+        plan === 'all'
           ? rankAll.all(match, below(range), from(range), take + 1, skip)
           : rankNewest.all(match, below(range), from(range), bound, take + 1, skip)
       ) as string[]
       const more = ids.length > take
       if (more) ids.pop()
       return { ids, more }
+    },
+
+    async termFrequencies(tokens) {
+      const budget = { left: DF_LOOKUPS_PER_QUERY }
+      return { posts: indexedPosts(), df: new Map(tokens.map((t) => [t, df(t, budget)])) }
     },
 
     async matchAmong(query, ids) {

@@ -49,7 +49,11 @@ export function createResponseCache(deps: { maxBytes: number; version: () => str
   function put(key: string, value: { body: Buffer }): void {
     if (value.body.length > deps.maxBytes / 4) return
     const old = entries.get(key)
-    if (old) bytes -= old.body.length
+    if (old) {
+      bytes -= old.body.length
+      // Out first, so the new body goes in as the most recently used.
+      entries.delete(key)
+    }
     entries.set(key, value)
     bytes += value.body.length
     for (const [k, v] of entries) {
@@ -65,9 +69,11 @@ export function createResponseCache(deps: { maxBytes: number; version: () => str
       const cached = entries.get(key)
       if (cached !== undefined) return hit(key, cached as Awaited<ReturnType<typeof compute>>)
       misses++
+      const version = seenVersion
       const value = await compute()
-      // A write that landed while computing must not leave a stale body behind.
-      if (deps.version() === seenVersion) put(key, value)
+      // A write that landed while computing must not leave a stale body behind, even when another
+      // lookup has already moved the cache on to the new version.
+      if (deps.version() === version) put(key, value)
       return value
     },
 

@@ -7,16 +7,16 @@
  *   filters, until the page is full or SCAN_BUDGET candidates were looked at (a short page with a
  *   cursor then says "more may follow");
  * - `relevance` ranks by BM25 all matches of a narrow query and the newest RELEVANCE_CANDIDATES
- *   matches of a broad one (D8's bound: no search scores millions of rows; the index decides, see
- *   SearchIndex.rankedMatches) and pages through that ranking by offset, fixed for the whole walk by
- *   the newest match at the first page;
+ *   matches of a broad one (D8's bound: no search scores millions of rows), planned on the first
+ *   page from the index's term frequencies (ranking.ts), and pages through that ranking by offset,
+ *   fixed for the whole walk by the first page's newest match and plan, both kept in the cursor;
  * - postedWithin bounds the candidates' ids (ids encode time); postedAfter trims the page afterwards,
  *   so a trimmed page is short and still billed;
  * - cursors are signed and bound to the interpreted query and filters; a walk ends after MAX_DEPTH
  *   results.
  */
 import type { Clock } from '../../ports/clock.ts'
-import type { IdRange, PostFacts, SearchIndex } from '../../ports/search-index.ts'
+import type { IdRange, PostFacts, RankingPlan, SearchIndex } from '../../ports/search-index.ts'
 import type { Admit, Delivered } from '../content/content.service.ts'
 import type { ResponseCache } from '../content/response-cache.ts'
 import { compareIds, idFromTime, timeFromId } from '../content/ids.ts'
@@ -24,7 +24,7 @@ import { invalidParameter } from '../errors.ts'
 import type { TokenSigner } from '../tokens.ts'
 import type { QueryNode } from './query-grammar.ts'
 import { tokenize } from './query-tokens.ts'
-import { byRelevance, rankScored } from './ranking.ts'
+import { byRelevance, planningTokens, planRanking, rankScored } from './ranking.ts'
 import { POSTED_WITHIN_MS, parseSearchRequest, searchScope, type SearchRequest } from './search-request.ts'
 
 /** Results one query yields at most, over all its pages (D8). */
@@ -35,8 +35,11 @@ export const RELEVANCE_CANDIDATES = 10_000
 export const SCAN_BUDGET = 20_000
 const CHUNK = 500
 
-/** Where a walk stands: date order continues below `b`; relevance continues at offset `o` of the ranking of ids below `t`. */
-type Position = { n: number; s: string | null } & ({ m: 'd'; b: string | null } | { m: 'r'; o: number; t: string | null })
+/**
+ * Where a walk stands: date order continues below `b`; relevance continues at offset `o` of the
+ * ranking of ids below `t`, planned `k` (absent in cursors issued before plans existed: `newest`).
+ */
+type Position = { n: number; s: string | null } & ({ m: 'd'; b: string | null } | { m: 'r'; o: number; t: string | null; k?: RankingPlan })
 
 export interface SearchServiceDeps {
   index: SearchIndex
@@ -146,10 +149,12 @@ export function createSearchService(deps: SearchServiceDeps) {
     top: string | null,
     offset: number,
     want: number,
-  ): Promise<{ ids: string[]; top: string | null; more: boolean }> {
+    plan: RankingPlan | undefined,
+  ): Promise<{ ids: string[]; top: string | null; more: boolean; plan?: RankingPlan }> {
     const filter = factsFilter(r)
     if (r.authors.length === 0) {
-      // The ranking is fixed for the whole walk by the first page's newest match: newer posts never enter it.
+      // The ranking is fixed for the whole walk by the first page's newest match (newer posts never
+      // enter it) and by the first page's plan.
       let fixedTop = top
       if (fixedTop === null) {
         const newest = await index.newestMatches(query, from !== undefined ? { from } : {}, 1)
@@ -158,10 +163,13 @@ export function createSearchService(deps: SearchServiceDeps) {
       }
       const range: IdRange = { below: fixedTop, ...(from !== undefined ? { from } : {}) }
       if (filter === null) {
-        const page = await index.rankedMatches(query, range, RELEVANCE_CANDIDATES, offset, want)
-        return { ...page, top: fixedTop }
+        const chosen = plan ?? planRanking(query, await index.termFrequencies(planningTokens(query)), RELEVANCE_CANDIDATES)
+        const page = await index.rankedMatches(query, range, RELEVANCE_CANDIDATES, offset, want, chosen)
+        return { ...page, top: fixedTop, plan: chosen }
       }
-      const ranked = await index.rankedMatches(query, range, RELEVANCE_CANDIDATES, 0, RELEVANCE_CANDIDATES)
+      // Filters are checked on the newest RELEVANCE_CANDIDATES matches in ranking order: all of them
+      // when fewer match, never the best-scored 10,000 of a larger set.
+      const ranked = await index.rankedMatches(query, range, RELEVANCE_CANDIDATES, 0, RELEVANCE_CANDIDATES, 'newest')
       return { ...(await filtered(ranked.ids, filter, offset, want)), top: fixedTop }
     }
     const range: IdRange = { ...(top !== null ? { below: top } : {}), ...(from !== undefined ? { from } : {}) }
@@ -202,7 +210,13 @@ export function createSearchService(deps: SearchServiceDeps) {
       let pos: Position = relevance ? { m: 'r', n: 0, s: sinceAtStart, o: 0, t: null } : { m: 'd', n: 0, s: sinceAtStart, b: null }
       if (r.cursor !== null) {
         const opened = tokens.open(r.cursor, scope, 'cursor') as Position | null
-        if (typeof opened !== 'object' || opened === null || opened.m !== pos.m || typeof opened.n !== 'number') {
+        if (
+          typeof opened !== 'object' ||
+          opened === null ||
+          opened.m !== pos.m ||
+          typeof opened.n !== 'number' ||
+          (opened.m === 'r' && opened.k !== undefined && opened.k !== 'all' && opened.k !== 'newest')
+        ) {
           throw invalidParameter('cursor', 'the cursor was not issued by this service for this search.')
         }
         pos = opened
@@ -220,9 +234,13 @@ export function createSearchService(deps: SearchServiceDeps) {
           ids = page.ids
           if (page.below !== null) nextPos = { ...pos, n: pos.n + ids.length, b: page.below }
         } else {
-          const page = await pageByRelevance(r, query as QueryNode, from, pos.t, pos.o, want)
+          // A walk begun before plans existed ranked the newest matches: it goes on doing so.
+          const plan = r.cursor === null ? undefined : (pos.k ?? 'newest')
+          const page = await pageByRelevance(r, query as QueryNode, from, pos.t, pos.o, want, plan)
           ids = page.ids
-          if (page.more) nextPos = { ...pos, n: pos.n + ids.length, o: pos.o + ids.length, t: page.top }
+          if (page.more) {
+            nextPos = { ...pos, n: pos.n + ids.length, o: pos.o + ids.length, t: page.top, ...(page.plan ? { k: page.plan } : {}) }
+          }
         }
       }
       if (nextPos !== null && nextPos.n >= MAX_DEPTH) nextPos = null
