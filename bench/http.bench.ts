@@ -16,8 +16,7 @@ import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { DEFAULT_NETWORK_SEED } from '../src/seed.ts'
-import { generateNetwork } from '../src/synth/index.ts'
+import { membersWithPosts } from './bench-helpers.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
@@ -62,30 +61,17 @@ async function serveChild(kind: string): Promise<void> {
   const dataDir = process.env.BENCH_DATA_DIR as string
   const config = loadConfig({ ...process.env, PRONET_DATA_DIR: dataDir, PRONET_SEED: SIZE, LOG_LEVEL: 'warn', PORT: '0' })
   const c = await createContainer(config)
-  const report = await prepareStore(c, (cc, size, log) => seedSynthetic(cc, size, log, { anchorMs: ANCHOR }), () => {})
+  await prepareStore(c, (cc, size, log) => seedSynthetic(cc, size, log, { anchorMs: ANCHOR }), () => {})
+  // Not the demo account (5 per second, 1,000 credits): the load would meet 429 and 402 at once.
+  const created = await c.accounts.create({ name: 'bench', plan: 'custom', creditsLimit: 1_000_000_000, rpsLimit: 1_000_000 })
   const app = await buildApp(c)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const address = app.server.address()
   process.send?.({
     port: typeof address === 'object' && address ? address.port : 0,
-    key: report.demoKey,
-    slugs: membersWithPosts(200),
+    key: created.apiKey.key,
+    slugs: membersWithPosts(SIZE, ANCHOR, 200),
   } satisfies Ready)
-}
-
-/** The first `n` members who author a post, read from the same deterministic stream that was seeded. */
-function membersWithPosts(n: number): string[] {
-  const slugById = new Map<string, string>()
-  const picked = new Set<string>()
-  for (const record of generateNetwork({ seed: DEFAULT_NETWORK_SEED, size: SIZE as 'small', anchorMs: ANCHOR, platformHost: 'www.linkedin.com' })) {
-    if (record.kind === 'profile') slugById.set(record.data.profileId, record.data.publicIdentifier)
-    if (record.kind === 'post' && record.data.authorProfileId && record.data.repostOf === undefined) {
-      const slug = slugById.get(record.data.authorProfileId)
-      if (slug) picked.add(slug)
-      if (picked.size >= n) break
-    }
-  }
-  return [...picked]
 }
 
 function start(kind: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; ready: Ready }> {

@@ -30,6 +30,7 @@
  *   commit worker (to compare the two)
  */
 import autocannon from 'autocannon'
+import { membersWithPosts } from './bench-helpers.ts'
 import { execFileSync, fork, type ChildProcess } from 'node:child_process'
 import { closeSync, copyFileSync, existsSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs'
 import { createServer } from 'node:http'
@@ -92,7 +93,7 @@ async function serveChild(kind: Kind): Promise<void> {
   await prepareStore(c, (cc, size, log) => seedSynthetic(cc, size, log, { anchorMs: ANCHOR }), () => {})
 
   if (kind === 'seed') {
-    const slugs = await membersWithPosts(200)
+    const slugs = membersWithPosts(SIZE, ANCHOR, 200)
     // Closing the last connection checkpoints the WAL into pronet.db, so the file can be copied.
     await c.close()
     process.send?.({ port: 0, slugs } satisfies Ready, () => process.exit(0))
@@ -136,23 +137,6 @@ function serveBare(): void {
     process.on('message', (msg: { cmd: string }) => void onCommand(msg.cmd))
     process.send?.({ port: typeof address === 'object' && address ? address.port : 0 } satisfies Ready)
   })
-}
-
-/** The first `n` members who author a post, read from the same deterministic stream that was seeded. */
-async function membersWithPosts(n: number): Promise<string[]> {
-  const { DEFAULT_NETWORK_SEED } = await import('../src/seed.ts')
-  const { generateNetwork } = await import('../src/synth/index.ts')
-  const slugById = new Map<string, string>()
-  const picked = new Set<string>()
-  for (const record of generateNetwork({ seed: DEFAULT_NETWORK_SEED, size: SIZE as 'small', anchorMs: ANCHOR, platformHost: 'www.linkedin.com' })) {
-    if (record.kind === 'profile') slugById.set(record.data.profileId, record.data.publicIdentifier)
-    if (record.kind === 'post' && record.data.authorProfileId && record.data.repostOf === undefined) {
-      const slug = slugById.get(record.data.authorProfileId)
-      if (slug) picked.add(slug)
-      if (picked.size >= n) break
-    }
-  }
-  return [...picked]
 }
 
 // --- CPU profile of a server child, driven by the parent over IPC -----------------------------

@@ -31,6 +31,8 @@ import type { ContentStore } from '../src/ports/content-store.ts'
 import type { SearchIndex } from '../src/ports/search-index.ts'
 import type { NetworkSize } from '../src/synth/network-plan.ts'
 import { generateNetwork } from '../src/synth/synthetic-network.ts'
+import { picker, quantile } from './bench-helpers.ts'
+import { rankScored } from '../src/domain/search/ranking.ts'
 
 const SIZE = (process.env.BENCH_SEARCH_SIZE ?? 'medium') as NetworkSize
 const SEED = Number(process.env.BENCH_SEED ?? 1)
@@ -114,25 +116,8 @@ async function openBenchPostgres(): Promise<PgPool> {
   return pool
 }
 
-const quantile = (xs: number[], q: number): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))] as number
-}
-
-function picker(seed: number) {
-  let x = seed >>> 0
-  return <T>(xs: readonly T[]): T => {
-    x = (Math.imul(x ^ (x >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0
-    return xs[x % xs.length] as T
-  }
-}
-
 /** The ids of the best `n` by score (ties newest first), as both services rank them. */
-const best = (scored: { id: string; score: number }[], n: number): string[] =>
-  [...scored]
-    .sort((a, b) => b.score - a.score || b.id.length - a.id.length || (a.id < b.id ? 1 : -1))
-    .slice(0, n)
-    .map((s) => s.id)
+const best = (scored: { id: string; score: number }[], n: number): string[] => rankScored([...scored], 0, n).ids
 const overlap = (a: string[], b: string[]): number => (a.length === 0 ? 1 : a.filter((x) => b.includes(x)).length / a.length)
 
 async function timed<T>(f: () => Promise<T>, into: number[]): Promise<T> {

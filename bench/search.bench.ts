@@ -32,6 +32,7 @@ import { createContentWriter } from '../src/domain/content/content-writer.ts'
 import { parseSearchQuery } from '../src/domain/search/query-grammar.ts'
 import { toFts5Match } from '../src/domain/search/query-tokens.ts'
 import { generateNetwork } from '../src/synth/synthetic-network.ts'
+import { picker, quantile } from './bench-helpers.ts'
 import type { SearchIndex } from '../src/ports/search-index.ts'
 import type { NetworkSize } from '../src/synth/network-plan.ts'
 
@@ -91,20 +92,6 @@ interface Case {
   cls: string
   body: Record<string, unknown>
   raw: { sql: string; args: unknown[] }
-}
-
-const quantile = (xs: number[], q: number): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))] as number
-}
-
-/** A deterministic pick (the same queries every run on the same file). */
-function picker(seed: number) {
-  let x = seed >>> 0
-  return <T>(xs: readonly T[]): T => {
-    x = (Math.imul(x ^ (x >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0
-    return xs[x % xs.length] as T
-  }
 }
 
 async function main(): Promise<void> {

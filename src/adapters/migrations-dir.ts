@@ -1,5 +1,5 @@
 /** Where a store's numbered migrations live: migrations/<dialect> at the package root. */
-import { readdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -16,4 +16,14 @@ export function migrationsDir(dialect: 'sqlite' | 'postgres'): string {
     }
   }
   throw new Error(`migrations/${dialect} not found`)
+}
+
+/** The numbered migrations (NNN_name.sql) of `dir` not in `done`, in order, with their SQL. */
+export function pendingMigrations(dir: string, done: ReadonlySet<number>): { version: number; file: string; sql: string }[] {
+  return readdirSync(dir)
+    .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
+    .sort()
+    .map((file) => ({ version: Number(file.slice(0, 3)), file }))
+    .filter((m) => !done.has(m.version))
+    .map((m) => ({ ...m, sql: readFileSync(join(dir, m.file), 'utf8') }))
 }

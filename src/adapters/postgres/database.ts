@@ -4,9 +4,7 @@
  * lock, so exactly one node applies them and the others wait, then find nothing left to do.
  */
 import { randomBytes } from 'node:crypto'
-import { readdirSync, readFileSync } from 'node:fs'
-import { migrationsDir } from '../migrations-dir.ts'
-import { join } from 'node:path'
+import { migrationsDir, pendingMigrations } from '../migrations-dir.ts'
 import pg from 'pg'
 
 export type PgPool = pg.Pool
@@ -66,16 +64,11 @@ export async function migratePostgres(pool: PgPool, dir: string = postgresMigrat
         'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)',
       )
       const done = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version))
-      const files = readdirSync(dir)
-        .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
-        .sort()
       const applied: string[] = []
-      for (const file of files) {
-        const version = Number(file.slice(0, 3))
-        if (done.has(version)) continue
+      for (const { version, file, sql } of pendingMigrations(dir, done)) {
         await client.query('BEGIN')
         try {
-          await client.query(readFileSync(join(dir, file), 'utf8'))
+          await client.query(sql)
           await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [version, file, Date.now()])
           await client.query('COMMIT')
         } catch (e) {

@@ -13,9 +13,7 @@
  */
 import type pg from 'pg'
 import type {
-  ActorCard,
   ArticleRow,
-  AuthorKind,
   AuthorRef,
   CommentRow,
   CommentView,
@@ -31,6 +29,7 @@ import type {
 } from '../../ports/content-store.ts'
 import type { PgPool } from './database.ts'
 import { indexText } from './pg-search-text.ts'
+import { toCard, toComment, type CardCols, type CommentCols } from '../content-rows.ts'
 import { INT64_MAX, isStorableId } from '../../domain/content/ids.ts'
 
 
@@ -84,48 +83,9 @@ const authorExists = (k: string, i: string): string => `CASE ${k}::text
   WHEN 'person' THEN EXISTS (SELECT 1 FROM profiles WHERE profile_id = ${i}::text)
   WHEN 'company' THEN EXISTS (SELECT 1 FROM companies WHERE company_id = ${i}::text) END`
 
-interface CardCols {
-  cardKind: AuthorKind
-  cardId: string
-  cardName: string
-  cardHeadline: string
-  cardPictureUrl: string | null
-  cardUrl: string
-  cardSlug: string | null
-}
-
-interface CommentCols extends CardCols {
-  commentId: string
-  postId: string
+interface PgCommentCols extends CommentCols {
   parentId: string | null
-  text: string
-  createdAt: string
-  reactionCount: number
-  pinned: boolean
-  permalink: string
 }
-
-const toCard = (r: CardCols): ActorCard => ({
-  kind: r.cardKind,
-  id: r.cardId,
-  name: r.cardName,
-  headline: r.cardHeadline,
-  pictureUrl: r.cardPictureUrl,
-  url: r.cardUrl,
-  slug: r.cardSlug,
-})
-
-const toComment = (r: CommentCols, replies: CommentView[]): CommentView => ({
-  commentId: r.commentId,
-  postId: r.postId,
-  text: r.text,
-  createdAt: r.createdAt,
-  reactionCount: r.reactionCount,
-  pinned: r.pinned,
-  permalink: r.permalink,
-  author: toCard(r),
-  replies,
-})
 
 /**
  * Documents travel as text and leave as their UTF-8 bytes. Measured against convert_to(doc, 'UTF8') as
@@ -728,7 +688,7 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
     async listComments(postId, offset, limit) {
       if (!isStorableId(postId)) return { comments: [], hasMore: false }
       const take = Math.max(0, limit)
-      const top = await pool.query<CommentCols>(
+      const top = await pool.query<PgCommentCols>(
         `SELECT ${commentColumns} FROM comments c ${cardJoins('c', 'author_kind', 'author_id')}
          WHERE c.post_id = $1 AND c.parent_id IS NULL
          ORDER BY c.pinned DESC, c.reaction_count DESC, c.created_ms DESC, c.comment_id DESC LIMIT $2 OFFSET $3`,
@@ -738,7 +698,7 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
       // Every reply of the page in one read (not one per thread: each is a round trip here).
       const replies = new Map<string, CommentView[]>()
       if (page.length > 0) {
-        const found = await pool.query<CommentCols>(
+        const found = await pool.query<PgCommentCols>(
           `SELECT ${commentColumns} FROM comments c ${cardJoins('c', 'author_kind', 'author_id')}
            WHERE c.parent_id = ANY($1::bigint[]) ORDER BY c.parent_id, c.created_ms, c.comment_id`,
           [page.map((c) => c.commentId)],

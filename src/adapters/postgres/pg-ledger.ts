@@ -72,6 +72,7 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { Counter, Gauge, type Registry } from 'prom-client'
+import { metric } from '../metrics.ts'
 import {
   addPack as addPackRule,
   balanceAt,
@@ -154,15 +155,6 @@ export interface PgLedgerOptions {
 export interface PgLedgerLogger {
   warn(obj: object, msg: string): void
   error(obj: object, msg: string): void
-}
-
-/** The registry's metric of that name, or a new one registered there. */
-function metric<T extends Counter | Gauge>(registry: Registry | undefined, name: string, make: () => T): T {
-  const existing = registry?.getSingleMetric(name)
-  if (existing) return existing as T
-  const m = make()
-  registry?.registerMetric(m)
-  return m
 }
 
 const toError = (r: unknown): Error => (r instanceof Error ? r : new Error(String(r)))
@@ -279,14 +271,8 @@ function toState(accountId: string, row: StateRow): BillingState {
   }
 }
 
-interface UsageAggregate {
+interface UsageAggregate extends UsageRow {
   accountId: string
-  day: string
-  endpoint: string
-  status: number
-  requests: number
-  billable: number
-  credits: number
 }
 
 /**

@@ -13,6 +13,7 @@
 import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { Counter, Gauge, type Registry } from 'prom-client'
+import { metric } from '../metrics.ts'
 import type { RateDecision, RateLimiter } from '../../ports/rate-limiter.ts'
 import { createMemoryRateLimiter } from '../memory/memory-rate-limiter.ts'
 import { HEARTBEAT, LEASE, TAKE, type LuaScript } from './redis-scripts.ts'
@@ -65,14 +66,6 @@ export interface RedisRateLimiter extends RateLimiter {
   status(): { fallback: boolean; nodes: number }
   /** Renews this node's heartbeat and counts the nodes now (the timer does this every heartbeatMs). */
   heartbeat(): Promise<void>
-}
-
-function metric<T extends Counter | Gauge>(registry: Registry | undefined, name: string, make: () => T): T {
-  const existing = registry?.getSingleMetric(name)
-  if (existing) return existing as T
-  const m = make()
-  registry?.registerMetric(m)
-  return m
 }
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e))

@@ -3,9 +3,7 @@
  * migrations/sqlite/. Every SQLite adapter receives the same handle from the container.
  */
 import Database from 'better-sqlite3'
-import { readdirSync, readFileSync } from 'node:fs'
-import { migrationsDir } from '../migrations-dir.ts'
-import { join } from 'node:path'
+import { migrationsDir, pendingMigrations } from '../migrations-dir.ts'
 
 export type SqliteDb = Database.Database
 
@@ -32,14 +30,8 @@ export function openSqlite(path: string): SqliteDb {
 export function migrate(db: SqliteDb, dir: string = sqliteMigrationsDir()): string[] {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)')
   const done = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version))
-  const files = readdirSync(dir)
-    .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
-    .sort()
   const applied: string[] = []
-  for (const file of files) {
-    const version = Number(file.slice(0, 3))
-    if (done.has(version)) continue
-    const sql = readFileSync(join(dir, file), 'utf8')
+  for (const { version, file, sql } of pendingMigrations(dir, done)) {
     db.transaction(() => {
       db.exec(sql)
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(version, file, Date.now())

@@ -5,12 +5,9 @@
  * columns' integer affinity converts exactly, and read back with CAST(... AS TEXT).
  */
 import type {
-  ActorCard,
   ArticleRow,
-  AuthorKind,
   AuthorRef,
   CommentRow,
-  CommentView,
   CompanyRow,
   ContentCounts,
   ContentRow,
@@ -22,6 +19,7 @@ import type {
   WriteOutcome,
 } from '../../ports/content-store.ts'
 import type { SqliteDb } from './database.ts'
+import { toCard, toComment, type CardCols, type CommentCols } from '../content-rows.ts'
 import { INT64_MAX, isStorableId } from '../../domain/content/ids.ts'
 
 /** A failing row: the reason goes back to the caller, the row's savepoint is rolled back. */
@@ -48,47 +46,6 @@ const cardJoins = (a: string, kindCol: string, idCol: string): string => `
   LEFT JOIN profiles p ON ${a}.${kindCol} = 'person' AND p.profile_id = ${a}.${idCol}
   LEFT JOIN companies co ON ${a}.${kindCol} = 'company' AND co.company_id = ${a}.${idCol}`
 
-interface CardCols {
-  cardKind: AuthorKind
-  cardId: string
-  cardName: string
-  cardHeadline: string
-  cardPictureUrl: string | null
-  cardUrl: string
-  cardSlug: string | null
-}
-
-interface CommentCols extends CardCols {
-  commentId: string
-  postId: string
-  text: string
-  createdAt: string
-  reactionCount: number
-  pinned: number
-  permalink: string
-}
-
-const toCard = (r: CardCols): ActorCard => ({
-  kind: r.cardKind,
-  id: r.cardId,
-  name: r.cardName,
-  headline: r.cardHeadline,
-  pictureUrl: r.cardPictureUrl,
-  url: r.cardUrl,
-  slug: r.cardSlug,
-})
-
-const toComment = (r: CommentCols, replies: CommentView[]): CommentView => ({
-  commentId: r.commentId,
-  postId: r.postId,
-  text: r.text,
-  createdAt: r.createdAt,
-  reactionCount: r.reactionCount,
-  pinned: r.pinned === 1,
-  permalink: r.permalink,
-  author: toCard(r),
-  replies,
-})
 
 /** SQLite reports every constraint failure (unique, check, foreign key) with a code starting so. */
 const isConstraintError = (e: unknown): e is Error => {

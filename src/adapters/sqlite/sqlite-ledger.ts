@@ -30,6 +30,7 @@ import {
 } from '../../domain/billing/billing-rules.ts'
 import type { Hold, Ledger, LedgerEntry, UsageLine, UsageRow } from '../../ports/ledger.ts'
 import { Histogram, type Registry } from 'prom-client'
+import { metric } from '../metrics.ts'
 import type { SqliteDb } from './database.ts'
 import { createThreadCommitter, type Committer } from './ledger-committer.ts'
 import type { BatchResult, WriteJob } from './ledger-writes.ts'
@@ -107,18 +108,17 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
   const readEpoch = db.prepare('SELECT n FROM billing_epoch WHERE id = 1').pluck()
   const committer = opts.committer ?? createThreadCommitter(db)
   // Observed once per batch (a few hundred times a second under load), never per request.
-  const commitSeconds = new Histogram({
-    name: 'pronet_ledger_commit_seconds',
-    help: 'Group commits of the billing ledger: from handing a batch to the committer to its durable acknowledgement (fsync included)',
-    buckets: [0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5],
-    registers: opts.registry ? [opts.registry] : [],
-  })
-  const commitJobs = new Histogram({
-    name: 'pronet_ledger_commit_jobs',
-    help: 'Requests and operator changes written per group commit batch',
-    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
-    registers: opts.registry ? [opts.registry] : [],
-  })
+  const commitSeconds = metric(opts.registry, 'pronet_ledger_commit_seconds', () =>
+    new Histogram({
+      name: 'pronet_ledger_commit_seconds',
+      help: 'Group commits of the billing ledger: from handing a batch to the committer to its durable acknowledgement (fsync included)',
+      buckets: [0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5],
+      registers: [],
+    }),
+  )
+  const commitJobs = metric(opts.registry, 'pronet_ledger_commit_jobs', () =>
+    new Histogram({ name: 'pronet_ledger_commit_jobs', help: 'Requests and operator changes written per group commit batch', buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256], registers: [] }),
+  )
 
   const cache = new Map<string, BillingState>()
   /** Credits held per account by requests in flight. */

@@ -1,0 +1,36 @@
+/** Small pieces several benchmarks share. */
+import { DEFAULT_NETWORK_SEED } from '../src/seed.ts'
+import { generateNetwork } from '../src/synth/index.ts'
+
+/**
+ * The first `n` members who author a post, read from the same deterministic stream the default seed
+ * writes (so a seeded server knows them all).
+ */
+export function membersWithPosts(size: string, anchorMs: number, n: number): string[] {
+  const slugById = new Map<string, string>()
+  const picked = new Set<string>()
+  for (const record of generateNetwork({ seed: DEFAULT_NETWORK_SEED, size: size as 'small', anchorMs, platformHost: 'www.linkedin.com' })) {
+    if (record.kind === 'profile') slugById.set(record.data.profileId, record.data.publicIdentifier)
+    if (record.kind === 'post' && record.data.authorProfileId && record.data.repostOf === undefined) {
+      const slug = slugById.get(record.data.authorProfileId)
+      if (slug) picked.add(slug)
+      if (picked.size >= n) break
+    }
+  }
+  return [...picked]
+}
+
+/** The value at share `q` of the samples (nearest rank, from below). */
+export const quantile = (xs: number[], q: number): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] as number
+}
+
+/** A deterministic pick (the same queries every run on the same file). */
+export function picker(seed: number) {
+  let x = seed >>> 0
+  return <T>(xs: readonly T[]): T => {
+    x = (Math.imul(x ^ (x >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0
+    return xs[x % xs.length] as T
+  }
+}
