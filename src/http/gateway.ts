@@ -12,7 +12,7 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onSendAsyncHookHandler } from 'fastify'
 import { suspendedError, type AccountsService } from '../domain/accounts/accounts.service.ts'
 import { rateHeaders, type MeteringService } from '../domain/billing/metering.service.ts'
-import { priceOf, type Operation, type PriceRule } from '../domain/billing/prices.ts'
+import { notFoundBills, priceOf, type Operation, type PriceRule } from '../domain/billing/prices.ts'
 import type { Admit } from '../domain/content/content.service.ts'
 import { ApiError } from '../domain/errors.ts'
 import type { Clock } from '../ports/clock.ts'
@@ -71,8 +71,8 @@ export type Gateway = ReturnType<typeof createGateway>
 export function createGateway(deps: GatewayDeps) {
   const { accounts, metering, clock } = deps
 
-  /** Authenticates and opens the request's meter; 401 without a valid key, 403 when suspended. */
-  async function identify(request: FastifyRequest): Promise<Meter> {
+  /** Authenticates and opens the request's meter; 401 without a valid key. */
+  async function identify(request: FastifyRequest): Promise<{ meter: Meter; suspended: boolean }> {
     const header = request.headers['x-api-key']
     // A repeated header is ambiguous: treat it as no valid key rather than guess.
     const key = Array.isArray(header) ? '\u0000' : header
@@ -88,17 +88,22 @@ export function createGateway(deps: GatewayDeps) {
       units: 0,
     }
     request.meter = meter
-    if (who.suspended) throw suspendedError()
-    return meter
+    return { meter, suspended: who.suspended }
   }
 
   const metered = deps.metered !== false
 
   const dataRoute: onRequestAsyncHookHandler = async (request: FastifyRequest) => {
-    const meter = await identify(request)
+    const { meter, suspended } = await identify(request)
     if (!metered) {
       request.meter = null
+      if (suspended) throw suspendedError()
       return
+    }
+    if (suspended) {
+      // Refused (and recorded) without taking a unit; its D4 headers show the budget as it stands.
+      meter.rate = await metering.standing(meter.accountId, meter.at)
+      throw suspendedError()
     }
     const operation = request.routeOptions.config.operation as Operation
     const { decision, units } = await metering.arrive(meter.accountId, operation, meter.at)
@@ -109,7 +114,8 @@ export function createGateway(deps: GatewayDeps) {
   const accountRoute =
     (which: 'usage' | 'subscription'): onRequestAsyncHookHandler =>
     async (request: FastifyRequest, reply: FastifyReply) => {
-      const meter = await identify(request)
+      const { meter, suspended } = await identify(request)
+      if (suspended) throw suspendedError(await metering.accountEndpointHeaders(meter.accountId, meter.at))
       reply.headers(await metering.arriveAccountEndpoint(meter.accountId, which, meter.at))
     }
 
@@ -120,8 +126,8 @@ export function createGateway(deps: GatewayDeps) {
     reply.header('x-request-id', request.id)
     if (meter.rate) reply.headers(rateHeaders(meter.rate, meter.units))
     const status = reply.statusCode
-    // D3: a delivered response bills its price; a 404 of a missing record bills 1; all else is free.
-    const owed = status === 200 ? meter.charge : status === 404 && meter.hold ? 1 : 0
+    // D3: a delivered response bills its price; a 404 of a missing single record bills 1; all else is free.
+    const owed = status === 200 ? meter.charge : status === 404 && meter.hold && notFoundBills(request.routeOptions.config.price as PriceRule) ? 1 : 0
     const credits = Math.min(owed, meter.hold?.credits ?? 0)
     const line = { accountId: meter.accountId, at: meter.at, endpoint: meter.endpoint, status, credits, requestId: request.id }
     try {

@@ -82,6 +82,8 @@ describe('prices (D3) and X-Credits-Charged', () => {
       [`/api/v1/profile?profileUrlOrUrn=nobody-here`, 1],
       [`/api/v1/company/posts?companyUrlOrUrn=ghost-co&count=100`, 1],
       [`/api/v1/post/engagement?postUrlOrUrn=${PERSON_POST_ID.slice(0, -1)}9`, 1],
+      // posts/updates is not a single record: "failed requests cost nothing" (4.7).
+      [`/api/v1/posts/updates?profileUrlsOrUrns=nobody-here,ghost-b`, 0],
       [`/api/v1/profile`, 0],
       [`/api/v1/posts?profileUrlOrUrn=member-1&start=3`, 0],
       [`/api/v1/company?companyUrlOrUrn=${q('urn:li:fsd_profile:' + AUTHOR_ID)}`, 0],
@@ -160,7 +162,10 @@ describe('rate budgets (D4)', () => {
     const slow = await account({ plan: 'custom', creditsLimit: 1000, rpsLimit: 1 })
     const res = await t.get(`/api/v1/post/engagement?postUrlOrUrn=${PERSON_POST_ID}`, slow.key)
     expectError(res, 429, 'RATE_LIMITED')
-    expect(res.headers['retry-after']).toBeUndefined()
+    expect(res.json().details).toEqual({ rpsLimit: 1, unitsRequired: 2 })
+    // D4: every 429 carries Retry-After; no wait helps here, so it says a minute rather than 1.
+    expect(res.headers['retry-after']).toBe('60')
+    expect(res.headers).toMatchObject({ 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '1', 'x-ratelimit-cost': '0', 'x-credits-charged': '0' })
     t.clock.advance(1000)
     const two = await account({ plan: 'custom', creditsLimit: 1000, rpsLimit: 2 })
     const ok = await t.get(`/api/v1/post/engagement?postUrlOrUrn=${PERSON_POST_ID}`, two.key)
@@ -354,8 +359,15 @@ describe('who is recorded', () => {
   it('a suspended account is refused with 403 and its calls are counted; a missing key is not', async () => {
     const a = await account({ plan: 'custom', creditsLimit: 10, rpsLimit: 1000 })
     await admin('POST', `/admin/v1/accounts/${a.id}/suspend`)
-    expectError(await t.get('/api/v1/profile?profileUrlOrUrn=member-1', a.key), 403, 'FORBIDDEN')
-    expectError(await t.get('/api/v1/subscription', a.key), 403, 'FORBIDDEN')
+    const refused = await t.get('/api/v1/profile?profileUrlOrUrn=member-1', a.key)
+    expectError(refused, 403, 'FORBIDDEN')
+    // D4: every data response carries the rate headers; the refusal took no unit.
+    expect(refused.headers).toMatchObject({ 'x-ratelimit-limit': '1000', 'x-ratelimit-remaining': '1000', 'x-ratelimit-cost': '0', 'x-credits-charged': '0' })
+    expect(Number(refused.headers['x-ratelimit-reset'])).toBe(Math.ceil(t.clock.now() / 1000))
+    const own = await t.get('/api/v1/subscription', a.key)
+    expectError(own, 403, 'FORBIDDEN')
+    expect(own.headers).toMatchObject({ 'x-ratelimit-limit': '1000', 'x-ratelimit-cost': '0' })
+    expect(own.headers['x-ratelimit-remaining']).toBeUndefined()
     await admin('POST', `/admin/v1/accounts/${a.id}/resume`)
     const report = await usage(a.key)
     expect(report.endpoints).toEqual([

@@ -412,6 +412,17 @@ describe('pagination (4.12, D8, D11)', () => {
     }
   })
 
+  it('a query whose matches are all older than postedAfter is one empty page with cursor null, in both orders', async () => {
+    const now = t.clock.now()
+    // Nothing in the network is posted in the last second before the clock.
+    expect(model.select({ query: broad, after: now - 1000 }, now)).toEqual([])
+    for (const sortBy of [undefined, 'relevance', 'date']) {
+      const page = await searchPage(t, { query: broad, postedAfter: now - 1000, maxResults: 10, ...(sortBy ? { sortBy } : {}) })
+      expect(page.results, String(sortBy)).toEqual([])
+      expect(page.cursor, String(sortBy)).toBeNull()
+    }
+  })
+
   it('a relevance walk yields no duplicates and exactly the matches', async () => {
     for (const q of [...queries(), '#careers', '#hiring OR #ai']) {
       const expected = model.select({ query: q }, t.clock.now())

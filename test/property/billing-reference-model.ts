@@ -314,7 +314,8 @@ export class BillingModel {
     const rps = this.effectiveRps()
     const rate = this.take('data', rps, units, t)
     if (!rate.ok) {
-      const retryAfter = rate.retryMs === Infinity ? undefined : String(Math.max(1, Math.ceil(rate.retryMs / SECOND)))
+      // A call the plan can never afford says a minute (D4: every 429 carries Retry-After).
+      const retryAfter = rate.retryMs === Infinity ? '60' : String(Math.max(1, Math.ceil(rate.retryMs / SECOND)))
       return refuse(429, 'RATE_LIMITED', { retryAfter })
     }
 

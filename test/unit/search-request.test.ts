@@ -213,6 +213,15 @@ describe('postedAfter', () => {
     expect(invalid({ query: 'a', postedAfter: '2020-01-01T00:00:00Z' }, 'postedAfter')).toMatch(/365 days/)
     expect(invalid({ query: 'a', postedAfter: 0 }, 'postedAfter')).toMatch(/365 days/)
   })
+  it('refuses impossible calendar dates and times as not ISO 8601, never rolling them over', () => {
+    // Date.parse reads 2026-02-30 as 2 March, and 2026-10-31T24:00 as the next midnight.
+    for (const value of ['2026-02-30T00:00:00Z', '2026-02-29', '2026-09-31', '2026-10-31T24:00:00Z', '2026-10-01T12:60:00Z', '2026-10-01T12:00:60Z']) {
+      expect(invalid({ query: 'a', postedAfter: value }, 'postedAfter'), value).toMatch(/ISO 8601/)
+    }
+    // Not "in the future": 2026-11-31 is no date at all.
+    expect(invalid({ query: 'a', postedAfter: '2026-11-31' }, 'postedAfter')).toMatch(/ISO 8601/)
+    expect(parse({ query: 'a', postedAfter: '2026-02-28T23:59:59Z' }).postedAfter).toBe(Date.UTC(2026, 1, 28, 23, 59, 59))
+  })
   it.each([['yesterday'], ['2026-13-45'], ['2026-10-01T25:00:00Z'], ['01/10/2026'], [''], ['-5'], [1.5], [-1], [true], [{}], [[NOW]], [1e20]])(
     'refuses %j as not a date',
     (value) => {
@@ -258,6 +267,21 @@ describe('authorProfiles', () => {
       expect(e.details, entry).toEqual({ parameter: 'authorProfiles[0]' })
       expect(['INVALID_PARAMETER', 'INVALID_URN']).toContain(e.code)
     }
+  })
+})
+
+describe('refusal messages say the limits and forms of the field', () => {
+  it('an empty contentType says 1 to 5, an empty company list 1 to 10', () => {
+    expect(invalid({ query: 'a', contentType: [] }, 'contentType')).toMatch(/1 to 5 entries/)
+    expect(invalid({ query: 'a', mentionsCompanies: [] }, 'mentionsCompanies')).toMatch(/1 to 10 entries/)
+  })
+  it('a member in a company list, or more digits than a page id holds, names the forms the field takes', () => {
+    const member = invalid({ query: 'a', authorCompanies: [`urn:li:fsd_profile:${PID}`] }, 'authorCompanies[0]')
+    expect(member).toMatch(/numeric page id, page URN or a page URL ending in the id/)
+    expect(member).not.toMatch(/slug/)
+    const long = invalid({ query: 'a', mentionsCompanies: ['1'.repeat(201)] }, 'mentionsCompanies[0]')
+    expect(long).toMatch(/page id has at most 19 digits/)
+    expect(long).not.toMatch(/slug/)
   })
 })
 

@@ -33,7 +33,8 @@ export interface CreatedKey {
   prefix: string
 }
 
-export const suspendedError = (): ApiError => new ApiError('FORBIDDEN', 'This account is suspended; contact the operator.')
+export const suspendedError = (headers?: Record<string, string>): ApiError =>
+  new ApiError('FORBIDDEN', 'This account is suspended; contact the operator.', undefined, headers)
 
 export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex')
 

@@ -87,6 +87,9 @@ export function rateHeaders(d: RateDecision, cost: number): Record<string, strin
   }
 }
 
+/** Retry-After of a call the plan's rate can never afford (engagement below 2 per second). */
+export const UNAFFORDABLE_RETRY_AFTER_S = 60
+
 /** Whole seconds after which a refused call will be admitted (at least 1, never early). */
 const retryAfterSeconds = (ms: number): string => String(Math.max(1, Math.ceil(ms / 1000)))
 
@@ -104,19 +107,21 @@ export function createMeteringService(deps: MeteringDeps) {
   return {
     /**
      * Takes a data call's arrival units from the account's sliding one-second budget. Refusal: 429
-     * with a truthful Retry-After, or none when the plan can never afford the call (engagement on a
-     * plan below 2 per second, 4.11 rule 1).
+     * with a truthful Retry-After, or a minute's when the plan can never afford the call (engagement
+     * on a plan below 2 per second, 4.11 rule 1).
      */
     async arrive(accountId: string, operation: Operation, at: number): Promise<{ decision: RateDecision; units: number }> {
       const rps = effectiveRps((await stateOf(accountId, at)).subscription)
       const units = arrivalUnits(operation)
       if (units > rps) {
-        const decision: RateDecision = { ok: false, limit: rps, remaining: rps, resetAt: at, retryAfterMs: Infinity }
+        const decision = await limiter.take(`rps:${accountId}`, rps, 0, at)
         throw new ApiError(
           'RATE_LIMITED',
           `This endpoint takes ${units} units of the per-second budget; a plan limit of ${rps} per second cannot call it.`,
           { rpsLimit: rps, unitsRequired: units },
-          rateHeaders(decision, 0),
+          // D4: every 429 carries Retry-After. No wait makes this call fit the plan (only a higher
+          // rpsLimit does), so it says a minute: a client honouring it does not hammer.
+          { ...rateHeaders(decision, 0), 'retry-after': String(UNAFFORDABLE_RETRY_AFTER_S) },
         )
       }
       const decision = await limiter.take(`rps:${accountId}`, rps, units, at)
@@ -129,6 +134,18 @@ export function createMeteringService(deps: MeteringDeps) {
         )
       }
       return { decision, units }
+    },
+
+    /** The account's per-second budget as it stands, taking nothing (the D4 headers of a refusal that costs no unit). */
+    async standing(accountId: string, at: number): Promise<RateDecision> {
+      const rps = effectiveRps((await stateOf(accountId, at)).subscription)
+      return limiter.take(`rps:${accountId}`, rps, 0, at)
+    },
+
+    /** The D4 headers of an account endpoint (4.1, 4.2): the plan's rps and cost 0, no Remaining/Reset. */
+    async accountEndpointHeaders(accountId: string, at: number): Promise<Record<string, string>> {
+      const rps = effectiveRps((await stateOf(accountId, at)).subscription)
+      return { 'x-ratelimit-limit': String(rps), 'x-ratelimit-cost': '0' }
     },
 
     /** The separate 1-per-second budget of the usage or the subscription endpoint (4.1 rule 5, 4.2). */

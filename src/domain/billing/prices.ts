@@ -47,6 +47,12 @@ export const PRICES: Readonly<Record<Operation, PriceRule>> = {
   subscription: { kind: 'free' },
 }
 
+/**
+ * Whether a 404 of the call bills 1 credit (D3: every single-record endpoint, feeds included). A
+ * call over several records (posts/updates: "failed requests cost nothing", 4.7; the batch) never does.
+ */
+export const notFoundBills = (rule: PriceRule): boolean => rule.kind === 'flat' || rule.kind === 'perBlock'
+
 /** Full price of a delivered call: `count` is the request's count parameter, `units` what the rule counts. */
 export function priceOf(rule: PriceRule, input: { count?: number | undefined; units?: number | undefined }): number {
   switch (rule.kind) {

@@ -28,6 +28,8 @@ export type PostInput = { type: 'activity' | 'ugcPost' | 'share'; id: string }
 export interface ResolveOptions {
   param: string
   host: string
+  /** The company forms the caller accepts, for the refusal of member input (default: URL, slug or URN). */
+  companyForms?: string
 }
 
 /** Longest slug accepted (spec 4.0 via the brief); longer is INVALID_PARAMETER, not INVALID_URN. */
@@ -95,7 +97,7 @@ export function parseCompanyInput(raw: string | undefined, opts: ResolveOptions)
     case 'profileId':
     case 'profileSlug':
     case 'memberId':
-      throw invalidParameter(opts.param, 'member input given to a company endpoint; pass a company URL, slug or URN.')
+      throw invalidParameter(opts.param, `member input where a company is expected; pass ${opts.companyForms ?? 'a company URL, slug or URN'}.`)
   }
 }
 

@@ -7,6 +7,7 @@ import type { AuthorRef, ContentKind } from '../../ports/content-store.ts'
 import { CONTENT_KIND } from '../../ports/content-store.ts'
 import { ApiError, invalidParameter } from '../errors.ts'
 import { parseCompanyInput, parseProfileInput } from '../content/input-resolution.ts'
+import { parseDay } from '../billing/calendar.ts'
 import { parseSearchQuery, type ParsedQuery } from './query-grammar.ts'
 import { hasSearchableToken, tokenize } from './query-tokens.ts'
 
@@ -72,7 +73,7 @@ const NETWORK_FILTERS = new Set([
   'fromMember',
 ])
 
-const ISO_RE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i
+const ISO_RE = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i
 
 /** Code points, as TypeBox's maxLength counts them. */
 const length = (s: string): number => {
@@ -85,8 +86,8 @@ function list(body: Record<string, unknown>, field: string): string[] | null {
   const value = body[field]
   if (value === undefined || value === null) return null
   if (!Array.isArray(value)) throw invalidParameter(field, 'must be an array of strings.')
-  if (value.length === 0) throw invalidParameter(field, `must hold 1 to ${MAX_LIST} entries; omit it to not filter.`)
   const max = field === 'contentType' ? MAX_CONTENT_TYPES : MAX_LIST
+  if (value.length === 0) throw invalidParameter(field, `must hold 1 to ${max} entries; omit it to not filter.`)
   if (value.length > max) throw invalidParameter(field, `accepts at most ${max} entries (received ${value.length}).`)
   return value.map((v, i) => {
     if (typeof v !== 'string' || v.trim() === '') throw invalidParameter(`${field}[${i}]`, 'must be a non-empty string.')
@@ -94,13 +95,17 @@ function list(body: Record<string, unknown>, field: string): string[] | null {
   })
 }
 
+const COMPANY_FORMS = 'its numeric page id, page URN or a page URL ending in the id'
+
 function companyIds(body: Record<string, unknown>, field: string, host: string): string[] {
   return (list(body, field) ?? []).map((entry, i) => {
     const param = `${field}[${i}]`
-    const c = parseCompanyInput(entry, { param, host })
+    // Digits name a page id here, never a slug: more than an id can hold is refused as such.
+    if (/^\d{20,}$/.test(entry)) throw invalidParameter(param, `a page id has at most 19 digits (received ${entry.length}).`)
+    const c = parseCompanyInput(entry, { param, host, companyForms: COMPANY_FORMS })
     if (c.type === 'companyId') return c.companyId
     if (c.numeric) return c.slug
-    throw invalidParameter(param, `'${entry}' names a company by slug; give its numeric page id, page URN or a page URL ending in the id.`)
+    throw invalidParameter(param, `'${entry}' names a company by slug; give ${COMPANY_FORMS}.`)
   })
 }
 
@@ -113,6 +118,19 @@ function profileIds(body: Record<string, unknown>, host: string): string[] {
   })
 }
 
+/**
+ * The instant of an ISO 8601 timestamp whose fields are all in range. Date.parse alone rolls an
+ * impossible day over (2026-02-30 became 2 March), so the calendar date is checked on its own.
+ */
+function isoInstant(text: string): number | undefined {
+  const m = ISO_RE.exec(text)
+  if (!m) return undefined
+  const [, day, hh = '00', mm = '00', ss = '00'] = m
+  if (parseDay(day as string) === undefined || Number(hh) > 23 || Number(mm) > 59 || Number(ss) > 59) return undefined
+  const ms = Date.parse(text)
+  return Number.isFinite(ms) ? ms : undefined
+}
+
 function postedAfter(value: unknown, now: number): number | null {
   if (value === undefined || value === null) return null
   let ms: number
@@ -121,8 +139,8 @@ function postedAfter(value: unknown, now: number): number | null {
     ms = value
   } else if (typeof value === 'string' && /^\d+$/.test(value.trim())) {
     ms = Number(value.trim())
-  } else if (typeof value === 'string' && ISO_RE.test(value.trim()) && Number.isFinite(Date.parse(value.trim()))) {
-    ms = Date.parse(value.trim())
+  } else if (typeof value === 'string' && isoInstant(value.trim()) !== undefined) {
+    ms = isoInstant(value.trim()) as number
   } else {
     throw invalidParameter('postedAfter', 'must be an ISO 8601 timestamp or epoch milliseconds.')
   }

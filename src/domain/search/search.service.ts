@@ -4,8 +4,8 @@
  *   authorCompanies, checked against the query one post at a time): a few authors have far fewer
  *   posts than a common word has matches;
  * - `date` (and a search without a query) walks candidates newest first in chunks, checking the
- *   filters, until the page is full or SCAN_BUDGET candidates were looked at (a short page with a
- *   cursor then says "more may follow");
+ *   filters, until the page is full or SCAN_BUDGET candidates were looked at and at least one kept
+ *   (a short page with a cursor then says "more may follow"; an empty page is always the last);
  * - `relevance` ranks by BM25 all matches of a narrow query and the newest RELEVANCE_CANDIDATES
  *   matches of a broad one (D8's bound: no search scores millions of rows), planned on the first
  *   page from the index's term frequencies (ranking.ts), and pages through that ranking by offset,
@@ -136,9 +136,11 @@ export function createSearchService(deps: SearchServiceDeps) {
       scanned += c.looked
       if (c.looked < limit || c.last === undefined) return { ids: out, below: null }
       cursor = c.last
-      // A full page whose candidates may go on, or a long scan: answer now, the cursor resumes here.
+      // A full page whose candidates may go on, or a long scan that found something: answer now, the
+      // cursor resumes here. A scan that found nothing goes on to the end of the candidates, so an
+      // empty page always ends the walk (4.12: the cursor is null on a no-match query).
       if (out.length === want) return { ids: out, below: out[want - 1] as string }
-      if (scanned >= SCAN_BUDGET) return { ids: out, below: cursor }
+      if (scanned >= SCAN_BUDGET && out.length > 0) return { ids: out, below: cursor }
     }
   }
 
@@ -251,6 +253,13 @@ export function createSearchService(deps: SearchServiceDeps) {
         const kept = ids.filter((id) => timeFromId(id) >= after)
         // Newest first: once one is too old, every later page would be too.
         if (kept.length < ids.length && pos.m === 'd') nextPos = null
+        // Ranked: when nothing the rest of the walk (to the depth cap) would show is recent enough,
+        // every later page would be empty and billed; such a walk, and a query whose matches are all
+        // older, ends here. One more read of at most MAX_DEPTH ranks, only for postedAfter.
+        if (nextPos !== null && nextPos.m === 'r') {
+          const rest = await pageByRelevance(r, query as QueryNode, from, nextPos.t, nextPos.o, MAX_DEPTH - nextPos.n, nextPos.k ?? 'newest')
+          if (!rest.ids.some((id) => timeFromId(id) >= after)) nextPos = null
+        }
         ids = kept
       }
 

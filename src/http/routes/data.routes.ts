@@ -35,7 +35,7 @@ import type { Operation } from '../../domain/billing/prices.ts'
 import { PRICES, priceOf } from '../../domain/billing/prices.ts'
 import { BATCH_WAIT_MS, type MeteringService } from '../../domain/billing/metering.service.ts'
 import type { Admit, ContentService, Delivered } from '../../domain/content/content.service.ts'
-import { ApiError, ERROR_STATUS, type ErrorCode } from '../../domain/errors.ts'
+import { ApiError, ERROR_STATUS, invalidParameter, type ErrorCode } from '../../domain/errors.ts'
 import type { SearchService } from '../../domain/search/search.service.ts'
 import type { Gateway, Meter } from '../gateway.ts'
 
@@ -234,6 +234,32 @@ function responses(route: DataRoute): Record<number, TSchema> {
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
+/** Longest run of digits passed on as written: beyond it a value is read as this (any limit refuses or caps it). */
+const HUGE_DIGITS = '999999999999999'
+
+/**
+ * Integer query parameters are whole numbers in decimal digits. The schema validator coerces with
+ * Number(), which takes `0x10`, `1e1`, ` 10`, `Infinity` and `-Infinity` (the last two even past a
+ * minimum) and lets 1e19 reach SQLite as a float; here such text is a free 400 naming the parameter,
+ * and more digits than an offset or count can mean are read as a large safe integer.
+ */
+function strictIntegers(schema: TSchema | undefined): ((request: FastifyRequest) => Promise<void>) | undefined {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties ?? {}
+  const names = Object.keys(properties).filter((name) => properties[name]?.type === 'integer')
+  if (names.length === 0) return undefined
+  return async (request) => {
+    const query = request.query as Record<string, unknown>
+    for (const name of names) {
+      const raw = query[name]
+      // Absent, empty and repeated parameters keep the validator's own answers.
+      if (typeof raw !== 'string' || raw === '') continue
+      if (!/^-?\d+$/.test(raw)) throw invalidParameter(name, 'must be a whole number written in decimal digits.')
+      const digits = raw.replace(/^-0*|^0+(?=\d)/, '')
+      if (digits.length > HUGE_DIGITS.length) query[name] = raw.startsWith('-') ? `-${HUGE_DIGITS}` : HUGE_DIGITS
+    }
+  }
+}
+
 export function registerDataRoutes(
   app: FastifyInstance,
   deps: { content: ContentService; search: SearchService; gateway: Gateway; metering: MeteringService },
@@ -254,6 +280,7 @@ export function registerDataRoutes(
       // Bodies are checked by the services so each refusal names its field with the spec's wording.
       ...(route.body ? { validatorCompiler: () => () => true } : {}),
       onRequest: deps.gateway.dataRoute,
+      ...(strictIntegers(route.querystring) ? { preValidation: strictIntegers(route.querystring) } : {}),
       onSend: deps.gateway.onSend,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const meter = request.meter
