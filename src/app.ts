@@ -6,6 +6,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Container } from './container.ts'
+import { ApiError } from './domain/errors.ts'
 import { randomBytes } from 'node:crypto'
 import { createGateway } from './http/gateway.ts'
 import { registerAccountRoutes } from './http/routes/account.routes.ts'
@@ -38,6 +39,32 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     exposeHeadRoutes: false,
     // Unknown body fields are refused by closed schemas, never silently dropped.
     ajv: { customOptions: { removeAdditional: false } },
+    // Node's HTTP parser refuses some requests before Fastify sees them (headers over the limit,
+    // which a long query string counts towards; bytes that are not HTTP), and Fastify's default
+    // answers those with its own body and a 431 that the spec does not list. Here they get the
+    // section 7 envelope as 400 INVALID_PARAMETER. There is no request or reply yet, so the response
+    // is written on the socket by hand. As in Node's own handler, nothing is written once a response on this connection
+    // has started (a second message would corrupt it for the peer), and the connection is always
+    // closed: the parser cannot resume after an error.
+    clientErrorHandler: (err, socket) => {
+      const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage
+      if (err.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
+        const error =
+          err.code === 'HPE_HEADER_OVERFLOW'
+            ? "The request's URL and headers are too large; send a shorter query string and fewer or smaller headers."
+            : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+              ? "The request's chunk extensions are too large."
+              : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+                ? 'The request did not arrive in time; send it again.'
+                : 'The request is not valid HTTP/1.1.'
+        const body = JSON.stringify(new ApiError('INVALID_PARAMETER', error).toBody())
+        socket.write(
+          'HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\n' +
+            `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+        )
+      }
+      socket.destroy()
+    },
   })
   app.decorateRequest('principal', null)
   app.decorateRequest('meter', null)

@@ -4,12 +4,15 @@
  * environment as the server. Every command prints JSON with --json.
  *
  * Exit status: 0 done; 1 refused by the service's rules (unknown account, invalid value, failed
- * ingest lines); 2 a usage error (unknown option, unparsable argument, bad environment).
+ * ingest lines) or an unexpected failure; 2 a usage error (unknown option, unparsable argument, bad
+ * environment). With --json a failure is one JSON object on stderr, the HTTP API's envelope
+ * `{error, code, details?}`: the catalogue's code for the service's refusals, INVALID_PARAMETER for a
+ * usage error, INTERNAL_ERROR for anything unexpected.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
 import { ConfigError, loadConfig, type SeedSize } from '../config/config.ts'
 import { createContainer, type Container } from '../container.ts'
-import { isApiError } from '../domain/errors.ts'
+import { isApiError, type ErrorCode } from '../domain/errors.ts'
 import { accountView, keyView } from '../http/routes/admin.routes.ts'
 import { registerBillingCommands } from './billing.command.ts'
 import { runIngest } from './ingest.command.ts'
@@ -19,6 +22,24 @@ const int = (name: string, min: number) => (value: string) => {
   return Number(value)
 }
 
+/**
+ * Whether the command asked for --json. Once commander has parsed the command, its own option says
+ * (set by the preAction hook). A usage error can come before that, even before --json is read
+ * (`--plan gold --json` fails at --plan), so until then the raw arguments decide, up to a `--`.
+ */
+let jsonOption: boolean | undefined
+function jsonRequested(): boolean {
+  if (jsonOption !== undefined) return jsonOption
+  const args = process.argv.slice(2)
+  const end = args.indexOf('--')
+  return (end < 0 ? args : args.slice(0, end)).includes('--json')
+}
+
+/** A failure on stderr: `pronet: <message>`, or with --json the HTTP API's error envelope on one line. */
+function reportError(body: { error: string; code: ErrorCode; details?: Record<string, unknown> }): void {
+  process.stderr.write(jsonRequested() ? `${JSON.stringify(body)}\n` : `pronet: ${body.error}\n`)
+}
+
 /** Runs a command against a fresh container and closes it, mapping domain errors to exit code 1. */
 async function withContainer(fn: (c: Container) => Promise<number | void>): Promise<void> {
   const c = await createContainer(loadConfig(), { commitInWorker: false })
@@ -26,7 +47,7 @@ async function withContainer(fn: (c: Container) => Promise<number | void>): Prom
     process.exitCode = (await fn(c)) ?? 0
   } catch (e) {
     if (!isApiError(e)) throw e
-    process.stderr.write(`pronet: ${e.message}\n`)
+    reportError(e.toBody())
     process.exitCode = 1
   } finally {
     await c.close()
@@ -40,9 +61,21 @@ export function buildCli(): Command {
   const program = new Command('pronet')
     .description('pronet operator CLI: serve, seed, ingest, accounts, keys, subscription, packs and usage')
     .showHelpAfterError()
-    // Set before the subcommands are added, which inherit it: commander's own usage errors are thrown
-    // (already reported) so that they exit 2 like every other argument error, not 1.
+    // Set before the subcommands are added, which inherit them. Commander's own usage errors are
+    // thrown (already reported) so that they exit 2 like every other argument error, not 1; with
+    // --json its text (message and usage) is held back and the error is reported as JSON instead.
     .exitOverride()
+    .configureOutput({
+      writeErr: (text) => {
+        if (!jsonRequested()) process.stderr.write(text)
+      },
+      outputError: (text, write) => {
+        if (!jsonRequested()) write(text)
+      },
+    })
+    .hook('preAction', (_program, command) => {
+      jsonOption = command.opts().json === true
+    })
 
   program
     .command('serve')
@@ -173,10 +206,24 @@ try {
   await buildCli().parseAsync(process.argv)
 } catch (e) {
   if (e instanceof ConfigError || e instanceof InvalidArgumentError) {
-    process.stderr.write(`pronet: ${e.message}\n`)
+    reportError({ error: e.message, code: 'INVALID_PARAMETER' })
     process.exit(2)
   }
-  // Commander has printed its message (or the help) already.
-  if (e instanceof CommanderError) process.exit(e.exitCode === 0 ? 0 : 2)
-  throw e
+  if (e instanceof CommanderError) {
+    // Without --json commander has printed its message (or the help) already.
+    if (e.exitCode !== 0 && jsonRequested()) {
+      // Commander's messages start "error: "; a missing subcommand has only the help as its message.
+      const error = e.code === 'commander.help' ? 'A subcommand is missing; see pronet --help.' : e.message.replace(/^error: /, '')
+      process.stderr.write(`${JSON.stringify({ error, code: 'INVALID_PARAMETER' })}\n`)
+    }
+    process.exit(e.exitCode === 0 ? 0 : 2)
+  }
+  if (isApiError(e)) {
+    reportError(e.toBody())
+    process.exit(1)
+  }
+  if (!jsonRequested()) throw e
+  // Unexpected: the operator's own machine, so the cause is shown (the HTTP API hides it from clients).
+  reportError({ error: e instanceof Error ? e.message : String(e), code: 'INTERNAL_ERROR' })
+  process.exit(1)
 }

@@ -88,3 +88,78 @@ describe('admin API: metrics', () => {
     expectError(await admin('GET', '/admin/v1/metrics', undefined, 'wrong-token'), 401, 'UNAUTHENTICATED')
   })
 })
+
+describe('admin API: POST and PUT without a body (D12: every field optional, or none)', () => {
+  const auth = { authorization: `Bearer ${ADMIN_TOKEN}` }
+  const json = { ...auth, 'content-type': 'application/json' }
+  const jsonUtf8 = { ...auth, 'content-type': 'application/json; charset=utf-8' }
+  // Absent (no content type, no bytes) and empty (a JSON content type, zero bytes) both read as `{}`.
+  const bare = (method: 'POST' | 'PUT', url: string, headers: Record<string, string>) =>
+    t.app.inject({ method, url, headers })
+  const empty = (method: 'POST' | 'PUT', url: string, headers: Record<string, string>) =>
+    t.app.inject({ method, url, headers, payload: '' })
+
+  it('POST /admin/v1/accounts with no body, or an empty JSON body, creates an account with the defaults as {} does', async () => {
+    const fromObject = await admin('POST', '/admin/v1/accounts', {})
+    expect(fromObject.statusCode).toBe(201)
+    const defaults = (await admin('GET', `/admin/v1/accounts/${fromObject.json().account.id}`)).json()
+    for (const res of [await bare('POST', '/admin/v1/accounts', auth), await empty('POST', '/admin/v1/accounts', json), await empty('POST', '/admin/v1/accounts', jsonUtf8)]) {
+      expect(res.statusCode, res.body).toBe(201)
+      const created = res.json()
+      expect(created.apiKey.key).toMatch(/^pk_/)
+      const shown = (await admin('GET', `/admin/v1/accounts/${created.account.id}`)).json()
+      expect(shown.account.name).toBe(defaults.account.name)
+      expect(shown.subscription).toEqual(defaults.subscription)
+    }
+  })
+
+  it('POST …/keys, …/suspend and …/resume accept an empty body with a JSON content type', async () => {
+    const { account } = (await admin('POST', '/admin/v1/accounts', {})).json()
+    for (const headers of [auth, json, jsonUtf8]) {
+      const key = await empty('POST', `/admin/v1/accounts/${account.id}/keys`, headers)
+      expect(key.statusCode, key.body).toBe(201)
+      expect(key.json().key).toMatch(/^pk_/)
+      const suspended = await empty('POST', `/admin/v1/accounts/${account.id}/suspend`, headers)
+      expect([suspended.statusCode, suspended.json().suspended]).toEqual([200, true])
+      const resumed = await empty('POST', `/admin/v1/accounts/${account.id}/resume`, headers)
+      expect([resumed.statusCode, resumed.json().suspended]).toEqual([200, false])
+    }
+    expect((await bare('POST', `/admin/v1/accounts/${account.id}/keys`, json)).statusCode).toBe(201)
+  })
+
+  it('PUT …/subscription with no body changes nothing; a body that is not an object is still refused', async () => {
+    const { account } = (await admin('POST', '/admin/v1/accounts', {})).json()
+    const before = (await admin('GET', `/admin/v1/accounts/${account.id}`)).json().subscription
+    for (const res of [await bare('PUT', `/admin/v1/accounts/${account.id}/subscription`, auth), await empty('PUT', `/admin/v1/accounts/${account.id}/subscription`, json)]) {
+      expect(res.statusCode, res.body).toBe(200)
+      expect(res.json()).toEqual(before)
+    }
+    // Only "no body at all" is {}: JSON null, a list, bad JSON and unknown fields are refused as before.
+    for (const payload of ['null', '[]', '{', '{"bogus":1}']) {
+      const res = await t.app.inject({ method: 'POST', url: '/admin/v1/accounts', headers: json, payload })
+      expectError(res, 400, 'INVALID_PARAMETER')
+    }
+    // A required field stays required.
+    expectError(await bare('POST', `/admin/v1/accounts/${account.id}/packs`, auth), 400, 'MISSING_PARAMETER')
+    expectError(await empty('POST', `/admin/v1/accounts/${account.id}/packs`, json), 400, 'MISSING_PARAMETER')
+  })
+
+  it('keeps the JSON prototype-poisoning protection on admin bodies', async () => {
+    for (const payload of ['{"__proto__":{"name":"x"}}', '{"constructor":{"prototype":{"name":"x"}}}']) {
+      const res = await t.app.inject({ method: 'POST', url: '/admin/v1/accounts', headers: json, payload })
+      // Refused by the parser (secure JSON), not merely by the closed schema as an unknown field.
+      expect(expectError(res, 400, 'INVALID_PARAMETER').error).toMatch(/not valid JSON/)
+    }
+  })
+
+  it('leaves the data API as it is: an empty JSON body on its POST routes is still refused', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/company/batch',
+      headers: { 'x-api-key': t.key, 'content-type': 'application/json' },
+      payload: '',
+    })
+    const body = expectError(res, 400, 'INVALID_PARAMETER')
+    expect(body.error).toMatch(/empty/)
+  })
+})

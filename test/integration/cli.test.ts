@@ -16,9 +16,13 @@ const CLI = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts')
 let dir: string
 
 async function pronet(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return pronetWith({}, ...args)
+}
+
+async function pronetWith(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, ...args], {
-      env: { ...process.env, PRONET_DATA_DIR: dir, PRONET_SEED: 'none', LOG_LEVEL: 'silent' },
+      env: { ...process.env, PRONET_DATA_DIR: dir, PRONET_SEED: 'none', LOG_LEVEL: 'silent', ...env },
       timeout: 60_000,
     })
     return { code: 0, stdout, stderr }
@@ -231,5 +235,64 @@ describe('pronet CLI', () => {
     expect([badDay.code, badDay.stderr]).toEqual([2, expect.stringMatching(/--from must be a date in YYYY-MM-DD form/)])
     expect([reversed.code, reversed.stderr]).toEqual([1, expect.stringMatching(/after 'to'/)])
     expect([missing.code, missing.stdout, missing.stderr]).toEqual([1, '', "pronet: No account 'acc_missing'.\n"])
+  }, 120_000)
+
+  it('with --json, a failing command prints one JSON error envelope on stderr and keeps its exit code', async () => {
+    /** stderr must be exactly one JSON object `{error, code, details?}` and nothing else. */
+    const envelope = (r: { stderr: string }) => {
+      const body = JSON.parse(r.stderr) as Record<string, unknown>
+      expect(Object.keys(body).every((k) => ['error', 'code', 'details'].includes(k))).toBe(true)
+      expect(typeof body.error).toBe('string')
+      return body
+    }
+    const { account } = JSON.parse((await pronet('accounts', 'create', '--json')).stdout)
+    const [missing, badChoice, unknownOption, badArg, noSize, badPack, rules, missingArg, noSubcommand, earlyJson] = await Promise.all([
+      pronet('accounts', 'show', 'acc_nope', '--json'),
+      pronet('accounts', 'create', '--plan', 'gold', '--json'),
+      pronet('keys', 'create', account.id, '--bogus', '--json'),
+      pronet('subscription', 'set', account.id, '--renewal-date', 'next tuesday', '--json'),
+      pronet('packs', 'quote', '--json'),
+      pronet('packs', 'quote', '--credits', '60000', '--json'),
+      pronet('subscription', 'set', account.id, '--plan', 'free', '--status', 'active', '--json'),
+      pronet('usage', '--json'),
+      pronet('--json', 'accounts'),
+      pronet('--json', 'accounts', 'show', 'acc_nope'),
+    ])
+    // Refused by the service's rules: exit 1, the HTTP API's envelope and code.
+    expect([missing.code, missing.stdout]).toEqual([1, ''])
+    expect(envelope(missing)).toMatchObject({ error: "No account 'acc_nope'.", code: 'NOT_FOUND' })
+    expect([badPack.code, envelope(badPack)]).toEqual([1, expect.objectContaining({ code: 'INVALID_PARAMETER', error: expect.stringMatching(/steps of 50,000/) })])
+    expect([rules.code, envelope(rules)]).toEqual([1, expect.objectContaining({ code: 'INVALID_PARAMETER', error: expect.stringMatching(/plan 'free' takes status free/) })])
+    // Usage errors (commander's and the commands' own): exit 2, INVALID_PARAMETER, no usage text.
+    for (const [r, message] of [
+      [badChoice, /gold/],
+      [unknownOption, /--bogus/],
+      [badArg, /--renewal-date must be an ISO 8601 instant/],
+      [noSize, /give the pack size/],
+      [missingArg, /missing required argument 'accountId'/],
+      [noSubcommand, /--json/],
+    ] as const) {
+      expect([r.code, r.stdout], r.stderr).toEqual([2, ''])
+      expect(envelope(r)).toMatchObject({ code: 'INVALID_PARAMETER', error: expect.stringMatching(message) })
+      expect(r.stderr).not.toMatch(/Usage:|^error:/m)
+    }
+    // --json before the command only reaches the program, which does not know it: a usage error, as JSON.
+    expect([earlyJson.code, envelope(earlyJson).code]).toEqual([2, 'INVALID_PARAMETER'])
+
+    // A bad environment (exit 2) and an unexpected failure (exit 1, INTERNAL_ERROR) are JSON too.
+    const badEnv = await pronetWith({ PRONET_SEED: 'huge' }, 'accounts', 'show', 'acc_nope', '--json')
+    expect([badEnv.code, envelope(badEnv)]).toEqual([2, expect.objectContaining({ code: 'INVALID_PARAMETER', error: expect.stringMatching(/PRONET_SEED/) })])
+    const notADir = join(dir, 'records-file')
+    writeFileSync(notADir, '')
+    const broken = await pronetWith({ PRONET_DATA_DIR: join(notADir, 'data') }, 'accounts', 'show', 'acc_nope', '--json')
+    expect([broken.code, envelope(broken).code]).toEqual([1, 'INTERNAL_ERROR'])
+
+    // Without --json the output is as before.
+    const plain = await pronet('accounts', 'show', 'acc_nope')
+    expect([plain.code, plain.stderr]).toEqual([1, "pronet: No account 'acc_nope'.\n"])
+    const plainUsage = await pronet('accounts', 'create', '--plan', 'gold')
+    expect(plainUsage.code).toBe(2)
+    expect(plainUsage.stderr).toMatch(/^error: option '--plan <plan>' argument 'gold' is invalid/)
+    expect(plainUsage.stderr).toMatch(/Usage: pronet accounts create/)
   }, 120_000)
 })

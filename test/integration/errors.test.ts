@@ -1,5 +1,7 @@
 /** Failures the client should never see the inside of. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { connect } from 'node:net'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ConfigError, loadConfig } from '../../src/config/config.ts'
 import { expectError, makeTestApp, type TestApp } from '../helpers/test-app.ts'
 
@@ -28,5 +30,77 @@ describe('configuration', () => {
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(ConfigError)
     expect(loadConfig({}).port).toBe(3000)
     expect(loadConfig({ PRONET_SEED: '500' }).seed).toBe(500)
+  })
+})
+
+/** Sends raw bytes to the server and reads everything it writes until it closes the connection. */
+function rawRequest(port: number, bytes: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1')
+    const chunks: Buffer[] = []
+    socket.on('data', (d) => chunks.push(d))
+    // The server may close while the client is still writing a huge request: EPIPE/ECONNRESET on
+    // our side is expected then, as long as the response arrived first.
+    socket.on('error', () => {})
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8')
+      const split = text.indexOf('\r\n\r\n')
+      if (split < 0) return reject(new Error(`no HTTP response: ${JSON.stringify(text.slice(0, 200))}`))
+      const [statusLine, ...lines] = text.slice(0, split).split('\r\n')
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]))
+      resolve({ status: Number(statusLine?.split(' ')[1]), headers, body: text.slice(split + 4) })
+    })
+    socket.write(bytes)
+  })
+}
+
+describe("errors of Node's HTTP parser (before Fastify routes the request)", () => {
+  let s: TestApp
+  let port: number
+  beforeAll(async () => {
+    s = await makeTestApp()
+    await s.app.listen({ port: 0, host: '127.0.0.1' })
+    port = (s.app.server.address() as AddressInfo).port
+  })
+  afterAll(async () => s.close())
+
+  const expectEnvelope = (res: { status: number; headers: Record<string, string>; body: string }, message: RegExp) => {
+    expect(res.status, res.body).toBe(400)
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8')
+    expect(res.headers.connection).toBe('close')
+    expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body))
+    const body = JSON.parse(res.body)
+    expect(body).toMatchObject({ code: 'INVALID_PARAMETER', error: expect.stringMatching(message) })
+    expect(Object.keys(body).every((k) => ['error', 'code', 'details'].includes(k))).toBe(true)
+  }
+
+  it('a 70,000-character query string is a 400 INVALID_PARAMETER envelope saying the headers are too large, not a 431', async () => {
+    const url = `/api/v1/profile?profileUrlOrUrn=${'a'.repeat(70_000)}`
+    const res = await rawRequest(port, `GET ${url} HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${s.key}\r\n\r\n`)
+    expectEnvelope(res, /too large/i)
+  })
+
+  it('one 20 KB header is the same 400 envelope', async () => {
+    const res = await rawRequest(port, `GET /api/v1/usage HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`)
+    expectEnvelope(res, /too large/i)
+  })
+
+  it('a malformed request is a 400 INVALID_PARAMETER envelope', async () => {
+    expectEnvelope(await rawRequest(port, 'NOT HTTP AT ALL\r\n\r\n'), /HTTP/)
+    expectEnvelope(await rawRequest(port, 'GET /api/v1/usage HTTP/1.1\r\nHost: localhost\r\nBad Header: x\r\n\r\n'), /HTTP/)
+  })
+
+  it('well-formed requests on the same server are answered as usual', async () => {
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/usage`)
+    expect(res.status).toBe(401)
+    expect(await res.json()).toMatchObject({ code: 'UNAUTHENTICATED' })
+  })
+
+  it('writes nothing to a socket that is no longer writable, and only destroys it', () => {
+    const socket = { writable: false, destroyed: false, write: vi.fn(), destroy: vi.fn(), end: vi.fn() }
+    s.app.server.emit('clientError', Object.assign(new Error('Parse Error'), { code: 'HPE_INVALID_METHOD' }), socket)
+    expect(socket.write).not.toHaveBeenCalled()
+    expect(socket.end).not.toHaveBeenCalled()
+    expect(socket.destroy).toHaveBeenCalled()
   })
 })

@@ -103,6 +103,25 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
   app.register(async (admin) => {
     admin.addHook('onRequest', guard)
 
+    // D12 documents admin calls whose body is entirely optional (create an account) or absent (new
+    // key, suspend, resume), and curl sends them with no bytes, often still with a JSON content type.
+    // Here, and only here (this plugin's own parser; the data API keeps refusing an empty JSON body),
+    // zero bytes are no body, and no body reads as `{}`: the schema then applies its defaults or names
+    // a missing required field. Non-empty bodies go through Fastify's own JSON parser, so prototype
+    // poisoning is refused exactly as elsewhere.
+    const jsonParser = admin.getDefaultJsonParser(
+      admin.initialConfig.onProtoPoisoning ?? 'error',
+      admin.initialConfig.onConstructorPoisoning ?? 'error',
+    )
+    admin.removeContentTypeParser('application/json')
+    admin.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+      if (body.length === 0) return done(null, undefined)
+      return jsonParser(req, body as string, done)
+    })
+    admin.addHook('preValidation', async (request) => {
+      if (request.body === undefined && (request.method === 'POST' || request.method === 'PUT')) request.body = {}
+    })
+
     if (deps.metrics) {
       const metrics = deps.metrics
       admin.get('/admin/v1/metrics', { schema: schema("This node's metrics in the Prometheus text format") }, async (_req, reply) => {
