@@ -6,7 +6,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Container } from './container.ts'
-import { ApiError } from './domain/errors.ts'
+import { ApiError, invalidParameter } from './domain/errors.ts'
 import { randomBytes } from 'node:crypto'
 import { createGateway } from './http/gateway.ts'
 import { registerAccountRoutes } from './http/routes/account.routes.ts'
@@ -68,6 +68,16 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
   })
   app.decorateRequest('principal', null)
   app.decorateRequest('meter', null)
+  // Fastify's JSON parser refuses a body holding a `__proto__` key (or `constructor.prototype`) as "not
+  // valid JSON"; it is valid JSON with a field no route accepts, so it is refused naming that field.
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    parseJson(request, body as string, (error, value) => {
+      if (error && poisonedField(body as string)) return done(invalidParameter(poisonedField(body as string) as string, 'this field name is not accepted.'), undefined)
+      done(error, value)
+    })
+  })
   const gateway = createGateway({
     accounts: c.accounts,
     metering: c.metering,
@@ -115,4 +125,14 @@ function requestIds(): () => string {
   const prefix = randomBytes(6).toString('base64url')
   let n = 0
   return () => `${prefix}-${(n++).toString(36)}`
+}
+
+/** The forbidden key of a body that is valid JSON but was refused for prototype poisoning, if that is why. */
+function poisonedField(text: string): string | undefined {
+  try {
+    JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  return /"__proto__"\s*:/.test(text) ? '__proto__' : 'constructor'
 }

@@ -276,6 +276,23 @@ describe('refusals are free 400s naming the field (4.12, 7)', () => {
     expect(res.headers['x-credits-charged']).toBe('0')
   })
 
+  it('a __proto__ or constructor.prototype key is refused naming it, free; text that is not JSON is still "not valid JSON"', async () => {
+    const raw = (payload: string) =>
+      t.app.inject({ method: 'POST', url: '/api/v1/search/posts', headers: { 'content-type': 'application/json', 'x-api-key': t.key }, payload })
+    for (const [payload, field] of [
+      ['{"query":"hiring","__proto__":{"x":1}}', '__proto__'],
+      ['{"query":"hiring","constructor":{"prototype":{"x":1}}}', 'constructor'],
+    ] as const) {
+      const res = await raw(payload)
+      const body = expectError(res, 400, 'INVALID_PARAMETER')
+      expect(body.details).toEqual({ parameter: field })
+      expect(body.error).toContain(`'${field}'`)
+      expect(res.headers['x-credits-charged']).toBe('0')
+    }
+    const broken = expectError(await raw('{"query":"hiring",'), 400, 'INVALID_PARAMETER')
+    expect(broken).toMatchObject({ error: 'The body is not valid JSON.', details: { parameter: 'body' } })
+  })
+
   it('401 without a key or with an unknown key', async () => {
     expectError(await post({ query: 'data' }, null), 401, 'UNAUTHENTICATED')
     expectError(await post({ query: 'data' }, 'pk_not_a_key'), 401, 'INVALID_API_KEY')
