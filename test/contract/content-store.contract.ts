@@ -234,6 +234,34 @@ export function runContentStoreContract(name: string, makeStore: () => Promise<C
 
       const commentCount = async () => (await store.counts()).comments
 
+      it('a post by a member or a company that does not exist', async () => {
+        const before = (await store.counts()).posts
+        await expectMiddleFails(
+          postRow(postIdAt(30), personRef(1)),
+          postRow(postIdAt(31), personRef(9)),
+          postRow(postIdAt(32), companyRef(1)),
+          new RegExp(`profile ${profileIdOf(9)} does not exist`),
+        )
+        await expectMiddleFails(
+          postRow(postIdAt(33), companyRef(1)),
+          postRow(postIdAt(34), companyRef(9)),
+          postRow(postIdAt(35), personRef(2)),
+          new RegExp(`company ${companyIdOf(9)} does not exist`),
+        )
+        expect((await store.counts()).posts).toBe(before + 4)
+      })
+
+      it('an article by a profile that does not exist', async () => {
+        await expectMiddleFails(
+          articleRow('7', profileIdOf(1)),
+          articleRow('8', profileIdOf(9)),
+          articleRow('9', profileIdOf(2)),
+          new RegExp(`profile ${profileIdOf(9)} does not exist`),
+        )
+        expect(await store.listArticles(profileIdOf(9), 0, 10)).toEqual([])
+        expect((await store.counts()).articles).toBe(2)
+      })
+
       it('a comment on a post that does not exist', async () => {
         await expectMiddleFails(
           commentRow(postIdAt(20), p1, personRef(1)),

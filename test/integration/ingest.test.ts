@@ -28,7 +28,9 @@ import {
   READER_ID,
   REPLY_ID,
   REPOST_ID,
+  articleRecord,
   commentRecord,
+  companyPostRecord,
   companyRecord,
   fixtureRecords,
   generatedPostRecord,
@@ -221,6 +223,36 @@ describe('pronet ingest', () => {
     expect(await store.getPost(schemaBad.id.slice(16))).toBeUndefined()
     expect(await store.getPost(ruleBad.id.slice(16))).toBeUndefined()
     expect((await store.listComments(unknownPostId, 0, 10)).comments).toEqual([])
+  })
+
+  it('refuses records whose links or stated invariants do not hold, naming the rule (spec 2.4, 2.5; links like a comment)', async () => {
+    const base = profileRecord(1)
+    const twoCurrent = profileRecord(2)
+    const second = { ...twoCurrent.experiences[0]!, positionUrn: `${twoCurrent.experiences[0]!.positionUrn.slice(0, -1)}9)` }
+    const lines = [
+      { kind: 'company', data: companyRecord() }, // 1
+      { kind: 'profile', data: base }, // 2
+      { kind: 'profile', data: { ...profileRecord(3), currentPosition: { ...profileRecord(3).currentPosition!, positionUrn: 'urn:li:fsd_profilePosition:(ACoAAx,999)' } } }, // 3
+      { kind: 'profile', data: { ...twoCurrent, experiences: [twoCurrent.experiences[0]!, second] } }, // 4
+      { kind: 'company', data: { ...companyRecord('77'), id: 'urn:li:fsd_company:77', publicIdentifier: 'other-co', domain: 'other.example' } }, // 5
+      { kind: 'post', data: personPostRecord(`ACoAA${'Zz'.repeat(17)}`, Date.UTC(2025, 1, 4), 13) }, // 6 author not ingested
+      { kind: 'post', data: companyPostRecord('999999999', Date.UTC(2025, 1, 5), 14) }, // 7 company page not ingested
+      { kind: 'article', data: articleRecord(`ACoAA${'Zz'.repeat(17)}`, Date.UTC(2024, 5, 1), 15) }, // 8 author not ingested
+      { kind: 'post', data: personPostRecord(base.profileId, Date.UTC(2025, 1, 6), 16) }, // 9 fine
+    ].map((r) => JSON.stringify(r))
+    const path = await file('links.ndjson', `${lines.join('\n')}\n`)
+    const { io } = captureIo()
+    const { exitCode, summary } = await runIngest({ writer }, [path], io)
+    expect(exitCode).toBe(1)
+    const byLine = Object.fromEntries(summary.errors.map((e) => [e.line, e.reason]))
+    expect(Object.keys(byLine).map(Number)).toEqual([3, 4, 5, 6, 7, 8])
+    expect(byLine[3]).toBe('data.currentPosition.positionUrn must be the positionUrn of one of data.experiences')
+    expect(byLine[4]).toBe('data.experiences: at most one entry is current (the primary ongoing position)')
+    expect(byLine[5]).toBe('data.domain must be the host of data.websiteUrl without a leading www. (northwind.example)')
+    expect(byLine[6]).toBe(`profile ACoAA${'Zz'.repeat(17)} does not exist`)
+    expect(byLine[7]).toBe('company 999999999 does not exist')
+    expect(byLine[8]).toBe(`profile ACoAA${'Zz'.repeat(17)} does not exist`)
+    expect(await store.counts()).toEqual({ ...EMPTY_COUNTS, companies: 1, profiles: 1, posts: 1 })
   })
 
   it('never prints control characters from a file to the terminal', async () => {

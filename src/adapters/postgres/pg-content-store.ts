@@ -111,7 +111,8 @@ const UPSERT_COMPANY = `INSERT INTO companies (company_id, slug, page_type, name
 // this write replaces even when another node rewrites the same post at the same time.
 const POST_STATE = `WITH old AS (SELECT search_len FROM posts WHERE id = $1 FOR UPDATE)
   SELECT (SELECT id FROM posts WHERE share_kind = $2 AND share_id = $3) AS "shareOwner",
-         EXISTS (SELECT 1 FROM old) AS existed, (SELECT search_len FROM old) AS "oldLen"`
+         EXISTS (SELECT 1 FROM old) AS existed, (SELECT search_len FROM old) AS "oldLen",
+         ${authorExists('$4', '$5')} AS "authorOk"`
 // $16 says whether the row existed (and is locked): a post another node inserted since is left alone
 // (nothing returned) and the write starts over from POST_STATE.
 const WRITE_POST = `WITH p AS (
@@ -248,12 +249,16 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
     // A repost without commentary is never returned, so it is not indexed (as in SQLite).
     const indexed = r.isRepost ? null : indexText(r.text)
     for (let attempt = 0; attempt < 3; attempt++) {
-      const { rows } = await c.query<{ shareOwner: string | null; existed: boolean; oldLen: number | null }>(POST_STATE, [
+      const { rows } = await c.query<{ shareOwner: string | null; existed: boolean; oldLen: number | null; authorOk: boolean | null }>(POST_STATE, [
         r.id,
         r.shareKind,
         r.shareId,
+        r.author.kind,
+        r.author.id,
       ])
       const state = rows[0]!
+      // The author is a link like a comment's: its page or member is written first (README: ingest order).
+      refuseAuthor(r.author, state.authorOk)
       if (state.shareOwner !== null && state.shareOwner !== r.id) refuse(`${r.shareKind} ${r.shareId} is already used by post ${state.shareOwner}`)
       const written = await c.query<{ written: boolean }>(WRITE_POST, [
         r.id,
@@ -291,6 +296,8 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
 
   const writeArticle = async (c: Client, r: ArticleRow): Promise<void> => {
     requireId('article id', r.articleId)
+    const { rows } = await c.query<{ ok: boolean }>('SELECT EXISTS (SELECT 1 FROM profiles WHERE profile_id = $1) AS ok', [r.authorProfileId])
+    if (!rows[0]!.ok) refuse(`profile ${r.authorProfileId} does not exist`)
     await c.query(UPSERT_ARTICLE, [r.articleId, r.authorProfileId, r.doc])
   }
 

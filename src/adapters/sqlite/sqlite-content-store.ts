@@ -247,6 +247,8 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
 
   const writePost = (r: PostRow): void => {
     requireId('post id', r.id)
+    // The author is a link like a comment's: its page or member is written first (README: ingest order).
+    requireAuthor(r.author)
     const owner = postByShare.get(r.shareKind, r.shareId) as string | undefined
     if (owner !== undefined && owner !== r.id) refuse(`${r.shareKind} ${r.shareId} is already used by post ${owner}`)
     // Only a post written before can have an index entry to replace (a delete of an absent rowid
@@ -260,6 +262,7 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
 
   const writeArticle = (r: ArticleRow): void => {
     requireId('article id', r.articleId)
+    if (profileExists.get(r.authorProfileId) === undefined) refuse(`profile ${r.authorProfileId} does not exist`)
     upsertArticle.run(r.articleId, r.authorProfileId, r.doc)
   }
 

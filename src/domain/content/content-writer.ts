@@ -50,6 +50,12 @@ function searchItem(post: PostRecord, meta: { isEdited: boolean; videoSize: { wi
   return JSON.stringify(out)
 }
 
+/** The host of a website URL (scheme optional), lower-cased, without a leading `www.`. */
+function websiteDomain(url: string): string {
+  const host = url.trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split(/[/?#]/)[0] ?? ''
+  return host.replace(/:\d+$/, '').toLowerCase().replace(/^www\./, '')
+}
+
 /** A profile or company URN as an author reference. */
 export function authorFromUrn(urn: string): AuthorRef | undefined {
   const person = /^urn:li:fsd_profile:(ACoAA[A-Za-z0-9_-]{34})$/.exec(urn)
@@ -146,6 +152,16 @@ export function prepareRecord(record: IngestRecord, nowMs: number, platformHost:
       if (p.id !== `urn:li:fsd_profile:${p.profileId}`) fail('data.id must be urn:li:fsd_profile:<profileId>')
       if (p.memberId === p.profileId) fail('data.memberId must differ from profileId')
       if (p.publicIdentifier.trim() === '') fail('data.publicIdentifier must not be empty')
+      // Spec 2.4: positionUrn and educationUrn name entries of the lists; one position at most is current.
+      const position = p.currentPosition
+      if (position && !p.experiences.some((e) => e.positionUrn === position.positionUrn)) {
+        fail('data.currentPosition.positionUrn must be the positionUrn of one of data.experiences')
+      }
+      const school = p.currentSchool
+      if (school && !p.educations.some((e) => e.educationUrn === school.educationUrn)) {
+        fail('data.currentSchool.educationUrn must be the educationUrn of one of data.educations')
+      }
+      if (p.experiences.filter((e) => e.current).length > 1) fail('data.experiences: at most one entry is current (the primary ongoing position)')
       return {
         kind: 'profile',
         row: {
@@ -164,6 +180,10 @@ export function prepareRecord(record: IngestRecord, nowMs: number, platformHost:
     case 'company': {
       const { pageType, ...c } = record.data
       if (c.id !== `urn:li:fsd_company:${c.companyId}`) fail('data.id must be urn:li:fsd_company:<companyId>')
+      // Spec 2.5: domain is websiteUrl without a leading www.
+      if (c.domain !== undefined && c.websiteUrl !== undefined && c.domain !== websiteDomain(c.websiteUrl)) {
+        fail(`data.domain must be the host of data.websiteUrl without a leading www. (${websiteDomain(c.websiteUrl)})`)
+      }
       return {
         kind: 'company',
         row: {
