@@ -38,6 +38,27 @@ describe('interface description', () => {
     expect(JSON.stringify(doc.paths['/api/v1/profile'].get.responses['200'])).toContain('recommendations')
   })
 
+  it('marks the required record inputs required (a query with an alias requires neither), and the admin statuses of D12', async () => {
+    const doc = (await t.app.inject('/openapi.json')).json()
+    const required = (path: string, method = 'get') =>
+      (doc.paths[path][method].parameters as { name: string; required?: boolean }[]).filter((p) => p.required).map((p) => p.name)
+    expect(required('/api/v1/profile')).toEqual(['profileUrlOrUrn'])
+    expect(required('/api/v1/posts')).toEqual(['profileUrlOrUrn'])
+    expect(required('/api/v1/posts/updates')).toEqual(['profileUrlsOrUrns'])
+    expect(required('/api/v1/company')).toEqual(['companyUrlOrUrn'])
+    expect(required('/api/v1/post/engagement')).toEqual(['postUrlOrUrn'])
+    expect(required('/api/v1/company/posts')).toEqual([])
+    // Documentation only: a missing input is still the service's MISSING_PARAMETER, not the validator's.
+    const missing = await t.get('/api/v1/profile', t.key)
+    expect(missing.statusCode).toBe(400)
+    expect(missing.json()).toMatchObject({ code: 'MISSING_PARAMETER', details: { parameter: 'profileUrlOrUrn' } })
+    expect(Object.keys(doc.paths['/admin/v1/accounts'].post.responses)).toContain('201')
+    expect(Object.keys(doc.paths['/admin/v1/accounts/{id}/keys'].post.responses)).toContain('201')
+    expect(Object.keys(doc.paths['/admin/v1/accounts/{id}/keys/{keyId}'].delete.responses)).toContain('204')
+    expect(Object.keys(doc.paths['/admin/v1/accounts/{id}/packs'].post.responses)).toContain('201')
+    expect(Object.keys(doc.paths['/admin/v1/accounts/{id}'].get.responses)).toEqual(expect.arrayContaining(['200', '401', '404']))
+  })
+
   it('/docs serves a reference page whose assets are all local', async () => {
     const page = await t.app.inject('/docs/')
     expect(page.statusCode).toBe(200)

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import type { AccountsService } from '../../domain/accounts/accounts.service.ts'
 import type { MeteringService } from '../../domain/billing/metering.service.ts'
+import { ErrorSchema } from '../../contract/resources.schemas.ts'
 import { ApiError } from '../../domain/errors.ts'
 import type { AccountRecord, ApiKeyRecord } from '../../ports/account-store.ts'
 
@@ -91,11 +92,22 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       throw new ApiError('UNAUTHENTICATED', 'Admin API: send Authorization: Bearer <PRONET_ADMIN_TOKEN>.')
     }
   }
-  const schema = (summary: string, extra: Record<string, unknown> = {}) => ({
+  /**
+   * A route's schema; `ok` is its success status as D12 gives it (201 for what it creates, 204 for a
+   * revoked key). The responses are documentation for /openapi.json: every body here is sent as a
+   * ready JSON string, which Fastify does not pass through a response serializer.
+   */
+  const schema = (summary: string, extra: Record<string, unknown> = {}, ok: 200 | 201 | 204 = 200) => ({
     summary,
     tags: ['admin'],
     security: [{ AdminToken: [] }],
     ...extra,
+    response: {
+      [ok]: { description: ok === 201 ? 'Created' : ok === 204 ? 'No content' : 'OK' },
+      400: { ...ErrorSchema, description: 'INVALID_PARAMETER, MISSING_PARAMETER' },
+      401: { ...ErrorSchema, description: 'UNAUTHENTICATED: a missing or wrong admin token' },
+      404: { ...ErrorSchema, description: 'NOT_FOUND' },
+    },
   })
   const json = (reply: FastifyReply, status: number, body: unknown) =>
     reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body))
@@ -130,7 +142,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       })
     }
 
-    admin.post('/admin/v1/accounts', { schema: schema('Create an account and its first key', { body: NewAccountBody }) }, async (req, reply) => {
+    admin.post('/admin/v1/accounts', { schema: schema('Create an account and its first key', { body: NewAccountBody }, 201) }, async (req, reply) => {
       const created = await deps.accounts.create((req.body ?? {}) as Type.Static<typeof NewAccountBody>)
       return json(reply, 201, { account: accountView(created.account), apiKey: created.apiKey })
     })
@@ -145,12 +157,12 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       })
     })
 
-    admin.post('/admin/v1/accounts/:id/keys', { schema: schema('Create another key', { params: AccountParams }) }, async (req, reply) => {
+    admin.post('/admin/v1/accounts/:id/keys', { schema: schema('Create another key', { params: AccountParams }, 201) }, async (req, reply) => {
       const { id } = req.params as Type.Static<typeof AccountParams>
       return json(reply, 201, await deps.accounts.createKey(id))
     })
 
-    admin.delete('/admin/v1/accounts/:id/keys/:keyId', { schema: schema('Revoke a key', { params: KeyParams }) }, async (req, reply) => {
+    admin.delete('/admin/v1/accounts/:id/keys/:keyId', { schema: schema('Revoke a key', { params: KeyParams }, 204) }, async (req, reply) => {
       const { id, keyId } = req.params as Type.Static<typeof KeyParams>
       await deps.accounts.revokeKey(id, keyId)
       return reply.code(204).send()
@@ -174,7 +186,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       return json(reply, 200, await deps.metering.changeSubscription(id, patch))
     })
 
-    admin.post('/admin/v1/accounts/:id/packs', { schema: schema('Add a credit pack (expires 12 calendar months after purchase)', { params: AccountParams, body: PackBody }) }, async (req, reply) => {
+    admin.post('/admin/v1/accounts/:id/packs', { schema: schema('Add a credit pack (expires 12 calendar months after purchase)', { params: AccountParams, body: PackBody }, 201) }, async (req, reply) => {
       const { id } = req.params as Type.Static<typeof AccountParams>
       const body = req.body as Type.Static<typeof PackBody>
       await deps.accounts.get(id)

@@ -2,7 +2,7 @@
  * The data endpoints (spec section 4, D6). Thin: each route declares its operation, price rule,
  * schemas and error codes, and hands the validated query to one content-service function.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
 import type { TSchema } from 'typebox'
 import {
   CommentsQuery,
@@ -260,6 +260,21 @@ function strictIntegers(schema: TSchema | undefined): ((request: FastifyRequest)
   }
 }
 
+/** The record inputs the spec's tables mark required (a missing one is MISSING_PARAMETER). */
+const REQUIRED_INPUTS = ['profileUrlOrUrn', 'profileUrlsOrUrns', 'companyUrlOrUrn', 'postUrlOrUrn']
+
+/**
+ * The required inputs of a query, for /openapi.json only. The schemas leave them optional so that a
+ * missing or blank one is answered by the service, in the spec's words; a query taking an alias
+ * (company posts: companyUrlOrUrn or profileUrlOrUrn) requires one of two, which JSON Schema's
+ * `required` cannot say.
+ */
+function documentedRequired(schema: TSchema | undefined): string[] {
+  const names = Object.keys((schema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {})
+  const inputs = names.filter((n) => REQUIRED_INPUTS.includes(n))
+  return inputs.length === 1 ? inputs : []
+}
+
 export function registerDataRoutes(
   app: FastifyInstance,
   deps: { content: ContentService; search: SearchService; gateway: Gateway; metering: MeteringService },
@@ -268,7 +283,18 @@ export function registerDataRoutes(
     app.route({
       method: route.method,
       url: route.url,
-      config: { operation: route.operation, price: PRICES[route.operation] },
+      config: {
+        operation: route.operation,
+        price: PRICES[route.operation],
+        ...(documentedRequired(route.querystring).length > 0
+          ? {
+              swaggerTransform: ({ schema, url }: { schema: FastifySchema; url: string }) => ({
+                schema: { ...schema, querystring: { ...(schema.querystring as object), required: documentedRequired(route.querystring) } },
+                url,
+              }),
+            }
+          : {}),
+      },
       schema: {
         summary: route.summary,
         tags: ['data'],
