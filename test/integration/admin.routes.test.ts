@@ -52,6 +52,11 @@ describe('admin API (D12): accounts and keys', () => {
     expectError(await admin('POST', '/admin/v1/accounts', { rpsLimit: 0 }), 400, 'INVALID_PARAMETER')
     expectError(await admin('POST', '/admin/v1/accounts', { bogus: 1 }), 400, 'INVALID_PARAMETER')
     expectError(await admin('GET', '/admin/v1/accounts/acc_missing'), 404, 'NOT_FOUND')
+    // An admin path that does not exist: 401 without the right token, 404 with it.
+    expectError(await admin('GET', '/admin/v1/nothing', undefined, 'wrong'), 401, 'UNAUTHENTICATED')
+    expectError(await t.app.inject({ method: 'POST', url: '/admin/nothing' }), 401, 'UNAUTHENTICATED')
+    expectError(await admin('GET', '/admin/v1/nothing'), 404, 'NOT_FOUND')
+    expectError(await admin('GET', '/administrator', undefined, 'wrong'), 404, 'NOT_FOUND')
   })
 
   it('without PRONET_ADMIN_TOKEN every admin path is a 404', async () => {

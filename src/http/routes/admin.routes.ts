@@ -112,6 +112,12 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
   const json = (reply: FastifyReply, status: number, body: unknown) =>
     reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body))
 
+  // D12: 401 for a wrong token, on a path of the admin API that does not exist too (it would
+  // otherwise be a 404 that tells a caller without the token which admin paths exist).
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.url === undefined && (request.url === '/admin' || request.url.startsWith('/admin/'))) await guard(request)
+  })
+
   app.register(async (admin) => {
     admin.addHook('onRequest', guard)
 
