@@ -6,6 +6,7 @@
  */
 import { Redis } from 'ioredis'
 import type { InvalidationBus, InvalidationMessage } from '../../ports/invalidation-bus.ts'
+import { closeRedisClient, DISCONNECT_TIMEOUT_MS } from './close-client.ts'
 import type { LimiterLogger } from './redis-rate-limiter.ts'
 
 export interface RedisInvalidationBusOptions {
@@ -38,12 +39,18 @@ export async function createRedisInvalidationBus(opts: RedisInvalidationBusOptio
   const publisher = new Redis(opts.url, {
     commandTimeout: opts.commandTimeoutMs ?? 500,
     connectTimeout: connectTimeoutMs,
+    disconnectTimeout: DISCONNECT_TIMEOUT_MS,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     retryStrategy,
   })
   // The subscriber queues its SUBSCRIBE until connected and subscribes again after each reconnect.
-  const subscriber = new Redis(opts.url, { connectTimeout: connectTimeoutMs, retryStrategy, maxRetriesPerRequest: null })
+  const subscriber = new Redis(opts.url, {
+    connectTimeout: connectTimeoutMs,
+    disconnectTimeout: DISCONNECT_TIMEOUT_MS,
+    retryStrategy,
+    maxRetriesPerRequest: null,
+  })
   publisher.on('error', () => {})
   subscriber.on('error', () => {})
 
@@ -96,7 +103,9 @@ export async function createRedisInvalidationBus(opts: RedisInvalidationBusOptio
     else publisher.once('ready', () => resolve(true))
   })
   const both = Promise.all([subscribed, publisherReady]).then(([s, p]) => s && p)
-  const inTime = await Promise.race([both, new Promise<boolean>((r) => setTimeout(() => r(false), connectTimeoutMs).unref())])
+  let waited: NodeJS.Timeout | undefined
+  const inTime = await Promise.race([both, new Promise<boolean>((r) => (waited = setTimeout(() => r(false), connectTimeoutMs)))])
+  clearTimeout(waited)
   if (!inTime) opts.logger?.warn({ channel }, 'invalidation bus: Redis not reachable yet; subscribing when it is')
   creating = false
 
@@ -115,7 +124,9 @@ export async function createRedisInvalidationBus(opts: RedisInvalidationBusOptio
     async close() {
       closing = true
       handlers.clear()
-      await Promise.all([publisher, subscriber].map((c) => c.quit().catch(() => c.disconnect())))
+      // Not quit(): with Redis away, the subscriber's QUIT would wait behind its queued SUBSCRIBE for
+      // a connection that never comes, and the node's shutdown with it.
+      await Promise.all([publisher, subscriber].map((c) => closeRedisClient(c)))
     },
   }
 }

@@ -16,6 +16,7 @@ import { Counter, Gauge, type Registry } from 'prom-client'
 import { metric } from '../metrics.ts'
 import type { RateDecision, RateLimiter } from '../../ports/rate-limiter.ts'
 import { createMemoryRateLimiter } from '../memory/memory-rate-limiter.ts'
+import { closeRedisClient, DISCONNECT_TIMEOUT_MS } from './close-client.ts'
 import { HEARTBEAT, LEASE, TAKE, type LuaScript } from './redis-scripts.ts'
 
 const WINDOW_MS = 1000
@@ -101,6 +102,7 @@ export async function createRedisRateLimiter(opts: RedisRateLimiterOptions): Pro
   const redis = new Redis(opts.url, {
     commandTimeout: opts.commandTimeoutMs ?? 150,
     connectTimeout: opts.connectTimeoutMs ?? 1000,
+    disconnectTimeout: DISCONNECT_TIMEOUT_MS,
     // A request never waits for a connection: commands fail at once while Redis is away, and one in
     // flight when the connection drops fails rather than being replayed (its node answered locally).
     enableOfflineQueue: false,
@@ -250,8 +252,7 @@ export async function createRedisRateLimiter(opts: RedisRateLimiterOptions): Pro
       closed = true
       // Leave the node count at once rather than when the heartbeat lapses.
       if (redis.status === 'ready') await redis.zrem(nodesKey, nodeId).catch(() => {})
-      await redis.quit().catch(() => redis.disconnect())
-      redis.disconnect()
+      await closeRedisClient(redis)
       await local.close()
     },
   }
