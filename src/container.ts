@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { openSqlite, type SqliteDb } from './adapters/sqlite/database.ts'
 import { createSqliteAccountStore } from './adapters/sqlite/sqlite-account-store.ts'
 import { createSqliteContentStore } from './adapters/sqlite/sqlite-content-store.ts'
+import { createSqliteFirstStartStore } from './adapters/sqlite/sqlite-first-start-store.ts'
 import { createSqliteLedger } from './adapters/sqlite/sqlite-ledger.ts'
 import { classifySqliteError } from './adapters/sqlite/sqlite-errors.ts'
 import type { ErrorClassifier } from './http/error-handler.ts'
@@ -16,6 +17,7 @@ import { migratePostgres, openPostgres, SEED_LOCK, sharedSecret, withAdvisoryLoc
 import { classifyPgError } from './adapters/postgres/pg-errors.ts'
 import { createPgAccountStore } from './adapters/postgres/pg-account-store.ts'
 import { createPgContentStore } from './adapters/postgres/pg-content-store.ts'
+import { createPgFirstStartStore } from './adapters/postgres/pg-first-start-store.ts'
 import { createPgLedger } from './adapters/postgres/pg-ledger.ts'
 import { createPgSearchIndex } from './adapters/postgres/pg-search-index.ts'
 import type { SearchIndex } from './ports/search-index.ts'
@@ -38,6 +40,7 @@ import { createUsageReporter, type UsageReporter } from './domain/usage/usage-re
 import type { AccountStore } from './ports/account-store.ts'
 import type { Clock } from './ports/clock.ts'
 import type { ContentStore } from './ports/content-store.ts'
+import type { FirstStartStore } from './ports/first-start-store.ts'
 import type { Ledger } from './ports/ledger.ts'
 import type { RateLimiter } from './ports/rate-limiter.ts'
 
@@ -49,6 +52,8 @@ export interface Container {
   testClock: ReturnType<typeof createOffsetClock> | undefined
   contentStore: ContentStore
   accountStore: AccountStore
+  /** The first start's record (src/startup.ts). */
+  firstStart: FirstStartStore
   writer: ContentWriter
   tokens: TokenSigner
   content: ContentService
@@ -102,6 +107,7 @@ export function loadSecret(config: Config): string {
 interface Stores {
   contentStore: ContentStore
   accountStore: AccountStore
+  firstStart: FirstStartStore
   ledger: Ledger
   searchIndex: SearchIndex
   secret: string | Buffer
@@ -137,6 +143,7 @@ function sqliteStores(config: Config, overrides: ContainerOverrides, logger: Log
   return {
     contentStore,
     accountStore,
+    firstStart: createSqliteFirstStartStore(db),
     ledger,
     searchIndex: createSqliteSearchIndex(db),
     secret: sqlitePath === ':memory:' && !config.secret ? randomBytes(32) : loadSecret(config),
@@ -174,6 +181,7 @@ async function postgresStores(config: Config, url: string, logger: Logger, metri
   return {
     contentStore,
     accountStore,
+    firstStart: createPgFirstStartStore(pool),
     ledger,
     searchIndex: createPgSearchIndex(pool),
     secret,
@@ -223,6 +231,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     testClock,
     contentStore,
     accountStore,
+    firstStart: stores.firstStart,
     writer: createContentWriter({ store: contentStore, clock, platformHost }),
     tokens,
     content: createContentService({ store: contentStore, clock, tokens, platformHost, cache }),

@@ -7,10 +7,14 @@ import cliProgress from 'cli-progress'
 import type { SeedSize } from './config/config.ts'
 import type { Container } from './container.ts'
 import { ApiError } from './domain/errors.ts'
+import type { Clock } from './ports/clock.ts'
 import { estimateRecords, seedNetwork } from './synth/index.ts'
 
 export const DEFAULT_NETWORK_SEED = 1
 const HOUR = 3_600_000
+
+/** The default anchor: the current hour. The first start records it, so a resumed seed rebuilds the same network. */
+export const defaultAnchor = (clock: Clock): number => Math.floor(clock.now() / HOUR) * HOUR
 
 export interface SeedOptions {
   seed?: number
@@ -28,7 +32,7 @@ export async function seedSynthetic(
   const options = {
     seed: opts.seed ?? DEFAULT_NETWORK_SEED,
     size,
-    anchorMs: opts.anchorMs ?? Math.floor(c.clock.now() / HOUR) * HOUR,
+    anchorMs: opts.anchorMs ?? defaultAnchor(c.clock),
     platformHost: c.config.platformHost,
   }
   // Article dates decode against "now" (D2): a network anchored in the future would hold articles

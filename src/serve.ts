@@ -1,42 +1,102 @@
 /**
  * Starts the service: config → container → first-start preparation → app → listen, with a graceful
  * close on SIGINT/SIGTERM. Shared by `npm start` and `pronet serve`.
+ *
+ * What the operator can fix (data dir, database, address) fails as a StartupError: one line naming
+ * the setting, no stack (see config/startup-failure.ts).
  */
+import { accessSync, constants, mkdirSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { buildApp } from './app.ts'
 import type { Config } from './config/config.ts'
+import { dataDirFailure, databaseFailure, isProgrammingError, listenFailure } from './config/startup-failure.ts'
 import { collectDefaultMetrics } from 'prom-client'
-import { createContainer } from './container.ts'
+import { createContainer, type Container } from './container.ts'
 import { seedSynthetic } from './seed.ts'
 import { prepareStore } from './startup.ts'
 
 export async function serve(config: Config): Promise<void> {
   const say = (line: string) => process.stdout.write(`${line}\n`)
-  const container = await createContainer(config)
+  // Both checked before the first start, which may take minutes, rather than failing after it.
+  if (!config.databaseUrl) checkDataDir(config.dataDir)
+  await checkBindable(config.host, config.port)
+  const container = await openContainer(config)
   collectDefaultMetrics({ register: container.metrics, prefix: 'pronet_' })
-  const report = await prepareStore(container, seedSynthetic, say)
-  const app = await buildApp(container)
+  let app: Awaited<ReturnType<typeof buildApp>> | undefined
+  let report: Awaited<ReturnType<typeof prepareStore>>
+  try {
+    report = await prepareStore(container, seedSynthetic, say)
+    app = await buildApp(container)
+    await app.listen({ port: config.port, host: config.host }).catch((e: unknown) => {
+      throw listenFailure(config.host, config.port, e)
+    })
+  } catch (e) {
+    // Release the store (a PostgreSQL session, the commit worker) before the caller exits.
+    await app?.close().catch(() => {})
+    await container.close().catch(() => {})
+    throw e
+  }
+  const server = app
   let closing = false
   const shutdown = async (signal: string) => {
     if (closing) return
     closing = true
     say(`${signal}: closing…`)
-    await app.close()
+    await server.close()
     await container.close()
     process.exit(0)
   }
   process.on('SIGINT', () => void shutdown('SIGINT'))
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
 
-  await app.listen({ port: config.port, host: config.host })
-  const address = app.server.address()
+  const address = server.server.address()
   const port = typeof address === 'object' && address ? address.port : config.port
-  say(`pronet listening on http://${config.host}:${port}  (docs: /docs, OpenAPI: /openapi.json)`)
+  const base = `http://${config.host}:${port}`
+  say(`pronet listening on ${base}  (docs: /docs, OpenAPI: /openapi.json)`)
   if (report.demoKey) {
     say(`Demo API key (shown once; also saved to ${report.demoKeyFile}):`)
     say(`  ${report.demoKey}`)
-    say(`Try: curl -H "X-API-Key: ${report.demoKey}" "http://${config.host}:${port}/api/v1/profile?profileUrlOrUrn=hui-min-lee-175acd"`)
+    // A profile of this store: the network depends on PRONET_SEED and PRONET_PLATFORM_HOST, and
+    // PRONET_SEED=none has none (a tip to a missing profile would be a billed 404).
+    if (report.exampleProfile !== undefined) {
+      say(`Try: curl -H "X-API-Key: ${report.demoKey}" "${base}/api/v1/profile?profileUrlOrUrn=${encodeURIComponent(report.exampleProfile)}"`)
+    }
     say('(more in the README\'s five-minute tour)')
   } else if (report.demoKeyFile) {
     say(`Demo API key: see ${report.demoKeyFile}`)
+  }
+}
+
+/** The embedded store's directory exists (or can be made) and can be written. */
+function checkDataDir(dataDir: string): void {
+  try {
+    mkdirSync(dataDir, { recursive: true })
+    accessSync(dataDir, constants.R_OK | constants.W_OK | constants.X_OK)
+  } catch (e) {
+    throw dataDirFailure(dataDir, e)
+  }
+}
+
+/** Binds HOST:PORT once and lets go, so a bad HOST or a taken port is told before any seeding. */
+async function checkBindable(host: string, port: number): Promise<void> {
+  const probe = createServer()
+  try {
+    await new Promise<void>((resolve, reject) => {
+      probe.once('error', reject)
+      probe.listen({ host, port, exclusive: true }, resolve)
+    })
+  } catch (e) {
+    throw listenFailure(host, port, e)
+  }
+  await new Promise<void>((resolve) => probe.close(() => resolve()))
+}
+
+/** Opening the stores touches only the data dir (embedded) or the database (DATABASE_URL). */
+async function openContainer(config: Config): Promise<Container> {
+  try {
+    return await createContainer(config)
+  } catch (e) {
+    if (isProgrammingError(e)) throw e
+    throw config.databaseUrl ? databaseFailure(config.databaseUrl, e) : dataDirFailure(config.dataDir, e)
   }
 }

@@ -11,6 +11,7 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
 import { ConfigError, loadConfig, type SeedSize } from '../config/config.ts'
+import { StartupError } from '../config/startup-failure.ts'
 import { createContainer, type Container } from '../container.ts'
 import { isApiError, type ErrorCode } from '../domain/errors.ts'
 import { accountView, keyView } from '../http/routes/admin.routes.ts'
@@ -205,6 +206,12 @@ function fail(message: string): never {
 try {
   await buildCli().parseAsync(process.argv)
 } catch (e) {
+  // The environment parsed but the world around it did not cooperate (a data dir, database or
+  // address that cannot be used): one line, exit 1 as `npm start` does.
+  if (e instanceof StartupError) {
+    reportError({ error: e.message, code: 'INTERNAL_ERROR' })
+    process.exit(1)
+  }
   if (e instanceof ConfigError || e instanceof InvalidArgumentError) {
     reportError({ error: e.message, code: 'INVALID_PARAMETER' })
     process.exit(2)

@@ -47,6 +47,20 @@ function parseSeed(raw: string): SeedSize {
   throw new ConfigError(`PRONET_SEED must be none, small, medium, large or a profile count (got "${raw}")`)
 }
 
+/**
+ * Any other scheme would reach the PostgreSQL driver anyway (it reads only host, port, user and
+ * database from the URL) and fail at run time with a driver error far from the cause. Only the
+ * scheme is quoted back: the rest of the URL may hold a password.
+ */
+function checkDatabaseUrl(raw: string): void {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(raw)?.[1]
+  if (scheme === undefined || !/^postgres(ql)?$/i.test(scheme)) {
+    const got = scheme === undefined ? 'not a URL' : `a ${scheme}: URL`
+    throw new ConfigError(`invalid environment: DATABASE_URL must be a postgres:// or postgresql:// URL (got ${got})`)
+  }
+  if (!URL.canParse(raw)) throw new ConfigError('invalid environment: DATABASE_URL is not a valid URL')
+}
+
 /** Parses the environment once; the result is frozen and passed to whoever needs it. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const picked: Record<string, unknown> = {}
@@ -60,6 +74,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid environment: ${first?.instancePath.slice(1) ?? ''} ${first?.message ?? ''}`.trim())
   }
   const e = withDefaults as Type.Static<typeof EnvSchema>
+  if (e.DATABASE_URL !== undefined) checkDatabaseUrl(e.DATABASE_URL)
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,

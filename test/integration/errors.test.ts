@@ -31,6 +31,16 @@ describe('configuration', () => {
     expect(loadConfig({}).port).toBe(3000)
     expect(loadConfig({ PRONET_SEED: '500' }).seed).toBe(500)
   })
+
+  it('DATABASE_URL selects PostgreSQL only as a postgres:// or postgresql:// URL (D12); its password is never echoed', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x/y' })).toThrow(/^invalid environment: DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL \(got a mysql: URL\)$/)
+    expect(() => loadConfig({ DATABASE_URL: 'x.example.org:5432/db' })).toThrow(ConfigError)
+    expect(() => loadConfig({ DATABASE_URL: '/var/lib/pronet.db' })).toThrow(/DATABASE_URL/)
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://u:secret@h:port/db' })).toThrow(/^invalid environment: DATABASE_URL is not a valid URL$/)
+    expect(loadConfig({ DATABASE_URL: 'postgres://u:p@h:5432/db' }).databaseUrl).toBe('postgres://u:p@h:5432/db')
+    expect(loadConfig({ DATABASE_URL: 'postgresql://h/db' }).databaseUrl).toBe('postgresql://h/db')
+    expect(loadConfig({ DATABASE_URL: 'POSTGRES:///db?host=/var/run/postgresql' }).databaseUrl).toBe('POSTGRES:///db?host=/var/run/postgresql')
+  })
 })
 
 /** Sends raw bytes to the server and reads everything it writes until it closes the connection. */

@@ -73,8 +73,11 @@ function prepared(records: readonly IngestRecord[]): ContentRow[] {
   })
 }
 
-/** A profile whose stored document is plain JSON (no experience with a start date; the dated case is below). */
-const undated = (p: ProfileRecord): ProfileRecord => ({ ...p, experiences: [] })
+/**
+ * A profile whose stored document is plain JSON (no experience with a start date; the dated case is
+ * below). Without experiences it displays no current position either (2.4: positionUrn names one).
+ */
+const undated = (p: ProfileRecord): ProfileRecord => ({ ...p, experiences: [], currentPosition: null })
 
 describe('migration 006 backfills a database written before it', () => {
   let db: Database.Database
@@ -129,7 +132,7 @@ describe('migration 006 backfills a database written before it', () => {
     db = new Database(':memory:')
     expect(migrate(db, migrationsUpTo(5))).toEqual(readdirSync(migrationsUpTo(5)).sort())
     writePre006(db, rows)
-    expect(migrate(db, sqliteMigrationsDir())).toEqual(['006_search.sql'])
+    expect(migrate(db, migrationsUpTo(6))).toEqual(['006_search.sql'])
   })
   afterAll(() => db?.close())
 
@@ -237,7 +240,7 @@ describe('migration 006 on profiles as the writer has always stored them', () =>
     try {
       migrate(db, migrationsUpTo(5))
       writePre006(db, rows)
-      expect(migrate(db, sqliteMigrationsDir())).toEqual(['006_search.sql'])
+      expect(migrate(db, migrationsUpTo(6))).toEqual(['006_search.sql'])
       expect(db.prepare('SELECT job_title FROM profiles').pluck().get()).toBe('Data engineer')
     } finally {
       db.close()
