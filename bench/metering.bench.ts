@@ -26,6 +26,8 @@
  *   npm run bench:metering
  *   BENCH_SECONDS=8 BENCH_ROUNDS=3 BENCH_LATENCY_SECONDS=8 BENCH_CONNECTIONS=50 npm run bench:metering
  *   BENCH_PROFILE=1 (always profile) | 0 (never) | auto (default: when a goal is missed)
+ *   BENCH_SATURATION_CONNECTIONS=256 (default): (a′) runs every case again at this many connections,
+ *   enough to keep each event loop busy, and reports what each server serves at most (0 skips it)
  *   BENCH_COMMIT_IN_WORKER=0: the metered server commits on its event-loop thread instead of the
  *   commit worker (to compare the two)
  */
@@ -44,6 +46,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 8)
 const LATENCY_WARMUP_SECONDS = 1
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
+/** (a′): the same cases at this many connections, enough to keep each server's event loop busy; 0 skips it. */
+const SATURATION_CONNECTIONS = Number(process.env.BENCH_SATURATION_CONNECTIONS ?? 256)
 const SIZE = process.env.BENCH_SEED ?? 'small'
 const PROFILE = process.env.BENCH_PROFILE ?? 'auto'
 const PROFILE_SECONDS = 5
@@ -336,7 +340,7 @@ interface Saturated {
 }
 
 /** wrk, one thread (the other core is the server's), requests prebuilt and taken in turn. */
-function loadWithWrk(port: number, paths: string[], headers: Record<string, string>, seconds: number): Saturated {
+function loadWithWrk(port: number, paths: string[], headers: Record<string, string>, seconds: number, connections: number): Saturated {
   const script = join(tmpdir(), `pronet-metering-bench-${process.pid}.lua`)
   const lua = [
     `local paths = {${paths.map((p) => JSON.stringify(p)).join(',')}}`,
@@ -348,7 +352,7 @@ function loadWithWrk(port: number, paths: string[], headers: Record<string, stri
     'request = function() i = i % #reqs + 1; return reqs[i] end',
   ].join('\n')
   writeFileSync(script, lua)
-  const out = execFileSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, `http://127.0.0.1:${port}`], {
+  const out = execFileSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, `http://127.0.0.1:${port}`], {
     encoding: 'utf8',
   })
   rmSync(script, { force: true })
@@ -389,10 +393,10 @@ function threadCpuMs(pid: number): { main: number; others: number } | null {
   }
 }
 
-async function saturate(port: number, paths: string[], headers: Record<string, string>, seconds = SECONDS, pid?: number): Promise<Saturated> {
+async function saturate(port: number, paths: string[], headers: Record<string, string>, seconds = SECONDS, pid?: number, connections = CONNECTIONS): Promise<Saturated> {
   const before = pid === undefined ? null : threadCpuMs(pid)
   const started = performance.now()
-  const result = await saturateOnce(port, paths, headers, seconds)
+  const result = await saturateOnce(port, paths, headers, seconds, connections)
   const after = pid === undefined ? null : threadCpuMs(pid)
   if (before && after && result.responses > 0) {
     result.cpu = {
@@ -404,12 +408,12 @@ async function saturate(port: number, paths: string[], headers: Record<string, s
   return result
 }
 
-async function saturateOnce(port: number, paths: string[], headers: Record<string, string>, seconds: number): Promise<Saturated> {
-  if (TOOL === 'wrk') return loadWithWrk(port, paths, headers, seconds)
+async function saturateOnce(port: number, paths: string[], headers: Record<string, string>, seconds: number, connections: number): Promise<Saturated> {
+  if (TOOL === 'wrk') return loadWithWrk(port, paths, headers, seconds, connections)
   let next = 0
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
-    connections: CONNECTIONS,
+    connections,
     duration: seconds,
     requests: [{ method: 'GET', headers, setupRequest: (req: { path: string }) => ({ ...req, path: paths[next++ % paths.length] as string }) }],
   } as autocannon.Options)
@@ -707,10 +711,13 @@ async function main(): Promise<void> {
     ] as const
     const meteredCase = cases[2]
     let meteredWrkRuns = 0
+    /** Responses at most still in flight when the metered wrk runs stopped: one per connection per run. */
+    let meteredCutoffConnections = 0
     const meteredRun = async (seconds?: number): Promise<Saturated> => {
       const r = await saturate(metered.ready.port, paths, meteredHeaders, seconds, metered.child.pid)
       clientOk += r.responses - r.non2xx
       meteredWrkRuns++
+      meteredCutoffConnections += CONNECTIONS
       return r
     }
     // Warm-up (JIT, response cache, first WAL growth); not reported.
@@ -752,6 +759,40 @@ async function main(): Promise<void> {
         '  (a server whose event loop is far from busy is waiting, not computing: with a fixed number of connections its' +
           ' throughput is connections ÷ latency, and a metered response waits for its group commit)',
       )
+    }
+
+    // --- (a′) the same at saturation ----------------------------------------------------------
+    // At 50 connections the metered event loop is left waiting on group commits (busy well under
+    // 100%), so (a) measures connections ÷ latency as much as capacity. Here every case gets enough
+    // connections to keep its event loop busy: what each server can serve at most. Reported beside
+    // (a); the goals below are (a)'s.
+    if (SATURATION_CONNECTIONS > 0) {
+      const sat = cases.map((c) => ({ name: c.name, runs: [] as Saturated[] }))
+      for (let round = 0; round < ROUNDS; round++) {
+        for (let k = 0; k < cases.length; k++) {
+          const i = (k + round) % cases.length
+          const c = cases[i]!
+          const r = await saturate(c.port, paths, c.headers, SECONDS, c.pid, SATURATION_CONNECTIONS)
+          if (c === meteredCase) {
+            clientOk += r.responses - r.non2xx
+            meteredWrkRuns++
+            meteredCutoffConnections += SATURATION_CONNECTIONS
+          }
+          sat[i]!.runs.push(r)
+        }
+      }
+      const satPeak = Object.fromEntries(sat.map((c) => [c.name, median(c.runs.map((r) => r.rps))])) as Record<string, number>
+      out()
+      out(`(a′) Throughput at saturation: the same, ${SATURATION_CONNECTIONS} connections (req/s; median of ${ROUNDS}; not the goals' figures)`)
+      out(`  ${padEnd('case', 22)}${sat[0]!.runs.map((_, i) => pad(`run ${i + 1}`, 9)).join('')}${pad('median', 9)}${pad('busy', 7)}${pad('÷ bare', 8)}${pad('÷ unmetered', 13)}`)
+      for (const c of sat) {
+        const m = satPeak[c.name] as number
+        const busy = c.runs.every((r) => r.cpu) ? `${(median(c.runs.map((r) => r.cpu!.mainBusy)) * 100).toFixed(0)}%` : '?'
+        out(
+          `  ${padEnd(c.name, 22)}${c.runs.map((r) => pad(int(r.rps), 9)).join('')}${pad(int(m), 9)}${pad(busy, 7)}` +
+            `${pad((m / (satPeak['bare node:http'] as number)).toFixed(2), 8)}${pad((m / (satPeak['unmetered (auth only)'] as number)).toFixed(2), 13)}`,
+        )
+      }
     }
 
     // --- (b) latency at half the metered peak ----------------------------------------------
@@ -864,7 +905,7 @@ async function main(): Promise<void> {
     const server200 = endpoints.find((e) => e.endpoint === PATH)?.statusCodes['200'] ?? 0
     const serverOther = endpoints.reduce((s, e) => s + Object.entries(e.statusCodes).reduce((t, [code, n]) => t + (code === '200' && e.endpoint === PATH ? 0 : n), 0), 0)
     const cutoff = decrease - clientOk
-    const maxCutoff = meteredWrkRuns * CONNECTIONS
+    const maxCutoff = meteredCutoffConnections
     const balanceOk = decrease === server200 && serverOther === 0 && cutoff >= 0 && cutoff <= maxCutoff
     out()
     out('Bench check: the metered balance fell by the number of 200 responses')
@@ -872,7 +913,7 @@ async function main(): Promise<void> {
     out(`  200 responses recorded by the server (GET /api/v1/usage, ${PATH}): ${int(server200)}; other statuses: ${serverOther}`)
     out(
       `  200 responses read by the load generators: ${int(clientOk)}; ${int(cutoff)} more were billed and answered but still in flight when wrk` +
-        ` stopped (at most ${CONNECTIONS} per wrk run, ${meteredWrkRuns} runs → ≤ ${int(maxCutoff)})`,
+        ` stopped (at most one per connection per wrk run, ${meteredWrkRuns} runs → ≤ ${int(maxCutoff)})`,
     )
     out(`  ${balanceOk ? 'OK' : 'FAILED'}: decrease ${decrease === server200 ? '=' : '≠'} server's 200 count; client count ${cutoff >= 0 && cutoff <= maxCutoff ? 'within' : 'outside'} the in-flight margin`)
     out()
