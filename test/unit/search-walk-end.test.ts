@@ -1,13 +1,13 @@
 /**
  * When a search walk ends (4.12: "stop when `cursor` is null (null on a last page, an empty page past
- * the end, and a no-match query)"): an empty page never carries a cursor, however many candidates a
- * filtered date walk must look at, and a ranked walk whose matches are all older than postedAfter
- * ends on its first page. Over a stub index, so the scan budget can be passed many times over.
+ * the end, and a no-match query)"): an empty page never carries a cursor (a filtered date walk that
+ * finds nothing scans on, to the end of the candidates or EMPTY_SCAN_LIMIT of them), and a ranked
+ * walk whose matches are all older than postedAfter ends on its first page. Over a stub index, so the scan budget can be passed many times over.
  */
 import { describe, expect, it } from 'vitest'
 import { createManualClock } from '../../src/adapters/system-clock.ts'
 import { compareIds, idFromTime } from '../../src/domain/content/ids.ts'
-import { createSearchService, SCAN_BUDGET } from '../../src/domain/search/search.service.ts'
+import { createSearchService, EMPTY_SCAN_LIMIT, SCAN_BUDGET } from '../../src/domain/search/search.service.ts'
 import { createTokenSigner } from '../../src/domain/tokens.ts'
 import type { IdRange, PostFacts, SearchIndex } from '../../src/ports/search-index.ts'
 
@@ -74,6 +74,17 @@ describe('an empty page is always the last (4.12)', () => {
     expect(page).toMatchObject({ results: [], cursor: null })
     // It looked at every candidate to say so.
     expect(stub.factsRead()).toBe(count)
+  })
+
+  it('past EMPTY_SCAN_LIMIT candidates that hold nothing, the walk ends: an empty page, cursor null, the rest not read', async () => {
+    const count = EMPTY_SCAN_LIMIT + 2_000
+    // One post would pass, but only beyond the limit: the query counts as exhausted before it (D8).
+    const stub = stubIndex(count, (i) => i === EMPTY_SCAN_LIMIT + 1_000)
+    const search = serviceOver(stub.index)
+    const page = await search({ query: 'remote', sortBy: 'date', mentionsCompanies: ['42'] })
+    expect(page).toMatchObject({ results: [], cursor: null })
+    expect(stub.factsRead()).toBeGreaterThanOrEqual(EMPTY_SCAN_LIMIT)
+    expect(stub.factsRead()).toBeLessThan(EMPTY_SCAN_LIMIT + 1_000)
   })
 
   it('a sparse filter: every page holds something until the cursor is null, and the walk yields exactly the kept posts', async () => {
