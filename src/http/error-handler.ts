@@ -74,12 +74,7 @@ export function registerErrorHandling(
   recordUnknown?: (request: FastifyRequest, status: number) => Promise<void>,
   classify?: ErrorClassifier,
 ): void {
-  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const e = toApiError(error, classify)
-    if (e.status >= 500) logger.error({ err: error, method: request.method, url: request.url }, 'request failed')
-    return sendError(reply, e)
-  })
-  app.setNotFoundHandler(async (request, reply) => {
+  const notFound = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     if (recordUnknown) {
       try {
         await recordUnknown(request, 404)
@@ -88,5 +83,15 @@ export function registerErrorHandling(
       }
     }
     return sendError(reply, new ApiError('NOT_FOUND', `No endpoint ${request.method} ${request.url.split('?')[0]}.`))
+  }
+  app.setErrorHandler(async (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    // Fastify reads a body before its not-found handler runs: a bad body sent to a path or method that
+    // does not exist is still that (D5: 404 NOT_FOUND, counted under `unknown`), not a 400 of a route.
+    const code = (error as { code?: unknown } | null)?.code
+    if (request.is404 && typeof code === 'string' && code.startsWith('FST_ERR_CTP_')) return notFound(request, reply)
+    const e = toApiError(error, classify)
+    if (e.status >= 500) logger.error({ err: error, method: request.method, url: request.url }, 'request failed')
+    return sendError(reply, e)
   })
+  app.setNotFoundHandler(notFound)
 }

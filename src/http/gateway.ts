@@ -65,6 +65,8 @@ export interface GatewayDeps {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
+/** The usage status of a call whose client left before its response (nginx's "client closed request"). */
+export const CLIENT_CLOSED = 499
 
 export type Gateway = ReturnType<typeof createGateway>
 
@@ -125,7 +127,10 @@ export function createGateway(deps: GatewayDeps) {
     request.meter = null
     reply.header('x-request-id', request.id)
     if (meter.rate) reply.headers(rateHeaders(meter.rate, meter.units))
-    const status = reply.statusCode
+    // A client that has gone (closed its connection, or timed out, while the call waited) gets no
+    // response, so nothing is delivered or billed (4.0); the call is recorded as 499, client closed.
+    const gone = request.raw.socket?.destroyed === true
+    const status = gone ? CLIENT_CLOSED : reply.statusCode
     // D3: a delivered response bills its price; a 404 of a missing single record bills 1; all else is free.
     const owed = status === 200 ? meter.charge : status === 404 && meter.hold && notFoundBills(request.routeOptions.config.price as PriceRule) ? 1 : 0
     const credits = Math.min(owed, meter.hold?.credits ?? 0)

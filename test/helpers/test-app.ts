@@ -30,7 +30,14 @@ export interface TestApp {
 export const ROOMY_ACCOUNT: NewAccount = { name: 'test', plan: 'custom', creditsLimit: 1_000_000, rpsLimit: 100_000 }
 
 export async function makeTestApp(
-  opts: { records?: readonly unknown[]; nowMs?: number; env?: Record<string, string>; account?: NewAccount } = {},
+  opts: {
+    records?: readonly unknown[]
+    nowMs?: number
+    env?: Record<string, string>
+    account?: NewAccount
+    /** How the batch waits for rate units; default: it moves the manual clock at once. */
+    sleep?: (ms: number, clock: ReturnType<typeof createManualClock>) => Promise<void>
+  } = {},
 ): Promise<TestApp> {
   const backend = await testBackend()
   const config = loadConfig({
@@ -44,7 +51,12 @@ export async function makeTestApp(
   })
   const clock = createManualClock(opts.nowMs ?? Date.UTC(2026, 10, 1))
   // The batch's wait for rate units moves the manual clock instead of sleeping.
-  const c = await createContainer(config, { clock, sqlitePath: ':memory:', sleep: async (ms) => clock.advance(ms) })
+  const sleep = opts.sleep
+  const c = await createContainer(config, {
+    clock,
+    sqlitePath: ':memory:',
+    sleep: sleep ? (ms) => sleep(ms, clock) : async (ms) => clock.advance(ms),
+  })
   const dropDatabase = backend.drop
   if (opts.records && opts.records.length > 0) {
     const outcomes = await c.writer.write(opts.records)

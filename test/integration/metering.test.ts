@@ -356,6 +356,25 @@ describe('who is recorded', () => {
     expect((await usage(a.key)).endpoints).toEqual([{ endpoint: 'unknown', requests: 1, billableRequests: 0, creditsUsed: 0, statusCodes: { '404': 1 } }])
   })
 
+  it('a bad body sent to a path or method that does not exist is that: 404, counted once under unknown (D5)', async () => {
+    const a = await account({ plan: 'custom', creditsLimit: 10, rpsLimit: 1000 })
+    const json = { 'x-api-key': a.key, 'content-type': 'application/json' }
+    const sent = [
+      { method: 'POST', url: '/api/v1/nope', payload: '{bad' },
+      { method: 'POST', url: '/api/v1/profile', payload: '' },
+      { method: 'PUT', url: '/api/v1/company/batch', payload: '{"companies":' },
+      { method: 'DELETE', url: '/api/v1/usage', payload: '[' },
+    ] as const
+    for (const r of sent) expectError(await t.app.inject({ ...r, headers: json }), 404, 'NOT_FOUND')
+    // Without a key: still 404, and nobody's usage.
+    expectError(await t.app.inject({ method: 'POST', url: '/api/v1/nope', payload: '{bad', headers: { 'content-type': 'application/json' } }), 404, 'NOT_FOUND')
+    expect((await usage(a.key)).endpoints).toEqual([
+      { endpoint: 'unknown', requests: sent.length, billableRequests: 0, creditsUsed: 0, statusCodes: { '404': sent.length } },
+    ])
+    // A route that exists still refuses a bad body as 400.
+    expectError(await t.app.inject({ method: 'POST', url: '/api/v1/company/batch', payload: '{bad', headers: json }), 400, 'INVALID_PARAMETER')
+  })
+
   it('a suspended account is refused with 403 and its calls are counted; a missing key is not', async () => {
     const a = await account({ plan: 'custom', creditsLimit: 10, rpsLimit: 1000 })
     await admin('POST', `/admin/v1/accounts/${a.id}/suspend`)

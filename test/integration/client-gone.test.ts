@@ -1,0 +1,98 @@
+/**
+ * A call whose client leaves before the response (a timeout, a closed connection) while the call is
+ * still working is not delivered, so it is not billed (4.0: a delivered response bills); it is still
+ * counted in usage (2.7: every request, whatever its outcome), as 499, client closed request.
+ * Over a real socket: the batch waits for a rate unit on a gate the test holds, the client goes, then
+ * the gate opens.
+ */
+import { connect, type AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { COMPANY_ID, fixtureRecords } from '../helpers/ingest-fixtures.ts'
+import { makeTestApp, type TestApp } from '../helpers/test-app.ts'
+
+let t: TestApp
+let port: number
+/** The batch's next wait for a rate unit: resolved when it starts; it ends when `open` is called. */
+let waits: { started: Promise<void>; open: () => void }
+let signalStarted: () => void
+let gate: Promise<void>
+
+function armGate(): void {
+  let open!: () => void
+  gate = new Promise<void>((r) => (open = r))
+  const started = new Promise<void>((r) => (signalStarted = r))
+  waits = { started, open }
+}
+
+beforeAll(async () => {
+  armGate()
+  t = await makeTestApp({
+    records: fixtureRecords(),
+    sleep: async (ms, clock) => {
+      signalStarted()
+      await gate
+      clock.advance(ms)
+    },
+  })
+  await t.app.listen({ port: 0, host: '127.0.0.1' })
+  port = (t.app.server.address() as AddressInfo).port
+})
+afterAll(async () => t.close())
+
+/** Sends a batch of two companies on a raw socket; returns the socket and what it reads. */
+function sendBatch(key: string) {
+  const body = JSON.stringify({ companies: [COMPANY_ID, 'ghost-co'] })
+  const socket = connect(port, '127.0.0.1')
+  let text = ''
+  socket.on('data', (d) => (text += d.toString()))
+  socket.on('error', () => {})
+  const closed = new Promise<void>((r) => socket.on('close', () => r()))
+  socket.write(
+    `POST /api/v1/company/batch HTTP/1.1\r\nhost: x\r\nx-api-key: ${key}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  )
+  return { socket, closed, text: () => text }
+}
+
+async function usageOf(accountId: string) {
+  // The usage line lands after the response would have been written: wait for it.
+  for (let i = 0; i < 100; i++) {
+    const rows = await t.c.ledger.usage(accountId, '2000-01-01', '2100-01-01')
+    if (rows.length > 0) return rows
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  return []
+}
+
+describe('a client that leaves before its response', () => {
+  it('is not billed, and its call is counted as 499', async () => {
+    const acct = await t.c.accounts.create({ name: 'gone', plan: 'custom', creditsLimit: 100, rpsLimit: 1 })
+    const call = sendBatch(acct.apiKey.key)
+    await waits.started
+    call.socket.destroy()
+    await call.closed
+    // Let the server see the close before the call goes on.
+    await new Promise((r) => setTimeout(r, 50))
+    const open = waits.open
+    armGate()
+    open()
+    const rows = await usageOf(acct.account.id)
+    expect(rows).toEqual([expect.objectContaining({ endpoint: '/api/v1/company/batch', status: 499, requests: 1, billable: 0, credits: 0 })])
+    expect((await t.c.ledger.entries(acct.account.id)).filter((e) => e.kind === 'debit')).toEqual([])
+  })
+
+  it('a client that stays gets its 200 and is billed for the company found', async () => {
+    t.clock.advance(5_000)
+    const acct = await t.c.accounts.create({ name: 'stays', plan: 'custom', creditsLimit: 100, rpsLimit: 1 })
+    const call = sendBatch(acct.apiKey.key)
+    await waits.started
+    const open = waits.open
+    armGate()
+    open()
+    await call.closed
+    expect(call.text()).toMatch(/^HTTP\/1\.1 200 /)
+    expect(call.text()).toMatch(/x-credits-charged: 1\r\n/i)
+    const rows = await usageOf(acct.account.id)
+    expect(rows).toEqual([expect.objectContaining({ endpoint: '/api/v1/company/batch', status: 200, requests: 1, billable: 1, credits: 1 })])
+  })
+})
