@@ -68,6 +68,11 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
   })
   app.decorateRequest('principal', null)
   app.decorateRequest('meter', null)
+  // Every response names its request (401s, 404s and admin calls too), so a client can quote it.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    reply.header('x-request-id', request.id)
+    done(null, payload)
+  })
   // Fastify's JSON parser refuses a body holding a `__proto__` key (or `constructor.prototype`) as "not
   // valid JSON"; it is valid JSON with a field no route accepts, so it is refused naming that field.
   const parseJson = app.getDefaultJsonParser('error', 'error')

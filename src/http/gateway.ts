@@ -125,7 +125,6 @@ export function createGateway(deps: GatewayDeps) {
     const meter = request.meter
     if (!meter) return payload
     request.meter = null
-    reply.header('x-request-id', request.id)
     if (meter.rate) reply.headers(rateHeaders(meter.rate, meter.units))
     // A client that has gone (closed its connection, or timed out, while the call waited) gets no
     // response, so nothing is delivered or billed (4.0); the call is recorded as 499, client closed.

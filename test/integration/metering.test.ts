@@ -375,6 +375,20 @@ describe('who is recorded', () => {
     expectError(await t.app.inject({ method: 'POST', url: '/api/v1/company/batch', payload: '{bad', headers: json }), 400, 'INVALID_PARAMETER')
   })
 
+  it('every response names its request in x-request-id: 200, 401, 404 and admin calls alike', async () => {
+    const responses = [
+      await t.get('/api/v1/profile?profileUrlOrUrn=member-1'),
+      await t.get('/api/v1/profile?profileUrlOrUrn=member-1', null),
+      await t.get('/api/v1/profile?profileUrlOrUrn=member-1', 'pk_unknown'),
+      await t.get('/api/v1/nope'),
+      await admin('GET', '/admin/v1/packs/quote?credits=50000'),
+      await t.app.inject({ method: 'GET', url: '/admin/v1/nothing', headers: { authorization: 'Bearer wrong' } }),
+    ]
+    const ids = responses.map((r) => r.headers['x-request-id'])
+    for (const id of ids) expect(id).toMatch(/^[\w-]+-[0-9a-z]+$/)
+    expect(new Set(ids).size).toBe(ids.length)
+  })
+
   it('a suspended account is refused with 403 and its calls are counted; a missing key is not', async () => {
     const a = await account({ plan: 'custom', creditsLimit: 10, rpsLimit: 1000 })
     await admin('POST', `/admin/v1/accounts/${a.id}/suspend`)
