@@ -78,6 +78,12 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // Bodies are read as sent: a compressed one would be refused as "not valid JSON", and a plain one
+    // labelled compressed accepted. Either way the label is the mistake, so it is what the 400 names.
+    const encoding = request.headers['content-encoding']?.trim().toLowerCase()
+    if (encoding !== undefined && encoding !== '' && encoding !== 'identity') {
+      return done(new ApiError('INVALID_PARAMETER', `Content-Encoding '${encoding}' is not accepted; send the body uncompressed.`, { parameter: 'body' }), undefined)
+    }
     parseJson(request, body as string, (error, value) => {
       if (error && poisonedField(body as string)) return done(invalidParameter(poisonedField(body as string) as string, 'this field name is not accepted.'), undefined)
       done(error, value)

@@ -87,8 +87,8 @@ export function registerErrorHandling(
   app.setErrorHandler(async (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     // Fastify reads a body before its not-found handler runs: a bad body sent to a path or method that
     // does not exist is still that (D5: 404 NOT_FOUND, counted under `unknown`), not a 400 of a route.
-    const code = (error as { code?: unknown } | null)?.code
-    if (request.is404 && typeof code === 'string' && code.startsWith('FST_ERR_CTP_')) return notFound(request, reply)
+    // The one other failure before the not-found handler is the admin API's 401, which stands.
+    if (request.is404 && !(isApiError(error) && error.code === 'UNAUTHENTICATED')) return notFound(request, reply)
     const e = toApiError(error, classify)
     if (e.status >= 500) logger.error({ err: error, method: request.method, url: request.url }, 'request failed')
     return sendError(reply, e)

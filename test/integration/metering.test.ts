@@ -2,6 +2,7 @@
  * The metering gateway over HTTP: prices (D3), 402 admission, rate budgets and their headers (D4),
  * the account endpoints (4.1, 4.2), usage recording of every outcome, suspension and unknown paths.
  */
+import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SubscriptionResponse, UsageResponse } from '../../src/contract/endpoints.schemas.ts'
 import { AUTHOR_ID, COMPANY_ID, PERSON_POST_ID, fixtureRecords, profileRecord } from '../helpers/ingest-fixtures.ts'
@@ -364,6 +365,7 @@ describe('who is recorded', () => {
       { method: 'POST', url: '/api/v1/profile', payload: '' },
       { method: 'PUT', url: '/api/v1/company/batch', payload: '{"companies":' },
       { method: 'DELETE', url: '/api/v1/usage', payload: '[' },
+      { method: 'POST', url: '/api/v1/nope', payload: '{"__proto__":{}}' },
     ] as const
     for (const r of sent) expectError(await t.app.inject({ ...r, headers: json }), 404, 'NOT_FOUND')
     // Without a key: still 404, and nobody's usage.
@@ -373,6 +375,22 @@ describe('who is recorded', () => {
     ])
     // A route that exists still refuses a bad body as 400.
     expectError(await t.app.inject({ method: 'POST', url: '/api/v1/company/batch', payload: '{bad', headers: json }), 400, 'INVALID_PARAMETER')
+  })
+
+  it('a request body with a Content-Encoding is a free 400 naming it, compressed or not; identity is fine', async () => {
+    const a = await account({ plan: 'custom', creditsLimit: 10, rpsLimit: 1000 })
+    const body = JSON.stringify({ companies: [COMPANY_ID] })
+    const batchWith = (headers: Record<string, string>, payload: string | Buffer = body) =>
+      t.app.inject({ method: 'POST', url: '/api/v1/company/batch', payload, headers: { 'x-api-key': a.key, 'content-type': 'application/json', ...headers } })
+    for (const [encoding, payload] of [['gzip', gzipSync(body)], ['gzip', body], ['br', body], ['deflate', body]] as const) {
+      const res = await batchWith({ 'content-encoding': encoding }, payload)
+      const err = expectError(res, 400, 'INVALID_PARAMETER')
+      expect(err.error).toContain(`Content-Encoding '${encoding}'`)
+      expect(res.headers['x-credits-charged']).toBe('0')
+    }
+    const plain = await batchWith({ 'content-encoding': 'identity' })
+    expect(plain.statusCode, plain.body).toBe(200)
+    expect((await subscription(a.key)).creditsRemaining).toBe(9)
   })
 
   it('every response names its request in x-request-id: 200, 401, 404 and admin calls alike', async () => {
