@@ -43,9 +43,9 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     // which a long query string counts towards; bytes that are not HTTP), and Fastify's default
     // answers those with its own body and a 431 that the spec does not list. Here they get the
     // section 7 envelope as 400 INVALID_PARAMETER. There is no request or reply yet, so the response
-    // is written on the socket by hand. As in Node's own handler, nothing is written once a response on this connection
-    // has started (a second message would corrupt it for the peer), and the connection is always
-    // closed: the parser cannot resume after an error.
+    // is written on the socket by hand. As in Node's own handler, nothing is written once a response
+    // on this connection has started (a second message would corrupt it for the peer), and the
+    // connection is always closed: the parser cannot resume after an error.
     clientErrorHandler: (err, socket) => {
       const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage
       if (err.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
@@ -85,7 +85,8 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
       return done(new ApiError('INVALID_PARAMETER', `Content-Encoding '${encoding}' is not accepted; send the body uncompressed.`, { parameter: 'body' }), undefined)
     }
     parseJson(request, body as string, (error, value) => {
-      if (error && poisonedField(body as string)) return done(invalidParameter(poisonedField(body as string) as string, 'this field name is not accepted.'), undefined)
+      const field = error ? poisonedField(body as string) : undefined
+      if (field !== undefined) return done(invalidParameter(field, 'this field name is not accepted.'), undefined)
       done(error, value)
     })
   })

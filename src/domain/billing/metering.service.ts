@@ -104,6 +104,12 @@ export function createMeteringService(deps: MeteringDeps) {
     return state
   }
 
+  /** The D4 headers of an account endpoint (4.1, 4.2): the plan's rps and cost 0, no Remaining/Reset. */
+  async function accountEndpointHeaders(accountId: string, at: number): Promise<Record<string, string>> {
+    const rps = effectiveRps((await stateOf(accountId, at)).subscription)
+    return { 'x-ratelimit-limit': String(rps), 'x-ratelimit-cost': '0' }
+  }
+
   return {
     /**
      * Takes a data call's arrival units from the account's sliding one-second budget. Refusal: 429
@@ -142,16 +148,11 @@ export function createMeteringService(deps: MeteringDeps) {
       return limiter.take(`rps:${accountId}`, rps, 0, at)
     },
 
-    /** The D4 headers of an account endpoint (4.1, 4.2): the plan's rps and cost 0, no Remaining/Reset. */
-    async accountEndpointHeaders(accountId: string, at: number): Promise<Record<string, string>> {
-      const rps = effectiveRps((await stateOf(accountId, at)).subscription)
-      return { 'x-ratelimit-limit': String(rps), 'x-ratelimit-cost': '0' }
-    },
+    accountEndpointHeaders,
 
     /** The separate 1-per-second budget of the usage or the subscription endpoint (4.1 rule 5, 4.2). */
     async arriveAccountEndpoint(accountId: string, which: 'usage' | 'subscription', at: number): Promise<Record<string, string>> {
-      const rps = effectiveRps((await stateOf(accountId, at)).subscription)
-      const headers = { 'x-ratelimit-limit': String(rps), 'x-ratelimit-cost': '0' }
+      const headers = await accountEndpointHeaders(accountId, at)
       const decision = await limiter.take(`${which}:${accountId}`, 1, 1, at)
       if (!decision.ok) {
         throw new ApiError(

@@ -91,6 +91,9 @@ function present(value: string | undefined): string | undefined {
 
 export type ContentService = ReturnType<typeof createContentService>
 
+/** Whether a pagination token was sent: an empty one is none (a client's `paginationToken=` on its first call), as the cache keys have it. */
+const given = (token: string | undefined): token is string => token !== undefined && token !== ''
+
 export function createContentService(deps: ContentServiceDeps) {
   const { store, clock, tokens, cache } = deps
   /** Serves `key` from the cache, or computes the JSON text and caches its bytes. */
@@ -204,8 +207,7 @@ export function createContentService(deps: ContentServiceDeps) {
   async function commentsPage(postId: string, count: number, start: number, token: string | undefined, tokenParam: string) {
     const scope = `comments:${postId}`
     let offset = start
-    // An empty token is no token (a client's `paginationToken=` on its first call), as the cache keys have it.
-    if (token !== undefined && token !== '') {
+    if (given(token)) {
       const p = tokens.open(token, scope, tokenParam)
       if (typeof p !== 'number' || !Number.isInteger(p) || p < 0) throw invalidParameter(tokenParam, 'malformed token.')
       offset = p
@@ -310,7 +312,7 @@ export function createContentService(deps: ContentServiceDeps) {
         const author = await resolveAuthor(input)
         const scope = `reactions:${author.id}`
         let after: { reactedAt: number; postId: string } | null = null
-        if (q.paginationToken !== undefined && q.paginationToken !== '') {
+        if (given(q.paginationToken)) {
           const p = tokens.open(q.paginationToken, scope, 'paginationToken') as unknown
           if (p !== null && !(Array.isArray(p) && typeof p[0] === 'number' && typeof p[1] === 'string')) {
             throw invalidParameter('paginationToken', 'malformed token.')
@@ -549,7 +551,7 @@ export function createContentService(deps: ContentServiceDeps) {
   async function feedPage(author: AuthorRef, count: number, token: string | undefined) {
     const scope = `posts:${author.kind}:${author.id}`
     let beforeId: string | null = null
-    if (token !== undefined && token !== '') {
+    if (given(token)) {
       const p = tokens.open(token, scope, 'paginationToken')
       if (p !== null && (typeof p !== 'string' || !/^\d{1,20}$/.test(p))) {
         throw invalidParameter('paginationToken', 'malformed token.')

@@ -139,10 +139,10 @@ function postedAfter(value: unknown, now: number): number | null {
     ms = value
   } else if (typeof value === 'string' && /^\d+$/.test(value.trim())) {
     ms = Number(value.trim())
-  } else if (typeof value === 'string' && isoInstant(value.trim()) !== undefined) {
-    ms = isoInstant(value.trim()) as number
   } else {
-    throw invalidParameter('postedAfter', 'must be an ISO 8601 timestamp or epoch milliseconds.')
+    const iso = typeof value === 'string' ? isoInstant(value.trim()) : undefined
+    if (iso === undefined) throw invalidParameter('postedAfter', 'must be an ISO 8601 timestamp or epoch milliseconds.')
+    ms = iso
   }
   if (ms > now) throw invalidParameter('postedAfter', 'must not be in the future.')
   if (ms < now - POSTED_AFTER_MAX_DAYS * DAY_MS) {

@@ -280,16 +280,18 @@ export function registerDataRoutes(
   deps: { content: ContentService; search: SearchService; gateway: Gateway; metering: MeteringService },
 ): void {
   for (const route of DATA_ROUTES) {
+    const integers = strictIntegers(route.querystring)
+    const required = documentedRequired(route.querystring)
     app.route({
       method: route.method,
       url: route.url,
       config: {
         operation: route.operation,
         price: PRICES[route.operation],
-        ...(documentedRequired(route.querystring).length > 0
+        ...(required.length > 0
           ? {
               swaggerTransform: ({ schema, url }: { schema: FastifySchema; url: string }) => ({
-                schema: { ...schema, querystring: { ...(schema.querystring as object), required: documentedRequired(route.querystring) } },
+                schema: { ...schema, querystring: { ...(schema.querystring as object), required } },
                 url,
               }),
             }
@@ -306,7 +308,7 @@ export function registerDataRoutes(
       // Bodies are checked by the services so each refusal names its field with the spec's wording.
       ...(route.body ? { validatorCompiler: () => () => true } : {}),
       onRequest: deps.gateway.dataRoute,
-      ...(strictIntegers(route.querystring) ? { preValidation: strictIntegers(route.querystring) } : {}),
+      ...(integers ? { preValidation: integers } : {}),
       onSend: deps.gateway.onSend,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const meter = request.meter
