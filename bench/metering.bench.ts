@@ -331,7 +331,7 @@ function hasWrk(): boolean {
 interface Saturated {
   rps: number
   /** CPU of the server's threads per response (µs): its event-loop thread, and all its other threads together. */
-  cpu?: { mainUs: number; othersUs: number; mainBusy: number }
+  cpu?: { mainUs: number; othersUs: number; mainBusy: number; faults: number }
   p99: number
   /** Responses read by the load generator, and how many of them were not 2xx/3xx. */
   responses: number
@@ -374,20 +374,22 @@ function loadWithWrk(port: number, paths: string[], headers: Record<string, stri
  * whose id is the pid) and every other thread together (the commit worker, libuv's pool, V8's GC
  * helpers). null where /proc is not there.
  */
-function threadCpuMs(pid: number): { main: number; others: number } | null {
+function threadCpuMs(pid: number): { main: number; others: number; faults: number } | null {
   const TICK_MS = 10 // USER_HZ = 100 on Linux
   try {
     let main = 0
     let others = 0
+    let faults = 0
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       // Fields after the command (which may hold spaces) start after its closing parenthesis.
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
       const ms = (Number(fields[11]) + Number(fields[12])) * TICK_MS // utime, stime
+      faults += Number(fields[7]) // minflt: first touches of fresh memory, each costly on a VM
       if (tid === String(pid)) main += ms
       else others += ms
     }
-    return { main, others }
+    return { main, others, faults }
   } catch {
     return null
   }
@@ -403,6 +405,7 @@ async function saturate(port: number, paths: string[], headers: Record<string, s
       mainUs: ((after.main - before.main) * 1000) / result.responses,
       othersUs: ((after.others - before.others) * 1000) / result.responses,
       mainBusy: (after.main - before.main) / (performance.now() - started),
+      faults: (after.faults - before.faults) / result.responses,
     }
   }
   return result
@@ -750,10 +753,10 @@ async function main(): Promise<void> {
     if (cases.every((c) => c.runs.every((r) => r.cpu))) {
       out()
       out('  CPU per response, server process (from /proc; medians over runs): where the time goes')
-      out(`  ${padEnd('case', 22)}${pad('event loop', 12)}${pad('busy', 7)}${pad('other threads', 15)}`)
+      out(`  ${padEnd('case', 22)}${pad('event loop', 12)}${pad('busy', 7)}${pad('other threads', 15)}${pad('page faults', 13)}`)
       for (const c of cases) {
         const cpu = (f: (x: NonNullable<Saturated['cpu']>) => number) => median(c.runs.map((r) => f(r.cpu!)))
-        out(`  ${padEnd(c.name, 22)}${pad(`${cpu((x) => x.mainUs).toFixed(1)} µs`, 12)}${pad(`${(cpu((x) => x.mainBusy) * 100).toFixed(0)}%`, 7)}${pad(`${cpu((x) => x.othersUs).toFixed(1)} µs`, 15)}`)
+        out(`  ${padEnd(c.name, 22)}${pad(`${cpu((x) => x.mainUs).toFixed(1)} µs`, 12)}${pad(`${(cpu((x) => x.mainBusy) * 100).toFixed(0)}%`, 7)}${pad(`${cpu((x) => x.othersUs).toFixed(1)} µs`, 15)}${pad(cpu((x) => x.faults).toFixed(2), 13)}`)
       }
       out(
         '  (a server whose event loop is far from busy is waiting, not computing: with a fixed number of connections its' +

@@ -8,7 +8,8 @@
  * - Queries are drawn from the index itself (fts5vocab): common words (in 4–11% of posts), medium
  *   and rare ones, phrases taken from post texts, boolean expressions, hashtags, author searches
  *   (one to three members, with and without a query) and common words sorted by date.
- * - "service" is the search service in-process (validation, planning, index, cursor, response bytes),
+ * - "service" is the search service in-process (validation, planning, index, cursor, the response's
+ *   parts as the route hands them to one gathered write: items are not copied into one buffer),
  *   with the server's default response cache (64 MB: result items already served come from memory;
  *   BENCH_SEARCH_CACHE_MB=0 reads every item from the store);
  *   "raw" is the one FTS5 statement a plain implementation would run for the same first page:

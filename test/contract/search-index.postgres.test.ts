@@ -8,6 +8,7 @@ import { createSqliteContentStore } from '../../src/adapters/sqlite/sqlite-conte
 import { createSqliteSearchIndex } from '../../src/adapters/sqlite/sqlite-search-index.ts'
 import { parseSearchQuery, type QueryNode } from '../../src/domain/search/query-grammar.ts'
 import { createManualClock } from '../../src/adapters/system-clock.ts'
+import { bodyBytes } from '../../src/domain/content/content.service.ts'
 import { createSearchService } from '../../src/domain/search/search.service.ts'
 import { createTokenSigner } from '../../src/domain/tokens.ts'
 import type { SearchIndex } from '../../src/ports/search-index.ts'
@@ -112,8 +113,8 @@ describe.skipIf(!available)('postgres search index', () => {
       for (const first of bodies) {
         let body: Record<string, unknown> | null = first
         for (let page = 0; body !== null && page < 4; page++) {
-          const want: string = (await overSqlite.search(body, admit)).body.toString()
-          const got = (await overPostgres.search(body, admit)).body.toString()
+          const want: string = bodyBytes(await overSqlite.search(body, admit)).toString()
+          const got = bodyBytes(await overPostgres.search(body, admit)).toString()
           expect(got).toBe(want)
           const cursor: string | null = (JSON.parse(want) as { cursor: string | null }).cursor
           body = cursor === null ? null : { ...first, cursor }

@@ -3,6 +3,7 @@
  * ranking: the plan rides in the cursor, whatever the index's term frequencies say by then.
  */
 import { describe, expect, it } from 'vitest'
+import { bodyBytes } from '../../src/domain/content/content.service.ts'
 import { createManualClock } from '../../src/adapters/system-clock.ts'
 import { idFromTime } from '../../src/domain/content/ids.ts'
 import { parseSearchQuery } from '../../src/domain/search/query-grammar.ts'
@@ -76,11 +77,11 @@ describe('relevance planning (D8)', () => {
     const { index, plans } = stubIndex(frequencies)
     const service = createSearchService({ index, tokens: createTokenSigner('s'), clock: createManualClock(NOW), platformHost: 'www.linkedin.com' })
     const body = { query: 'remote hiring', maxResults: 10 }
-    const page1 = JSON.parse((await service.search(body, admit)).body.toString()) as { results: { id: string }[]; cursor: string | null }
+    const page1 = JSON.parse(bodyBytes(await service.search(body, admit)).toString()) as { results: { id: string }[]; cursor: string | null }
     // The terms turn common between pages: a new plan would cut page 2 from another ranking.
     frequencies.current = few(900_000)
-    const page2 = JSON.parse((await service.search({ ...body, cursor: page1.cursor }, admit)).body.toString()) as typeof page1
-    const page3 = JSON.parse((await service.search({ ...body, cursor: page2.cursor }, admit)).body.toString()) as typeof page1
+    const page2 = JSON.parse(bodyBytes(await service.search({ ...body, cursor: page1.cursor }, admit)).toString()) as typeof page1
+    const page3 = JSON.parse(bodyBytes(await service.search({ ...body, cursor: page2.cursor }, admit)).toString()) as typeof page1
     expect(plans).toEqual(['all', 'all', 'all'])
     expect([...page1.results, ...page2.results, ...page3.results].map((r) => r.id)).toEqual(ids)
     // A fresh walk plans again.
@@ -102,7 +103,7 @@ describe('relevance planning (D8)', () => {
     const body = { query: 'remote hiring', maxResults: 10 }
     const scope = searchScope(parseSearchRequest(body, NOW, 'www.linkedin.com'))
     const old = tokens.issue(scope, { m: 'r', n: 10, s: null, o: 10, t: idFromTime(NOW, 0) })
-    const page = JSON.parse((await service.search({ ...body, cursor: old }, admit)).body.toString()) as { results: { id: string }[] }
+    const page = JSON.parse(bodyBytes(await service.search({ ...body, cursor: old }, admit)).toString()) as { results: { id: string }[] }
     expect(plans).toEqual(['newest'])
     expect(page.results.map((r) => r.id)).toEqual(ids.slice(10, 20))
     // A plan that is neither is not one this service issued.

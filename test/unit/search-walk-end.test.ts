@@ -5,6 +5,7 @@
  * walk whose matches are all older than postedAfter ends on its first page. Over a stub index, so the scan budget can be passed many times over.
  */
 import { describe, expect, it } from 'vitest'
+import { bodyBytes } from '../../src/domain/content/content.service.ts'
 import { createManualClock } from '../../src/adapters/system-clock.ts'
 import { compareIds, idFromTime } from '../../src/domain/content/ids.ts'
 import { createSearchService, EMPTY_SCAN_LIMIT, SCAN_BUDGET } from '../../src/domain/search/search.service.ts'
@@ -62,7 +63,7 @@ function stubIndex(count: number, mentioned: (i: number) => boolean) {
 function serviceOver(index: SearchIndex) {
   const service = createSearchService({ index, tokens: createTokenSigner('s'), clock: createManualClock(NOW), platformHost: 'www.linkedin.com' })
   return async (body: Record<string, unknown>) =>
-    JSON.parse((await service.search(body, admit)).body.toString()) as { results: { id: string }[]; cursor: string | null }
+    JSON.parse(bodyBytes(await service.search(body, admit)).toString()) as { results: { id: string }[]; cursor: string | null }
 }
 
 describe('an empty page is always the last (4.12)', () => {

@@ -38,10 +38,14 @@ export type Admit = (units?: number) => Promise<void>
 const noAdmit: Admit = async () => {}
 
 export interface Delivered {
-  body: Buffer
+  /** The JSON bytes, whole or as parts to send in order (search pages: see http/gathered-body.ts). */
+  body: Buffer | readonly Buffer[]
   /** posts/updates: distinct profiles requested; company/batch: companies returned. */
   units?: number
 }
+
+/** A delivered body as one buffer (for callers that read it rather than send it). */
+export const bodyBytes = (d: Delivered): Buffer => (Buffer.isBuffer(d.body) ? d.body : Buffer.concat(d.body))
 
 const profileNotFound = () => new ApiError('PROFILE_NOT_FOUND', 'No profile exists for this input.')
 const companyNotFound = () => new ApiError('COMPANY_NOT_FOUND', 'No company page exists for this input.')

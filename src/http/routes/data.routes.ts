@@ -35,6 +35,7 @@ import type { Operation } from '../../domain/billing/prices.ts'
 import { PRICES, priceOf } from '../../domain/billing/prices.ts'
 import { BATCH_WAIT_MS, type MeteringService } from '../../domain/billing/metering.service.ts'
 import type { Admit, ContentService, Delivered } from '../../domain/content/content.service.ts'
+import { GatheredBody } from '../gathered-body.ts'
 import { ApiError, ERROR_STATUS, invalidParameter, type ErrorCode } from '../../domain/errors.ts'
 import type { SearchService } from '../../domain/search/search.service.ts'
 import type { Gateway, Meter } from '../gateway.ts'
@@ -324,7 +325,11 @@ export function registerDataRoutes(
         // The body is returned, not `reply`: an async handler resolving to the reply (a thenable) makes
         // Fastify watch the response stream for its end, about 1.5 µs of listeners per request.
         reply.type(JSON_TYPE)
-        return delivered.body
+        const body = delivered.body
+        if (Buffer.isBuffer(body)) return body
+        const gathered = new GatheredBody(body)
+        reply.header('content-length', gathered.byteLength)
+        return gathered
       },
     })
   }
