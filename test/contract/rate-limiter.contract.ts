@@ -85,6 +85,63 @@ export function runRateLimiterContract(name: string, make: () => Promise<RateLim
       expect((await limiter.take('b', 1, 1, T + 500)).ok).toBe(false)
     })
 
+    it('calls that reach it out of order (stamped less than a second before the newest unit) count from the newest stamp', async () => {
+      expect((await limiter.take('o', 2, 1, T + 500)).ok).toBe(true)
+      // Stamped earlier, arrived later: it still takes a unit, stamped T + 500, the budget is spent.
+      expect(await limiter.take('o', 2, 1, T + 100)).toMatchObject({ ok: true, remaining: 0, resetAt: T + 1500 })
+      // Both units leave at T + 1500; the wait counts from the caller's own instant.
+      const d = await limiter.take('o', 2, 1, T + 200)
+      expect(d).toMatchObject({ ok: false, remaining: 0, resetAt: T + 1500, retryAfterMs: 1300 })
+      expect((await limiter.take('o', 2, 1, T + 1499)).ok).toBe(false)
+      expect(await limiter.take('o', 2, 1, T + 200 + d.retryAfterMs)).toMatchObject({ ok: true, remaining: 1 })
+    })
+
+    it('a burst of concurrent calls stamped in any order admits exactly the limit (regression: the log was forgotten)', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 1, max: 12 }), fc.array(fc.integer({ min: 0, max: 80 }), { minLength: 1, maxLength: 60 }), async (limit, offsets) => {
+          const key = `burst-${limit}-${offsets.join('.')}`
+          let admitted = 0
+          for (const o of offsets) if ((await limiter.take(key, limit, 1, T + o)).ok) admitted++
+          expect(admitted).toBe(Math.min(limit, offsets.length))
+        }),
+        { numRuns: opts.propertyRuns ?? 200 },
+      )
+    })
+
+    it('property: out-of-order stamps never let a second of the limiter’s time line admit more than the limit', async () => {
+      // Each call is processed at `base` (increasing) but was stamped up to 400 ms earlier; it counts
+      // at max(its stamp, the newest unit), so that line is in order and holds every rolling second.
+      const step = fc.record({ gap: fc.integer({ min: 0, max: 300 }), lag: fc.integer({ min: 0, max: 400 }), cost: fc.integer({ min: 1, max: 2 }) })
+      let run = 0
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 1, max: 6 }), fc.array(step, { minLength: 1, maxLength: 80 }), async (limit, steps) => {
+          const key = `ooo${++run}`
+          let base = T
+          let newest = -Infinity
+          const line: { at: number; cost: number }[] = []
+          for (const { gap, lag, cost } of steps) {
+            base += gap
+            const stamp = base - lag
+            const d = await limiter.take(key, limit, cost, stamp)
+            const at = Math.max(stamp, newest)
+            const held = line.filter((u) => u.at > at - 1000).reduce((s, u) => s + u.cost, 0)
+            expect(d.ok).toBe(held + cost <= limit)
+            if (d.ok) {
+              line.push({ at, cost })
+              newest = at
+              expect(d.remaining).toBe(limit - held - cost)
+            } else if (cost <= limit) {
+              // Truthful from the caller's instant: a take then, on a copy of the window, is admitted.
+              const copy = `${key}-copy${line.length}-${stamp}`
+              for (const u of line.filter((x) => x.at > at - 1000)) await limiter.take(copy, 1_000_000, u.cost, u.at)
+              expect((await limiter.take(copy, limit, cost, stamp + d.retryAfterMs)).ok).toBe(true)
+            }
+          }
+        }),
+        { numRuns: opts.propertyRuns ?? 200 },
+      )
+    })
+
     it('Retry-After is truthful: the same take at at + retryAfterMs is admitted', async () => {
       await limiter.take('r', 3, 1, T)
       await limiter.take('r', 3, 2, T + 250)

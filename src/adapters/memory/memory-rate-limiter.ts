@@ -30,16 +30,29 @@ class SlidingLog {
     this.head = 0
   }
 
-  take(limit: number, cost: number, now: number): RateDecision {
-    // Forget units that left the window; units stamped after `now` mean the clock was set back.
-    while (this.size > 0 && this.at(0) <= now - WINDOW_MS) {
-      this.head = (this.head + 1) % this.ring.length
-      this.size--
+  take(limit: number, cost: number, at: number): RateDecision {
+    let now = at
+    if (this.size > 0) {
+      const newest = this.at(this.size - 1)
+      // A unit stamped a second or more after `at`: the clock was set back (the test clock); forget them.
+      if (newest - at >= WINDOW_MS) this.size = 0
+      // Stamped less than a second after `at`: calls reach the limiter out of order (each is stamped on
+      // arrival, then awaits its account). This one counts from the newest stamp, so the log stays in
+      // order and no second admits more than the limit. (Forgetting the log here, as for a clock set
+      // back, let a burst of concurrent calls through at up to 4× the limit.)
+      else if (newest > at) now = newest
     }
-    if (this.size > 0 && this.at(this.size - 1) > now) this.size = 0
+    // The oldest `gone` units have left the window (now − 1000 ms, now]. They are dropped only when a
+    // unit is taken, at the newest stamp, which no later call goes below: a refused call stamped later
+    // than a call still on its way must not drop units that call has to count.
+    let gone = 0
+    while (gone < this.size && this.at(gone) <= now - WINDOW_MS) gone++
+    const held = this.size - gone
     // A lowered limit keeps every unit in the log: a limit raised again within the second must
     // still count them. The log never holds more than the largest limit of the last second.
-    if (this.size + cost <= limit) {
+    if (held + cost <= limit) {
+      this.head = (this.head + gone) % this.ring.length
+      this.size = held
       if (this.size + cost > this.ring.length) this.grow(this.size + cost)
       for (let i = 0; i < cost; i++) {
         this.ring[(this.head + this.size) % this.ring.length] = now
@@ -47,16 +60,17 @@ class SlidingLog {
       }
       const remaining = limit - this.size
       // D4: Reset is when a unit is next free: now while some are left, else when the oldest leaves.
-      return { ok: true, limit, remaining, resetAt: remaining > 0 ? now : this.at(0) + WINDOW_MS, retryAfterMs: 0 }
+      return { ok: true, limit, remaining, resetAt: remaining > 0 ? at : this.at(0) + WINDOW_MS, retryAfterMs: 0 }
     }
-    // `cost` units are free once the (size + cost − limit) oldest units have left the window.
-    const freeAt = cost > limit ? Infinity : this.at(this.size + cost - limit - 1) + WINDOW_MS
+    // `cost` units are free once the (held + cost − limit) oldest units have left the window; the wait
+    // counts from the caller's instant, so a take at at + retryAfterMs is admitted.
+    const freeAt = cost > limit ? Infinity : this.at(gone + held + cost - limit - 1) + WINDOW_MS
     return {
       ok: false,
       limit,
-      remaining: Math.max(0, limit - this.size),
-      resetAt: this.size >= limit ? this.at(this.size - limit) + WINDOW_MS : now,
-      retryAfterMs: freeAt - now,
+      remaining: Math.max(0, limit - held),
+      resetAt: held >= limit ? this.at(gone + held - limit) + WINDOW_MS : at,
+      retryAfterMs: freeAt - at,
     }
   }
 }

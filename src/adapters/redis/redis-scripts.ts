@@ -31,21 +31,30 @@ export const TAKE = script(`${SERVER_NOW}
 local key = KEYS[1]
 local limit = tonumber(ARGV[1])
 local cost = tonumber(ARGV[2])
-local now
-if ARGV[3] == '' then now = server_now() else now = tonumber(ARGV[3]) end
+local at
+if ARGV[3] == '' then at = server_now() else at = tonumber(ARGV[3]) end
+local now = at
 local size = redis.call('LLEN', key)
--- Forget units that left the window (now - 1000, now].
-while size > 0 and tonumber(redis.call('LINDEX', key, 0)) <= now - 1000 do
-  redis.call('LPOP', key)
-  size = size - 1
+if size > 0 then
+  local newest = tonumber(redis.call('LINDEX', key, -1))
+  if newest - at >= 1000 then
+    -- Units stamped a second or more after at: the clock was set back; forget them.
+    redis.call('DEL', key)
+    size = 0
+  elseif newest > at then
+    -- Calls that reached the limiter out of order: this one counts from the newest stamp.
+    now = newest
+  end
 end
--- Units stamped after now mean the clock was set back: forget them, as the memory limiter does.
-if size > 0 and tonumber(redis.call('LINDEX', key, -1)) > now then
-  redis.call('DEL', key)
-  size = 0
-end
+-- The oldest 'gone' units left the window (now - 1000, now]; they are dropped only when a unit is
+-- taken, as the memory limiter does.
+local gone = 0
+while gone < size and tonumber(redis.call('LINDEX', key, gone)) <= now - 1000 do gone = gone + 1 end
+local held = size - gone
 -- A lowered limit keeps every unit: a limit raised again within the second must still count them.
-if size + cost <= limit then
+if held + cost <= limit then
+  if gone > 0 then redis.call('LTRIM', key, gone, -1) end
+  size = held
   local stamp = num(now)
   local left = cost
   while left > 0 do
@@ -58,17 +67,18 @@ if size + cost <= limit then
   size = size + cost
   if size > 0 then redis.call('PEXPIRE', key, ARGV[4]) end
   local remaining = limit - size
-  local reset = now
+  local reset = at
   if remaining <= 0 and size > 0 then reset = tonumber(redis.call('LINDEX', key, 0)) + 1000 end
-  return {1, num(remaining), num(reset), '0', num(now)}
+  return {1, num(remaining), num(reset), '0', num(at)}
 end
+-- The wait counts from the caller's instant: a take at at + retry is admitted.
 local retry = 'inf'
 if cost <= limit then
-  retry = num(tonumber(redis.call('LINDEX', key, size + cost - limit - 1)) + 1000 - now)
+  retry = num(tonumber(redis.call('LINDEX', key, gone + held + cost - limit - 1)) + 1000 - at)
 end
-local reset = now
-if size >= limit then reset = tonumber(redis.call('LINDEX', key, size - limit)) + 1000 end
-return {0, num(math.max(0, limit - size)), num(reset), retry, num(now)}
+local reset = at
+if held >= limit then reset = tonumber(redis.call('LINDEX', key, gone + held - limit)) + 1000 end
+return {0, num(math.max(0, limit - held)), num(reset), retry, num(at)}
 `)
 
 /**
