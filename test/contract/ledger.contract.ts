@@ -138,7 +138,14 @@ export function runLedgerContract(name: string, make: () => Promise<LedgerHandle
       await ledger.settle(h1.hold, line(id, T0, 4))
       await ledger.changeSubscription(id, { creditsLimit: 3 }, T0 + 1)
       let state = await ledger.state(id, T0 + 1)
-      expect(state!.lots.find((l) => l.kind === 'plan')).toMatchObject({ credits: 3, remaining: 0 })
+      // Below what was spent: nothing left, and the lot has granted the 4 spent (credits − remaining).
+      expect(state!.subscription.creditsLimit).toBe(3)
+      expect(state!.lots.find((l) => l.kind === 'plan')).toMatchObject({ credits: 4, remaining: 0 })
+      // Raised again: the 4 spent stay spent.
+      await ledger.changeSubscription(id, { creditsLimit: 10 }, T0 + 1)
+      state = await ledger.state(id, T0 + 1)
+      expect(state!.lots.find((l) => l.kind === 'plan')).toMatchObject({ credits: 10, remaining: 6 })
+      await ledger.changeSubscription(id, { creditsLimit: 3 }, T0 + 1)
       await ledger.changeSubscription(id, { plan: 'free' }, T0 + 2)
       state = await ledger.state(id, T0 + 2)
       expect(state!.subscription).toMatchObject({ plan: 'free', status: 'free', creditsLimit: 1000, anchorAt: T0 + 2, periodStart: T0 + 2 })

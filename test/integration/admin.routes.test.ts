@@ -168,3 +168,71 @@ describe('admin API: POST and PUT without a body (D12: every field optional, or 
     expect(body.error).toMatch(/empty/)
   })
 })
+
+describe('admin API: fields read as sent (no coercion; null is omitted, never 0 or false)', () => {
+  const subscriptionOf = async (id: string) => (await admin('GET', `/admin/v1/accounts/${id}`)).json().subscription as Record<string, unknown>
+
+  it('null leaves a subscription field as it was (it set the allowance to 0 and dropped a scheduled cancellation)', async () => {
+    const { account } = (await admin('POST', '/admin/v1/accounts', { plan: 'custom', creditsLimit: 5000, rpsLimit: 20 })).json()
+    expect((await admin('PUT', `/admin/v1/accounts/${account.id}/subscription`, { cancelAtPeriodEnd: true })).statusCode).toBe(200)
+    const before = await subscriptionOf(account.id)
+    expect(before).toMatchObject({ creditsLimit: 5000, creditsRemaining: 5000, cancelAtPeriodEnd: true, rpsLimit: 20 })
+    const res = await admin('PUT', `/admin/v1/accounts/${account.id}/subscription`, { creditsLimit: null, cancelAtPeriodEnd: null, rpsLimit: null, plan: null, status: null, renewalDate: null })
+    expect(res.statusCode, res.body).toBe(200)
+    expect(res.json()).toEqual(before)
+    expect(await subscriptionOf(account.id)).toEqual(before)
+  })
+
+  it('a field of the wrong JSON type is a 400 naming it, and changes nothing', async () => {
+    const { account } = (await admin('POST', '/admin/v1/accounts', { plan: 'custom', creditsLimit: 5000, rpsLimit: 20 })).json()
+    const before = await subscriptionOf(account.id)
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ creditsLimit: '7000' }, 'creditsLimit'],
+      [{ creditsLimit: true }, 'creditsLimit'],
+      [{ creditsLimit: 12.5 }, 'creditsLimit'],
+      [{ rpsLimit: '30' }, 'rpsLimit'],
+      [{ cancelAtPeriodEnd: 'true' }, 'cancelAtPeriodEnd'],
+      [{ cancelAtPeriodEnd: 1 }, 'cancelAtPeriodEnd'],
+      [{ renewalDate: 1_900_000_000_000 }, 'renewalDate'],
+    ]
+    for (const [body, field] of refusals) {
+      const err = expectError(await admin('PUT', `/admin/v1/accounts/${account.id}/subscription`, body), 400, 'INVALID_PARAMETER')
+      expect(err.error, JSON.stringify(body)).toContain(`'${field}'`)
+    }
+    expect(await subscriptionOf(account.id)).toEqual(before)
+    for (const [body, field] of [[{ name: 123 }, 'name'], [{ creditsLimit: '100' }, 'creditsLimit'], [{ rpsLimit: false }, 'rpsLimit']] as const) {
+      const err = expectError(await admin('POST', '/admin/v1/accounts', body), 400, 'INVALID_PARAMETER')
+      expect(err.error).toContain(`'${field}'`)
+    }
+    const err = expectError(await admin('POST', `/admin/v1/accounts/${account.id}/packs`, { credits: '500' }), 400, 'INVALID_PARAMETER')
+    expect(err.error).toContain("'credits'")
+    expect(await subscriptionOf(account.id)).toEqual(before)
+    // A pack's credits are required: null is no credits.
+    expect((await admin('POST', `/admin/v1/accounts/${account.id}/packs`, { credits: null })).statusCode).toBe(400)
+    expect(await subscriptionOf(account.id)).toEqual(before)
+  })
+
+  it('a pack quote takes credits in decimal digits only', async () => {
+    const ok = await admin('GET', '/admin/v1/packs/quote?credits=50000')
+    expect(ok.statusCode).toBe(200)
+    expect(ok.json()).toMatchObject({ credits: 50000 })
+    for (const credits of ['1e5', '50000.0', '0x10', 'Infinity']) {
+      const err = expectError(await admin('GET', `/admin/v1/packs/quote?credits=${credits}`), 400, 'INVALID_PARAMETER')
+      expect(err.error).toContain("'credits'")
+    }
+  })
+})
+
+describe('admin API: a new creditsLimit within the period keeps what was used', () => {
+  it('lowered below the credits spent, then raised again: nothing is given back', async () => {
+    const created = (await admin('POST', '/admin/v1/accounts', { plan: 'custom', creditsLimit: 100, rpsLimit: 1000 })).json()
+    const id = created.account.id as string
+    for (let i = 0; i < 10; i++) expect((await t.get('/api/v1/company?companyUrlOrUrn=ghost', created.apiKey.key)).statusCode).toBe(404)
+    const sub = async () => (await admin('GET', `/admin/v1/accounts/${id}`)).json().subscription as Record<string, number>
+    expect(await sub()).toMatchObject({ creditsLimit: 100, creditsRemaining: 90, creditsUsed: 10 })
+    expect((await admin('PUT', `/admin/v1/accounts/${id}/subscription`, { creditsLimit: 5 })).json()).toMatchObject({ creditsLimit: 5, creditsRemaining: 0, creditsUsed: 5 })
+    expect((await admin('PUT', `/admin/v1/accounts/${id}/subscription`, { creditsLimit: 100 })).json()).toMatchObject({ creditsLimit: 100, creditsRemaining: 90, creditsUsed: 10 })
+    expect((await admin('PUT', `/admin/v1/accounts/${id}/subscription`, { creditsLimit: 12 })).json()).toMatchObject({ creditsLimit: 12, creditsRemaining: 2, creditsUsed: 10 })
+    expect(await sub()).toMatchObject({ creditsLimit: 12, creditsRemaining: 2, creditsUsed: 10 })
+  })
+})

@@ -527,11 +527,13 @@ export class BillingModel {
       if (p.rpsLimit !== undefined) this.rpsLimit = p.rpsLimit
       if (p.cancelAtPeriodEnd !== undefined) this.cancelAtPeriodEnd = p.cancelAtPeriodEnd
       if (p.creditsLimit !== undefined && p.creditsLimit !== this.creditsLimit) {
-        // A new limit within the period changes this period's allowance by the difference (never below 0).
+        // A new limit within the period: the allowance left is the new limit less what this period's
+        // requests spent (never below 0); the lot has granted max(limit, spent).
         const lot = this.currentPlanLot(t)
         if (lot) {
-          const delta = Math.max(p.creditsLimit - this.creditsLimit, -lot.remaining)
-          lot.credits = p.creditsLimit
+          const spent = -this.ledger.filter((e) => e.ref === lot.ref && e.kind === 'debit').reduce((sum, e) => sum + e.delta, 0)
+          const delta = Math.max(0, p.creditsLimit - spent) - lot.remaining
+          lot.credits = Math.max(p.creditsLimit, spent)
           lot.remaining += delta
           this.ledger.push({ ref: lot.ref, kind: 'adjust', delta, at: t, requestId: null, endpoint: null })
         }

@@ -284,9 +284,15 @@ export function changeSubscription(state: BillingState, patch: SubscriptionPatch
     if (patch.creditsLimit !== undefined && patch.creditsLimit !== s.creditsLimit) {
       const lot = currentPlanLot(state, at)
       if (lot) {
-        const delta = Math.max(-lot.remaining, patch.creditsLimit - s.creditsLimit)
-        lot.credits = patch.creditsLimit
-        lot.remaining += delta
+        // What was used stays used: the allowance left is the new limit less what this period spent
+        // (never below 0). The lot's credits are what it has granted, max(limit, used), so
+        // credits − remaining is always what was spent: a limit lowered below it and raised again
+        // gives nothing back (it did: 100 → 5 → 100 with 10 spent left 95).
+        const used = lot.credits - lot.remaining
+        const remaining = Math.max(0, patch.creditsLimit - used)
+        const delta = remaining - lot.remaining
+        lot.credits = Math.max(patch.creditsLimit, used)
+        lot.remaining = remaining
         out.push({ type: 'adjust', lotId: lot.id, credits: lot.credits, delta, at })
       }
       s.creditsLimit = patch.creditsLimit

@@ -9,6 +9,7 @@ import type { AccountsService } from '../../domain/accounts/accounts.service.ts'
 import type { MeteringService } from '../../domain/billing/metering.service.ts'
 import { ErrorSchema } from '../../contract/resources.schemas.ts'
 import { ApiError } from '../../domain/errors.ts'
+import { strictBodyFields, strictIntegers } from '../strict-input.ts'
 import type { AccountRecord, ApiKeyRecord } from '../../ports/account-store.ts'
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
@@ -138,6 +139,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
     })
     admin.addHook('preValidation', async (request) => {
       if (request.body === undefined && (request.method === 'POST' || request.method === 'PUT')) request.body = {}
+      strictBodyFields(request.routeOptions.schema?.body, request.body)
     })
 
     if (deps.metrics) {
@@ -200,7 +202,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       return json(reply, 201, await deps.metering.addPack(id, { credits: body.credits, ...(purchasedAt === undefined ? {} : { purchasedAt }) }))
     })
 
-    admin.get('/admin/v1/packs/quote', { schema: schema('Price of a pack (D10 tiers)', { querystring: QuoteQuery }) }, async (req, reply) => {
+    admin.get('/admin/v1/packs/quote', { schema: schema('Price of a pack (D10 tiers)', { querystring: QuoteQuery }), preValidation: strictIntegers(QuoteQuery) }, async (req, reply) => {
       const { credits } = req.query as Type.Static<typeof QuoteQuery>
       return json(reply, 200, deps.metering.quote(credits))
     })

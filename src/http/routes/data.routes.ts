@@ -36,6 +36,7 @@ import { PRICES, priceOf } from '../../domain/billing/prices.ts'
 import { BATCH_WAIT_MS, type MeteringService } from '../../domain/billing/metering.service.ts'
 import type { Admit, ContentService, Delivered } from '../../domain/content/content.service.ts'
 import { GatheredBody } from '../gathered-body.ts'
+import { strictIntegers } from '../strict-input.ts'
 import { ApiError, ERROR_STATUS, invalidParameter, type ErrorCode } from '../../domain/errors.ts'
 import type { SearchService } from '../../domain/search/search.service.ts'
 import type { Gateway, Meter } from '../gateway.ts'
@@ -234,32 +235,6 @@ function responses(route: DataRoute): Record<number, TSchema> {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
-
-/** Longest run of digits passed on as written: beyond it a value is read as this (any limit refuses or caps it). */
-const HUGE_DIGITS = '999999999999999'
-
-/**
- * Integer query parameters are whole numbers in decimal digits. The schema validator coerces with
- * Number(), which takes `0x10`, `1e1`, ` 10`, `Infinity` and `-Infinity` (the last two even past a
- * minimum) and lets 1e19 reach SQLite as a float; here such text is a free 400 naming the parameter,
- * and more digits than an offset or count can mean are read as a large safe integer.
- */
-function strictIntegers(schema: TSchema | undefined): ((request: FastifyRequest) => Promise<void>) | undefined {
-  const properties = (schema as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties ?? {}
-  const names = Object.keys(properties).filter((name) => properties[name]?.type === 'integer')
-  if (names.length === 0) return undefined
-  return async (request) => {
-    const query = request.query as Record<string, unknown>
-    for (const name of names) {
-      const raw = query[name]
-      // Absent, empty and repeated parameters keep the validator's own answers.
-      if (typeof raw !== 'string' || raw === '') continue
-      if (!/^-?\d+$/.test(raw)) throw invalidParameter(name, 'must be a whole number written in decimal digits.')
-      const digits = raw.replace(/^-0*|^0+(?=\d)/, '')
-      if (digits.length > HUGE_DIGITS.length) query[name] = raw.startsWith('-') ? `-${HUGE_DIGITS}` : HUGE_DIGITS
-    }
-  }
-}
 
 /** The record inputs the spec's tables mark required (a missing one is MISSING_PARAMETER). */
 const REQUIRED_INPUTS = ['profileUrlOrUrn', 'profileUrlsOrUrns', 'companyUrlOrUrn', 'postUrlOrUrn']
