@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { openSqlite, type SqliteDb } from './adapters/sqlite/database.ts'
 import { createSqliteAccountStore } from './adapters/sqlite/sqlite-account-store.ts'
 import { createSqliteContentStore } from './adapters/sqlite/sqlite-content-store.ts'
+import { createSqliteStoreSettings } from './adapters/sqlite/sqlite-store-settings.ts'
 import { createSqliteFirstStartStore } from './adapters/sqlite/sqlite-first-start-store.ts'
 import { createSqliteLedger } from './adapters/sqlite/sqlite-ledger.ts'
 import { classifySqliteError } from './adapters/sqlite/sqlite-errors.ts'
@@ -17,6 +18,7 @@ import { migratePostgres, openPostgres, SEED_LOCK, sharedSecret, withAdvisoryLoc
 import { classifyPgError } from './adapters/postgres/pg-errors.ts'
 import { createPgAccountStore } from './adapters/postgres/pg-account-store.ts'
 import { createPgContentStore } from './adapters/postgres/pg-content-store.ts'
+import { createPgStoreSettings } from './adapters/postgres/pg-store-settings.ts'
 import { createPgFirstStartStore } from './adapters/postgres/pg-first-start-store.ts'
 import { createPgLedger } from './adapters/postgres/pg-ledger.ts'
 import { createPgSearchIndex } from './adapters/postgres/pg-search-index.ts'
@@ -40,6 +42,7 @@ import { createUsageReporter, type UsageReporter } from './domain/usage/usage-re
 import type { AccountStore } from './ports/account-store.ts'
 import type { Clock } from './ports/clock.ts'
 import type { ContentStore } from './ports/content-store.ts'
+import type { StoreSettings } from './ports/store-settings.ts'
 import type { FirstStartStore } from './ports/first-start-store.ts'
 import type { Ledger } from './ports/ledger.ts'
 import type { RateLimiter } from './ports/rate-limiter.ts'
@@ -49,7 +52,11 @@ export interface Container {
   logger: Logger
   clock: Clock
   /** The operator's test clock, present only with PRONET_TEST_CLOCK=1. */
-  testClock: ReturnType<typeof createOffsetClock> | undefined
+  /**
+   * PRONET_TEST_CLOCK=1: the operator's clock, an offset over real time kept in the store, so a restart,
+   * the CLI and every node started after a change keep to it.
+   */
+  testClock: TestClock | undefined
   contentStore: ContentStore
   accountStore: AccountStore
   /** The first start's record (src/startup.ts). */
@@ -108,6 +115,7 @@ interface Stores {
   contentStore: ContentStore
   accountStore: AccountStore
   firstStart: FirstStartStore
+  settings: StoreSettings
   ledger: Ledger
   searchIndex: SearchIndex
   secret: string | Buffer
@@ -115,6 +123,15 @@ interface Stores {
   exclusive<T>(work: () => Promise<T>): Promise<T>
   close(): Promise<void>
 }
+
+/** The operator's test clock (D12): setting it is durable before it resolves. */
+export interface TestClock {
+  now(): number
+  set(ms: number): Promise<void>
+}
+
+/** The store setting holding the test clock's offset over real time (ms). */
+const TEST_CLOCK_OFFSET = 'test_clock_offset'
 
 const newLotId = () => `lot_${randomBytes(9).toString('base64url')}`
 
@@ -144,6 +161,7 @@ function sqliteStores(config: Config, overrides: ContainerOverrides, logger: Log
     contentStore,
     accountStore,
     firstStart: createSqliteFirstStartStore(db),
+    settings: createSqliteStoreSettings(db),
     ledger,
     searchIndex: createSqliteSearchIndex(db),
     secret: sqlitePath === ':memory:' && !config.secret ? randomBytes(32) : loadSecret(config),
@@ -182,6 +200,7 @@ async function postgresStores(config: Config, url: string, logger: Logger, metri
     contentStore,
     accountStore,
     firstStart: createPgFirstStartStore(pool),
+    settings: createPgStoreSettings(pool),
     ledger,
     searchIndex: createPgSearchIndex(pool),
     secret,
@@ -206,6 +225,10 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     ? await postgresStores(config, config.databaseUrl, logger, metrics)
     : sqliteStores(config, overrides, logger, metrics)
   const { contentStore, accountStore, ledger } = stores
+  if (testClock) {
+    const saved = Number(await stores.settings.get(TEST_CLOCK_OFFSET))
+    if (Number.isFinite(saved)) testClock.restore(saved)
+  }
   const tokens = createTokenSigner(stores.secret)
   const platformHost = config.platformHost
   // REDIS_URL: rate budgets, search leases and key revocations shared by every node. Redis's own clock
@@ -228,7 +251,13 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     config,
     logger,
     clock,
-    testClock,
+    testClock: testClock && {
+      now: testClock.now,
+      async set(ms: number) {
+        testClock.set(ms)
+        await stores.settings.set(TEST_CLOCK_OFFSET, String(testClock.offset()))
+      },
+    },
     contentStore,
     accountStore,
     firstStart: stores.firstStart,

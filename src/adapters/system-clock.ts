@@ -6,7 +6,7 @@ export const systemClock: Clock = { now: () => Date.now() }
  * The operator's test clock (PRONET_TEST_CLOCK=1): an offset over real time, so time keeps running
  * from an instant that was set.
  */
-export function createOffsetClock(base: Clock = systemClock): Clock & { set(ms: number): void; offset(): number } {
+export function createOffsetClock(base: Clock = systemClock): Clock & { set(ms: number): void; offset(): number; restore(offset: number): void } {
   let offset = 0
   return {
     now: () => base.now() + offset,
@@ -14,6 +14,10 @@ export function createOffsetClock(base: Clock = systemClock): Clock & { set(ms: 
       offset = ms - base.now()
     },
     offset: () => offset,
+    /** An offset kept from before (the store's record of the last `set`). */
+    restore(saved: number) {
+      offset = saved
+    },
   }
 }
 

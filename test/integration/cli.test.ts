@@ -296,3 +296,40 @@ describe('pronet CLI', () => {
     expect(plainUsage.stderr).toMatch(/Usage: pronet accounts create/)
   }, 120_000)
 })
+
+describe('the test clock (PRONET_TEST_CLOCK=1) is kept in the store', () => {
+  it('a restart and the CLI keep to the instant the operator set; without PRONET_TEST_CLOCK, real time', async () => {
+    const clockDir = mkdtempSync(join(tmpdir(), 'pronet-clock-'))
+    const env = { PRONET_DATA_DIR: clockDir, PRONET_SEED: 'none', LOG_LEVEL: 'silent', PRONET_TEST_CLOCK: '1', PRONET_ADMIN_TOKEN: 'clock-admin' }
+    const SET = Date.UTC(2030, 0, 31, 12)
+    const serve = async () => {
+      const c = await createContainer(loadConfig(env), { commitInWorker: false })
+      const app = await buildApp(c)
+      return { c, app, close: async () => (await app.close(), await c.close()) }
+    }
+    const near = (iso: string) => Math.abs(Date.parse(iso) - SET) < 60_000
+    try {
+      const first = await serve()
+      const put = await first.app.inject({ method: 'PUT', url: '/admin/v1/clock', headers: { authorization: 'Bearer clock-admin' }, payload: { now: new Date(SET).toISOString() } })
+      expect(put.statusCode, put.body).toBe(200)
+      await first.close()
+
+      // The next start reads the clock where it was set (and running since).
+      const second = await serve()
+      const now = (await second.app.inject({ method: 'GET', url: '/admin/v1/clock', headers: { authorization: 'Bearer clock-admin' } })).json() as { now: string }
+      expect(near(now.now), now.now).toBe(true)
+      await second.close()
+
+      // The CLI on the same store, with PRONET_TEST_CLOCK=1, stamps with that clock.
+      const created = await pronetWith(env, 'accounts', 'create', '--name', 'clocked', '--json')
+      expect(created.code, created.stderr).toBe(0)
+      const { account } = JSON.parse(created.stdout) as { account: { createdAt: string } }
+      expect(near(account.createdAt), account.createdAt).toBe(true)
+      // Without it, the CLI is on real time.
+      const real = JSON.parse((await pronetWith({ ...env, PRONET_TEST_CLOCK: '' }, 'accounts', 'create', '--json')).stdout) as { account: { createdAt: string } }
+      expect(Math.abs(Date.parse(real.account.createdAt) - Date.now()) < 60_000, real.account.createdAt).toBe(true)
+    } finally {
+      rmSync(clockDir, { recursive: true, force: true })
+    }
+  }, 120_000)
+})

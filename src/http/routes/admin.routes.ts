@@ -79,7 +79,7 @@ export interface AdminDeps {
   accounts: AccountsService
   metering: MeteringService
   /** Present only with PRONET_TEST_CLOCK=1. */
-  testClock?: { now(): number; set(ms: number): void }
+  testClock?: { now(): number; set(ms: number): Promise<void> }
   /** Prometheus text of the node's metrics (rate-limiter fallback, process figures). */
   metrics?: () => Promise<{ contentType: string; text: string }>
 }
@@ -214,7 +214,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       )
       admin.put('/admin/v1/clock', { schema: schema('Set the test clock; time keeps running from there', { body: ClockBody }) }, async (req, reply) => {
         const { now } = req.body as Type.Static<typeof ClockBody>
-        clock.set(instant(now, 'now'))
+        await clock.set(instant(now, 'now'))
         return json(reply, 200, { now: new Date(clock.now()).toISOString() })
       })
     }
