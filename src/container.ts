@@ -51,9 +51,8 @@ export interface Container {
   config: Config
   logger: Logger
   clock: Clock
-  /** The operator's test clock, present only with PRONET_TEST_CLOCK=1. */
   /**
-   * PRONET_TEST_CLOCK=1: the operator's clock, an offset over real time kept in the store, so a restart,
+   * Present only with PRONET_TEST_CLOCK=1: the operator's clock, an offset over real time kept in the store, so a restart,
    * the CLI and every node started after a change keep to it.
    */
   testClock: TestClock | undefined
@@ -142,6 +141,7 @@ function sqliteStores(config: Config, overrides: ContainerOverrides, logger: Log
   const db: SqliteDb = openSqlite(sqlitePath)
   const contentStore = createSqliteContentStore(db)
   const accountStore = createSqliteAccountStore(db)
+  const settings = createSqliteStoreSettings(db)
   const inWorker = sqlitePath !== ':memory:' && overrides.commitInWorker !== false
   const ledger = createSqliteLedger(db, {
     newLotId,
@@ -160,8 +160,8 @@ function sqliteStores(config: Config, overrides: ContainerOverrides, logger: Log
   return {
     contentStore,
     accountStore,
-    firstStart: createSqliteFirstStartStore(db),
-    settings: createSqliteStoreSettings(db),
+    firstStart: createSqliteFirstStartStore(db, settings),
+    settings,
     ledger,
     searchIndex: createSqliteSearchIndex(db),
     secret: sqlitePath === ':memory:' && !config.secret ? randomBytes(32) : loadSecret(config),
@@ -192,6 +192,7 @@ async function postgresStores(config: Config, url: string, logger: Logger, metri
   }
   const contentStore = createPgContentStore(pool)
   const accountStore = createPgAccountStore(pool)
+  const settings = createPgStoreSettings(pool)
   // A settle whose COMMIT reply was lost is retried until its outcome is known for at most 5 s (then
   // answered 503 and, if it had committed, compensated in the background).
   const ledger = createPgLedger(pool, { newLotId, logger, registry: metrics, settleDeadlineMs: 5_000 })
@@ -199,8 +200,8 @@ async function postgresStores(config: Config, url: string, logger: Logger, metri
   return {
     contentStore,
     accountStore,
-    firstStart: createPgFirstStartStore(pool),
-    settings: createPgStoreSettings(pool),
+    firstStart: createPgFirstStartStore(pool, settings),
+    settings,
     ledger,
     searchIndex: createPgSearchIndex(pool),
     secret,

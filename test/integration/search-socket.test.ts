@@ -7,7 +7,7 @@
 import { connect, type AddressInfo, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bodyBytes } from '../../src/domain/content/content.service.ts'
-import { makeSearchApp, postSearch, searchNetwork, type SearchApp } from '../helpers/search-fixtures.ts'
+import { makeSearchApp, searchNetwork, type SearchApp } from '../helpers/search-fixtures.ts'
 
 let t: SearchApp
 let port: number

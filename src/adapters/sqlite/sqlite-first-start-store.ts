@@ -1,20 +1,16 @@
-/** The first start's record in the embedded store's `settings` table (migration 007). */
+/** The first start's record, a store setting (migration 007's `settings` table). */
 import type { FirstStartStore } from '../../ports/first-start-store.ts'
+import type { StoreSettings } from '../../ports/store-settings.ts'
 import type { SqliteDb } from './database.ts'
+import { createSqliteStoreSettings } from './sqlite-store-settings.ts'
 
 const NAME = 'first_start'
 
-export function createSqliteFirstStartStore(db: SqliteDb): FirstStartStore {
-  const read = db.prepare('SELECT value FROM settings WHERE name = ?').pluck()
-  const write = db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value')
+export function createSqliteFirstStartStore(db: SqliteDb, settings: StoreSettings = createSqliteStoreSettings(db)): FirstStartStore {
   const sample = db.prepare('SELECT slug FROM profiles ORDER BY profile_id LIMIT 1').pluck()
   return {
-    async read() {
-      return read.get(NAME) as string | undefined
-    },
-    async write(record) {
-      write.run(NAME, record)
-    },
+    read: () => settings.get(NAME),
+    write: (record) => settings.set(NAME, record),
     async sampleProfileSlug() {
       return sample.get() as string | undefined
     },

@@ -37,7 +37,7 @@ import { BATCH_WAIT_MS, type MeteringService } from '../../domain/billing/meteri
 import type { Admit, ContentService, Delivered } from '../../domain/content/content.service.ts'
 import { GatheredBody } from '../gathered-body.ts'
 import { strictIntegers } from '../strict-input.ts'
-import { ApiError, ERROR_STATUS, invalidParameter, type ErrorCode } from '../../domain/errors.ts'
+import { ApiError, ERROR_STATUS, type ErrorCode } from '../../domain/errors.ts'
 import type { SearchService } from '../../domain/search/search.service.ts'
 import type { Gateway, Meter } from '../gateway.ts'
 
