@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseSearchQuery } from '../../src/domain/search/query-grammar.ts'
 import { hasSearchableToken, isTokenChar, matches, tokenize, toFts5Match } from '../../src/domain/search/query-tokens.ts'
@@ -59,6 +60,16 @@ describe('the tokenizer model against SQLite FTS5', () => {
 
   it('agrees on every code point of ASCII, Latin-1, Latin Extended A and B, IPA and combining diacritics', () => {
     expect(disagreements([[0x0000, 0x036f]])).toEqual([])
+  })
+
+  it('agrees on whole ASCII texts (the model reads them without folding code point by code point)', () => {
+    const text = fc.string({ unit: fc.constantFrom(...'aZ9#-_ \'".,\t\n\u0000(){}&|é'), maxLength: 40 })
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: 'binary-ascii', maxLength: 40 }), text), (t) => {
+        expect(tokenize(t)).toEqual(index.tokensOf(t))
+      }),
+      { numRuns: 300 },
+    )
   })
 
   it('agrees on Latin Extended Additional, kana, Hangul and a CJK block', () => {

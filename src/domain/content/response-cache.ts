@@ -2,21 +2,30 @@
  * Ready response bodies of hot reads, kept as Buffers so a hit is sent without touching the store,
  * re-rendering or re-encoding. Correctness rests on the store's version: every lookup compares it, and
  * any change (a write here, or a commit by another process such as `pronet ingest`) drops everything.
- * Bounded by bytes, least recently used first out.
+ * Bounded by bytes. Eviction is second chance (CLOCK): a hit only marks its entry, and the oldest
+ * entries go first unless marked since they were last passed over, when they move to the young end
+ * instead. A hit that re-inserted its key to keep exact LRU order churned the Map on every read and
+ * its rehashes were most of what a search page of cached items allocated.
  */
 export interface ResponseCache {
   /** The cached value for `key`, or the computed one (cached when `compute` returns). */
   through<T extends { body: Buffer }>(key: string, compute: () => Promise<T>): Promise<T>
   /**
-   * The bodies of `ids` under `prefix`: cached ones from memory, the rest from `fill` (which leaves
-   * out what it cannot find; those are not cached).
+   * The bodies of `ids` under `prefix`, in the order of `ids`: cached ones from memory, the rest from
+   * `fill` (which leaves out what it cannot find: undefined at its place, and nothing is cached).
    */
-  many(prefix: string, ids: readonly string[], fill: (missing: string[]) => Promise<Map<string, Buffer>>): Promise<Map<string, Buffer>>
+  many(prefix: string, ids: readonly string[], fill: (missing: string[]) => Promise<Map<string, Buffer>>): Promise<(Buffer | undefined)[]>
   stats(): { entries: number; bytes: number; hits: number; misses: number }
 }
 
+interface Entry {
+  value: { body: Buffer }
+  /** Read since eviction last passed over it. */
+  used: boolean
+}
+
 export function createResponseCache(deps: { maxBytes: number; version: () => string }): ResponseCache {
-  const entries = new Map<string, { body: Buffer }>()
+  const entries = new Map<string, Entry>()
   let bytes = 0
   let seenVersion = ''
   let hits = 0
@@ -38,28 +47,25 @@ export function createResponseCache(deps: { maxBytes: number; version: () => str
     return true
   }
 
-  function hit<T>(key: string, value: T): T {
-    hits++
-    // Re-insert to mark it most recently used (Map keeps insertion order).
-    entries.delete(key)
-    entries.set(key, value as { body: Buffer })
-    return value
-  }
-
   function put(key: string, value: { body: Buffer }): void {
     if (value.body.length > deps.maxBytes / 4) return
     const old = entries.get(key)
     if (old) {
-      bytes -= old.body.length
-      // Out first, so the new body goes in as the most recently used.
+      bytes -= old.value.body.length
+      // Out first, so the new body goes in at the young end.
       entries.delete(key)
     }
-    entries.set(key, value)
+    entries.set(key, { value, used: false })
     bytes += value.body.length
-    for (const [k, v] of entries) {
-      if (bytes <= deps.maxBytes) break
+    while (bytes > deps.maxBytes) {
+      // The oldest entry: out, unless read since it was last passed over (then young again, unmarked).
+      // Every pass unmarks what it moves, so this ends within one round of the entries.
+      const [k, e] = entries.entries().next().value as [string, Entry]
       entries.delete(k)
-      bytes -= v.body.length
+      if (e.used) {
+        e.used = false
+        entries.set(k, e)
+      } else bytes -= e.value.body.length
     }
   }
 
@@ -67,7 +73,11 @@ export function createResponseCache(deps: { maxBytes: number; version: () => str
     async through(key, compute) {
       if (!current()) return compute()
       const cached = entries.get(key)
-      if (cached !== undefined) return hit(key, cached as Awaited<ReturnType<typeof compute>>)
+      if (cached !== undefined) {
+        hits++
+        cached.used = true
+        return cached.value as Awaited<ReturnType<typeof compute>>
+      }
       misses++
       const version = seenVersion
       const value = await compute()
@@ -78,22 +88,28 @@ export function createResponseCache(deps: { maxBytes: number; version: () => str
     },
 
     async many(prefix, ids, fill) {
-      if (!current()) return fill([...ids])
-      const out = new Map<string, Buffer>()
-      const missing: string[] = []
-      for (const id of ids) {
-        const cached = entries.get(prefix + id)
-        if (cached !== undefined) out.set(id, hit(prefix + id, cached).body)
-        else missing.push(id)
-      }
-      if (missing.length === 0) return out
-      misses += missing.length
+      const out = new Array<Buffer | undefined>(ids.length)
+      let missing: string[] | undefined
+      if (current()) {
+        for (let i = 0; i < ids.length; i++) {
+          const cached = entries.get(prefix + (ids[i] as string))
+          if (cached !== undefined) {
+            hits++
+            cached.used = true
+            out[i] = cached.value.body
+          } else (missing ??= []).push(ids[i] as string)
+        }
+        if (missing === undefined) return out
+        misses += missing.length
+      } else missing = [...ids]
       const version = seenVersion
       const found = await fill(missing)
-      const unchanged = deps.version() === version
-      for (const [id, body] of found) {
-        out.set(id, body)
-        if (unchanged) put(prefix + id, { body })
+      const keep = deps.maxBytes > 0 && deps.version() === version
+      for (let i = 0; i < ids.length; i++) {
+        if (out[i] !== undefined) continue
+        const body = found.get(ids[i] as string)
+        out[i] = body
+        if (body !== undefined && keep) put(prefix + (ids[i] as string), { body })
       }
       return out
     },

@@ -41,6 +41,8 @@ const ANY_MARK_RE = /\p{M}/gu
 const KEPT_LATIN = new Set([...'ıǠǡǢǣǮǯǼǽǾǿ'])
 // Control characters end an SQLite string early (NUL) and are separators to the tokenizer anyway.
 const CONTROL_RE = /\p{Cc}/gu
+const ASCII_RE = /^[\x00-\x7f]*$/
+const ASCII_TOKEN_RE = /[a-z0-9#]+/g
 
 function foldCodePoint(c: string): string {
   if (REMOVED_MARK_RE.test(c)) return ''
@@ -59,6 +61,9 @@ export function isTokenChar(c: string): boolean {
 
 /** The tokens SQLite FTS5 (`unicode61 remove_diacritics 2 tokenchars '#'`) makes of a text. */
 export function tokenize(text: string): string[] {
+  // ASCII alone (nearly every query and job title): token characters are letters, digits and `#`,
+  // and folding is lower-casing; the per-code-point fold below costs several regex tests each.
+  if (ASCII_RE.test(text)) return text.toLowerCase().match(ASCII_TOKEN_RE) ?? []
   const tokens: string[] = []
   for (const run of text.matchAll(TOKEN_RUN_RE)) {
     let token = ''

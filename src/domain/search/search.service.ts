@@ -273,24 +273,25 @@ export function createSearchService(deps: SearchServiceDeps) {
         ids = kept
       }
 
-      const unique = [...new Set(ids)]
-      const items = deps.cache ? await deps.cache.many(ITEM_KEY, unique, (ids) => index.items(ids)) : await index.items(unique)
-      const results = unique.flatMap((id) => {
-        const item = items.get(id)
-        return item ? [item] : []
-      })
-      const dropped = unique.length - results.length
-      const head = `{"query":${JSON.stringify(r.query?.query ?? null)},"sort":${JSON.stringify(r.sortBy)},"results":[`
+      const unique = distinct(ids)
+      const items = deps.cache
+        ? await deps.cache.many(ITEM_KEY, unique, (ids) => index.items(ids))
+        : await index.items(unique).then((found) => unique.map((id) => found.get(id)))
+      // Sent as parts (one gathered write): joining ~90 KB of items costs a fresh allocation per call.
+      const parts: Buffer[] = [Buffer.from(`{"query":${JSON.stringify(r.query?.query ?? null)},"sort":${JSON.stringify(r.sortBy)},"results":[`)]
+      let dropped = 0
+      for (const item of items) {
+        if (item === undefined) {
+          dropped++
+          continue
+        }
+        if (parts.length > 1) parts.push(COMMA)
+        parts.push(item)
+      }
       const tail =
         `],"cursor":${JSON.stringify(nextPos === null ? null : tokens.issue(scope, nextPos))}` +
         (dropped > 0 ? `,"partial":${JSON.stringify({ droppedResults: dropped, reasons: { unreadableCard: dropped } })}` : '') +
         '}'
-      // Sent as parts (one gathered write): joining ~90 KB of items costs a fresh allocation per call.
-      const parts: Buffer[] = [Buffer.from(head)]
-      results.forEach((item, i) => {
-        if (i > 0) parts.push(COMMA)
-        parts.push(item)
-      })
       parts.push(Buffer.from(tail))
       return { body: parts }
     },
@@ -298,6 +299,22 @@ export function createSearchService(deps: SearchServiceDeps) {
 }
 
 const COMMA = Buffer.from(',')
+
+/**
+ * `ids` without repeats, first occurrence kept. A page holds at most 50 ids, where comparing each with
+ * those kept is cheaper than a Set, and a page that has no repeat (nearly all) is returned as is.
+ */
+export function distinct(ids: string[]): string[] {
+  let out: string[] | undefined
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i] as string
+    let seen = false
+    for (let j = 0; j < i && !seen; j++) seen = ids[j] === id
+    if (seen) out ??= ids.slice(0, i)
+    else out?.push(id)
+  }
+  return out ?? ids
+}
 /** Result items' key space in the response cache. */
 const ITEM_KEY = 'search-item|'
 
