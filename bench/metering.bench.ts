@@ -28,8 +28,9 @@
  *   BENCH_PROFILE=1 (always profile) | 0 (never) | auto (default: when a goal is missed)
  *   BENCH_SATURATION_CONNECTIONS=256 (default): (a′) runs every case again at this many connections,
  *   enough to keep each event loop busy, and reports what each server serves at most (0 skips it)
- *   BENCH_COMMIT_IN_WORKER=0: the metered server commits on its event-loop thread instead of the
- *   commit worker (to compare the two)
+ *   BENCH_COMMIT_IN_WORKER=1 | 0: the metered server commits on the commit worker thread | on its
+ *   event-loop thread (to compare the two); unset: where the server would (PRONET_COMMIT_WORKER=auto:
+ *   the worker only with more than two CPUs)
  */
 import autocannon from 'autocannon'
 import { membersWithPosts } from './bench-helpers.ts'
@@ -37,9 +38,10 @@ import { execFileSync, fork, type ChildProcess } from 'node:child_process'
 import { closeSync, copyFileSync, existsSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { connect, type Socket } from 'node:net'
-import { cpus, loadavg, tmpdir } from 'node:os'
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
@@ -60,6 +62,17 @@ const self = fileURLToPath(import.meta.url)
 const runRoot = join(dirname(self), '..')
 
 type Kind = 'seed' | 'metered' | 'unmetered' | 'bare'
+
+/** Where the metered server commits, as chosen by BENCH_COMMIT_IN_WORKER or the server's own rule. */
+function commitPlacement(): string {
+  const forced = process.env.BENCH_COMMIT_IN_WORKER
+  if (forced === '1') return 'worker thread (BENCH_COMMIT_IN_WORKER=1)'
+  if (forced === '0') return 'event-loop thread (BENCH_COMMIT_IN_WORKER=0)'
+  const setting = process.env.PRONET_COMMIT_WORKER
+  if (setting === 'on') return 'worker thread (PRONET_COMMIT_WORKER=on)'
+  if (setting === 'off') return 'event-loop thread (PRONET_COMMIT_WORKER=off)'
+  return `${availableParallelism() > 2 ? 'worker thread' : 'event-loop thread'} (PRONET_COMMIT_WORKER=auto, ${availableParallelism()} CPUs)`
+}
 
 interface Ready {
   port: number
@@ -93,7 +106,8 @@ async function serveChild(kind: Kind): Promise<void> {
   const { seedSynthetic } = await import('../src/seed.ts')
   const dataDir = process.env.BENCH_DATA_DIR as string
   const config = loadConfig({ ...process.env, PRONET_DATA_DIR: dataDir, PRONET_SEED: SIZE, LOG_LEVEL: 'warn', PORT: '0' })
-  const c = await createContainer(config, process.env.BENCH_COMMIT_IN_WORKER === '0' ? { commitInWorker: false } : {})
+  const forced = process.env.BENCH_COMMIT_IN_WORKER
+  const c = await createContainer(config, forced === '0' || forced === '1' ? { commitInWorker: forced === '1' } : {})
   await prepareStore(c, (cc, size, log) => seedSynthetic(cc, size, log, { anchorMs: ANCHOR }), () => {})
 
   if (kind === 'seed') {
@@ -169,9 +183,20 @@ async function histogram(name: string): Promise<HistogramSnapshot | null> {
   }
 }
 
+/** The serving event loop's delays (1 ms resolution), read and restarted around each latency run. */
+const loopDelay = monitorEventLoopDelay({ resolution: 1 })
+
 async function onCommand(cmd: string): Promise<void> {
   const { Session } = await import('node:inspector/promises')
-  if (cmd === 'commits') {
+  if (cmd === 'loop-delay-reset') {
+    loopDelay.reset()
+    loopDelay.enable()
+    process.send?.({ reply: cmd })
+  } else if (cmd === 'loop-delay') {
+    loopDelay.disable()
+    const msOf = (ns: number) => ns / 1e6
+    process.send?.({ reply: cmd, p50: msOf(loopDelay.percentile(50)), p99: msOf(loopDelay.percentile(99)), max: msOf(loopDelay.max) })
+  } else if (cmd === 'commits') {
     process.send?.({ reply: 'commits', seconds: await histogram('pronet_ledger_commit_seconds'), jobs: await histogram('pronet_ledger_commit_jobs') })
   } else if (cmd === 'profile-start') {
     profiler = new Session()
@@ -699,6 +724,7 @@ async function main(): Promise<void> {
     out(`pronet metering benchmark: GET ${PATH}, rotating over ${paths.length} members`)
     out(`machine: ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? '?'}), Node ${process.version}; load: ${TOOL === 'wrk' ? `wrk -t1 -c${CONNECTIONS}` : `autocannon -c${CONNECTIONS}`}, ${SECONDS} s per run, ${ROUNDS} rounds`)
     out(`code: ${codeState()}`)
+    out(`metered server's billing commits: ${commitPlacement()}`)
     const loadAtStart = loadavg()
     out(`load average before measuring: ${loadAtStart.map((x) => x.toFixed(2)).join(' ')} (other processes on this machine make every figure noisier)`)
     out(
@@ -805,15 +831,21 @@ async function main(): Promise<void> {
       { name: 'metered', runs: [] },
     ]
     type Commits = { seconds: HistogramSnapshot | null; jobs: HistogramSnapshot | null }
+    type LoopDelay = { p50: number; p99: number; max: number }
+    /** Each server's own event-loop delay per run (unmetered, metered): what of a tail is the server's. */
+    const loopDelays: [LoopDelay[], LoopDelay[]] = [[], []]
     const commitsBefore = await ask<Commits>(metered.child, 'commits')
     for (let round = 0; round < ROUNDS; round++) {
       for (let k = 0; k < 2; k++) {
         const which = (k + round) % 2
+        const server = which === 1 ? metered : unmetered
+        await ask(server.child, 'loop-delay-reset')
         if (which === 1) {
           const r = await paced(metered.ready.port, paths, meteredHeaders, rate, LATENCY_SECONDS, LATENCY_WARMUP_SECONDS)
           clientOk += r.responses - r.non2xx
           lat[1]!.runs.push(r)
         } else lat[0]!.runs.push(await paced(unmetered.ready.port, paths, unmeteredHeaders, rate, LATENCY_SECONDS, LATENCY_WARMUP_SECONDS))
+        loopDelays[which]!.push(await ask<LoopDelay>(server.child, 'loop-delay'))
       }
     }
     const latFig = lat.map((l) => ({
@@ -841,6 +873,10 @@ async function main(): Promise<void> {
         `  ${padEnd(f.name, 22)}${pad(int(f.achieved), 10)}${pad(ms(f.p50, 3), 10)}${pad(ms(f.p99, 3), 10)}${pad(ms(f.p999, 3), 10)}${pad(ms(f.max, 1), 10)}${pad(ms(f.serviceP99, 3), 15)}${pad(`${(f.late * 100).toFixed(2)}%`, 12)}${pad(String(f.errors), 8)}   ${f.p99s.map((x) => x.toFixed(3)).join(' / ')}`,
       )
     }
+    out(
+      `  servers' own event-loop delay during (b) (perf_hooks, 1 ms resolution; p99 / max per run): ` +
+        lat.map((l, i) => `${l.name} ${loopDelays[i]!.map((d) => `${d.p99.toFixed(1)} / ${d.max.toFixed(1)}`).join(', ')} ms`).join('; '),
+    )
     const commitsAfter = await ask<Commits>(metered.child, 'commits')
     if (commitsBefore.seconds && commitsAfter.seconds && commitsBefore.jobs && commitsAfter.jobs) {
       const d = (a: HistogramSnapshot, b: HistogramSnapshot): HistogramSnapshot => ({

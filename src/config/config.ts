@@ -16,6 +16,7 @@ export const EnvSchema = Type.Object({
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, { default: 'info' }),
   PRONET_CACHE_MB: Type.Integer({ minimum: 0, default: 64 }),
   PRONET_BUY_CREDITS_URL: Type.Optional(Type.String({ minLength: 1 })),
+  PRONET_COMMIT_WORKER: Type.Enum(['auto', 'on', 'off'] as const, { default: 'auto' }),
 })
 
 export type SeedSize = 'none' | 'small' | 'medium' | 'large' | number
@@ -36,6 +37,11 @@ export interface Config {
   readonly cacheMb: number
   /** The self-serve purchase page named in 402 details (default: the README's section on packs). */
   readonly buyCreditsUrl: string
+  /**
+   * Where the embedded store's billing commits run: a worker thread (`on`), the event-loop thread
+   * (`off`), or `auto`: the worker when the machine has more than two CPUs.
+   */
+  readonly commitWorker: 'auto' | 'on' | 'off'
 }
 
 export class ConfigError extends Error {}
@@ -89,5 +95,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     cacheMb: e.PRONET_CACHE_MB,
     buyCreditsUrl: e.PRONET_BUY_CREDITS_URL ?? `http://${e.HOST}:${e.PORT}/docs#/admin`,
+    commitWorker: e.PRONET_COMMIT_WORKER,
   })
 }

@@ -11,7 +11,8 @@
  * 4. usage_daily agrees with the ledger: credits = debited credits, billable = debited requests,
  *    requests >= responses received.
  * After every kill the server is started again on the same directory and must serve, with the balance
- * it reports equal to the ledger's.
+ * it reports equal to the ledger's. Starts alternate the billing commits between the worker thread and
+ * the event-loop thread (PRONET_COMMIT_WORKER on / off), so kills land under both.
  */
 import Database from 'better-sqlite3'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -64,8 +65,12 @@ const cycles: Cycle[] = []
 
 const prefixOf = (requestId: string) => requestId.slice(0, requestId.lastIndexOf('-'))
 
+let starts = 0
+
+/** Each start commits the other way: the worker thread, then the event-loop thread (PRONET_COMMIT_WORKER). */
 async function start(): Promise<ServerProcess> {
-  server = await startServer({ dataDir: dir, env, timeoutMs: 30_000 })
+  const commits = starts++ % 2 === 0 ? 'on' : 'off'
+  server = await startServer({ dataDir: dir, env: { ...env, PRONET_COMMIT_WORKER: commits }, timeoutMs: 30_000 })
   return server
 }
 

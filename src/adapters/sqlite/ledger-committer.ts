@@ -1,7 +1,7 @@
 /**
- * Where the SQLite ledger's batches are written: on the event-loop thread (in-memory databases, and
- * short-lived CLI commands), or by a worker thread with its own connection to the file, so the
- * commit's fsync does not stop the event loop.
+ * Where the SQLite ledger's batches are written: on the event-loop thread (in-memory databases,
+ * short-lived CLI commands, and servers with two CPUs or fewer), or by a worker thread with its own
+ * connection to the file, so the commit's fsync does not stop the event loop (container.commitsInWorker).
  */
 import { Worker } from 'node:worker_threads'
 import type { SqliteDb } from './database.ts'

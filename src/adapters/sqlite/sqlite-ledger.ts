@@ -4,9 +4,10 @@
  *
  * Every change of this process happens on the event-loop thread, so changes are totally ordered: a
  * hold or debit changes the cached state at once (the next request sees it) and queues its rows. All
- * rows queued in one loop turn form one batch for the committer: for a data file, a worker thread that
- * writes every batch waiting for it in one transaction (one fsync under synchronous=FULL), so the
- * event loop keeps serving during the fsync and commits never queue behind each other. A settle
+ * rows queued in one loop turn form one batch for the committer (one transaction, one fsync under
+ * synchronous=FULL): written on this thread, or, for a data file on a machine with CPUs to spare, by
+ * a worker thread that writes every batch waiting for it in one transaction, so the event loop keeps
+ * serving during the fsync and commits never queue behind each other (container.commitsInWorker). A settle
  * resolves only once its batch is durable, and only then is its response sent; a crash before that
  * loses only changes whose responses were never sent.
  *
