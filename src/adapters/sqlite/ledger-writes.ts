@@ -7,6 +7,12 @@ import type { Mutation } from '../../domain/billing/billing-rules.ts'
 import { utcDay } from '../../domain/billing/calendar.ts'
 import type { UsageLine } from '../../ports/ledger.ts'
 import type { SqliteDb } from './database.ts'
+import type { Statement } from 'better-sqlite3'
+
+/** Debit rows one INSERT carries at most (better-sqlite3 binds them in one call, SQLite steps once). */
+const ENTRY_ROWS = 16
+const DEBIT_PARAMS = 6
+const DAY_MS = 86_400_000
 
 /** One request's (or one operator change's) share of a batch. */
 export interface WriteJob {
@@ -73,6 +79,28 @@ export function createLedgerWrites(db: SqliteDb) {
   const insertEntry = db.prepare(
     'INSERT INTO ledger_entries (account_id, lot_id, at, kind, delta, request_id, endpoint) VALUES (?, ?, ?, ?, ?, ?, ?)',
   )
+  /** INSERT statements of 1..ENTRY_ROWS debit rows, prepared when first needed. */
+  const insertEntries = new Map<number, Statement>()
+  const entriesOf = (rows: number): Statement => {
+    let statement = insertEntries.get(rows)
+    if (!statement) {
+      statement = db.prepare(
+        `INSERT INTO ledger_entries (account_id, lot_id, at, kind, delta, request_id, endpoint) VALUES ${Array(rows).fill("(?, ?, ?, 'debit', ?, ?, ?)").join(', ')}`,
+      )
+      insertEntries.set(rows, statement)
+    }
+    return statement
+  }
+  /** Debit rows not yet inserted (six parameters each), in ledger order. */
+  const debitRows: (string | number)[] = []
+  function insertDebits(): void {
+    for (let at = 0; at < debitRows.length; ) {
+      const rows = Math.min(ENTRY_ROWS, (debitRows.length - at) / DEBIT_PARAMS)
+      entriesOf(rows).run(debitRows.slice(at, at + rows * DEBIT_PARAMS))
+      at += rows * DEBIT_PARAMS
+    }
+    debitRows.length = 0
+  }
   const spend = db.prepare('UPDATE credit_lots SET remaining = remaining - ? WHERE id = ?')
   const adjustLot = db.prepare('UPDATE credit_lots SET credits = ?, remaining = remaining + ? WHERE id = ?')
   const expireLot = db.prepare('UPDATE credit_lots SET expires_at = ? WHERE id = ?')
@@ -89,6 +117,14 @@ export function createLedgerWrites(db: SqliteDb) {
   let foreign = false
 
   function persist(accountId: string, m: Mutation, spent: Map<string, number>): void {
+    if (m.type === 'debit') {
+      // Debits (nearly every row of a batch) are inserted several to a statement; anything else
+      // goes in after the debits queued before it, so ledger ids keep the order of the batch.
+      debitRows.push(accountId, m.lotId, m.at, -m.amount, m.requestId, m.endpoint)
+      spent.set(m.lotId, (spent.get(m.lotId) ?? 0) + m.amount)
+      return
+    }
+    insertDebits()
     switch (m.type) {
       case 'subscription': {
         const s = m.subscription
@@ -98,10 +134,6 @@ export function createLedgerWrites(db: SqliteDb) {
       case 'grant':
         insertLot.run({ ...m.lot, accountId })
         insertEntry.run(accountId, m.lot.id, m.at, 'grant', m.lot.credits, null, null)
-        return
-      case 'debit':
-        insertEntry.run(accountId, m.lotId, m.at, 'debit', -m.amount, m.requestId, m.endpoint)
-        spent.set(m.lotId, (spent.get(m.lotId) ?? 0) + m.amount)
         return
       case 'adjust':
         adjustLot.run(m.credits, m.delta, m.lotId)
@@ -116,16 +148,28 @@ export function createLedgerWrites(db: SqliteDb) {
     }
   }
 
+  // Nearly every line of a batch falls on the day of the one before it.
+  let lastDay = { from: 0, to: 0, day: '' }
+  const dayOf = (at: number): string => {
+    if (at < lastDay.from || at >= lastDay.to) {
+      const from = at - (((at % DAY_MS) + DAY_MS) % DAY_MS)
+      lastDay = { from, to: from + DAY_MS, day: utcDay(at) }
+    }
+    return lastDay.day
+  }
+
   /** One transaction: debits of one lot become one UPDATE, usage lines one upsert per key. */
   const writeBatch = db.transaction((jobs: readonly WriteJob[]): number => {
     if ((readEpoch.get() as number) !== ownEpoch) foreign = true
+    // Left over from a batch that failed part-way (it is replayed job by job).
+    debitRows.length = 0
     const spent = new Map<string, number>()
     const usage = new Map<string, [string, string, string, number, number, number, number]>()
     for (const job of jobs) {
       for (const m of job.mutations) persist(job.accountId, m, spent)
       const u = job.usage
       if (u) {
-        const day = utcDay(u.at)
+        const day = dayOf(u.at)
         const key = `${u.accountId}\u0000${day}\u0000${u.endpoint}\u0000${u.status}`
         const row = usage.get(key)
         if (row) {
@@ -135,6 +179,7 @@ export function createLedgerWrites(db: SqliteDb) {
         } else usage.set(key, [u.accountId, day, u.endpoint, u.status, 1, u.credits > 0 ? 1 : 0, u.credits])
       }
     }
+    insertDebits()
     // The CHECK (remaining >= 0) refuses a debit the rows cannot cover and rolls the batch back.
     for (const [lotId, amount] of spent) spend.run(amount, lotId)
     for (const row of usage.values()) upsertUsage.run(...row)
