@@ -142,9 +142,9 @@ const newLotId = () => `lot_${randomBytes(9).toString('base64url')}`
  * Whether the embedded ledger commits on a worker thread. The worker keeps each commit's fsync off the
  * event loop, but it needs a CPU of its own: on two CPUs it competes with the event loop (and, on a
  * loaded machine, everything else) for one, and each batch waited for the thread to be scheduled. On
- * the 2-CPU metering bench, committing on the event loop took a batch 0.29 ms from hand-over to
- * durable instead of 1.0–1.7 ms, halved the median response at half load (0.8 vs 1.4 ms), and served
- * 0.85–0.94 of the unmetered route instead of 0.61–0.83 (runs alternating both ways).
+ * the 2-CPU metering bench, committing on the event loop took a batch 0.26–0.33 ms from hand-over to
+ * durable instead of 1.0–1.7 ms, cut the median response at half load (0.7–0.9 ms against 1.3–3.2 ms), and served
+ * 0.76–0.94 of the unmetered route (five runs) instead of 0.61–0.83 (five runs alternating with them).
  */
 export function commitsInWorker(config: Config, overrides: ContainerOverrides): boolean {
   if (overrides.commitInWorker !== undefined) return overrides.commitInWorker
