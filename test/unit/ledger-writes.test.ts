@@ -60,6 +60,27 @@ describe('ledger writes (one batch, one transaction)', () => {
     expect(usage).toEqual({ requests: 41, billable: 41, credits: 41 })
   })
 
+  it('usage lines of one batch on either side of UTC midnight go to their own days', () => {
+    const { db, writes, lot } = setup()
+    const midnight = Date.UTC(2026, 10, 3)
+    const line = (at: number, requestId: string): WriteJob => ({
+      accountId: 'acc',
+      mutations: [{ type: 'debit', lotId: 'A', amount: 1, at, requestId, endpoint: 'profile' }],
+      usage: { accountId: 'acc', at, endpoint: 'profile', status: 200, credits: 1, requestId },
+    })
+    writes.write([
+      { accountId: 'acc', mutations: [lot('A', 10)], usage: undefined },
+      line(midnight - 1, 'a'),
+      line(midnight, 'b'),
+      line(midnight + 1, 'c'),
+      line(midnight - 2, 'd'),
+    ])
+    expect(db.prepare('SELECT day, requests FROM usage_daily ORDER BY day').all()).toEqual([
+      { day: '2026-11-02', requests: 2 },
+      { day: '2026-11-03', requests: 2 },
+    ])
+  })
+
   it('a batch that cannot be written whole is replayed job by job: only the job that does not fit fails', () => {
     const { db, writes, lot, debit, entries } = setup()
     writes.write([{ accountId: 'acc', mutations: [lot('A', 20)], usage: undefined }])

@@ -4,7 +4,7 @@
  * commit worker (files), so both paths write exactly the same rows.
  */
 import type { Mutation } from '../../domain/billing/billing-rules.ts'
-import { utcDay } from '../../domain/billing/calendar.ts'
+import { DAY_MS, utcDay } from '../../domain/billing/calendar.ts'
 import type { UsageLine } from '../../ports/ledger.ts'
 import type { SqliteDb } from './database.ts'
 import type { Statement } from 'better-sqlite3'
@@ -12,7 +12,6 @@ import type { Statement } from 'better-sqlite3'
 /** Debit rows one INSERT carries at most (better-sqlite3 binds them in one call, SQLite steps once). */
 const ENTRY_ROWS = 16
 const DEBIT_PARAMS = 6
-const DAY_MS = 86_400_000
 
 /** One request's (or one operator change's) share of a batch. */
 export interface WriteJob {
@@ -149,12 +148,10 @@ export function createLedgerWrites(db: SqliteDb) {
   }
 
   // Nearly every line of a batch falls on the day of the one before it.
-  let lastDay = { from: 0, to: 0, day: '' }
+  let lastDay = { n: NaN, day: '' }
   const dayOf = (at: number): string => {
-    if (at < lastDay.from || at >= lastDay.to) {
-      const from = at - (((at % DAY_MS) + DAY_MS) % DAY_MS)
-      lastDay = { from, to: from + DAY_MS, day: utcDay(at) }
-    }
+    const n = Math.floor(at / DAY_MS)
+    if (n !== lastDay.n) lastDay = { n, day: utcDay(at) }
     return lastDay.day
   }
 
