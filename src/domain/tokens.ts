@@ -4,7 +4,7 @@
  * HMAC-SHA256 tag under the server secret. A token that does not verify, or that belongs to another
  * feed, is refused with 400 INVALID_PARAMETER.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
+import { createHmac, hash, timingSafeEqual } from 'node:crypto'
 import { invalidParameter } from './errors.ts'
 
 export interface TokenSigner {
@@ -17,7 +17,10 @@ export interface TokenSigner {
 const TAG_BYTES = 16
 
 export function createTokenSigner(secret: string | Buffer): TokenSigner {
-  const scopeHash = (scope: string) => createHash('sha256').update(scope).digest('base64url').slice(0, 16)
+  // One-shot hash: no Hash object to build. Measured on the 2-CPU bench machine, where a call made
+  // after a few milliseconds of other work runs with cold caches: 25 µs instead of 64 µs (0.9 and
+  // 2.3 µs when called in a tight loop), and a cursor or page token hashes its scope on every page.
+  const scopeHash = (scope: string) => hash('sha256', scope, 'base64url').slice(0, 16)
   const tag = (body: string) => createHmac('sha256', secret).update(body).digest().subarray(0, TAG_BYTES)
 
   return {

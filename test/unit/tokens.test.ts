@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest'
+import { createTokenSigner } from '../../src/domain/tokens.ts'
+
+const SCOPE = 'search:["manager","date"]'
+const POSITION = { m: 'd', n: 50, s: null, b: '7392749273492734' }
+/** Issued for SCOPE and POSITION under 'fixed-secret' by the implementation before the one-shot hash. */
+const EARLIER_TOKEN =
+  'eyJzIjoiWjN2Um1XaEljUnZIR1cycCIsInAiOnsibSI6ImQiLCJuIjo1MCwicyI6bnVsbCwiYiI6IjczOTI3NDkyNzM0OTI3MzQifX0.MSL-L5eUvD_TBM6moDScpQ'
+
+describe('pagination tokens and cursors (D11)', () => {
+  const signer = createTokenSigner('fixed-secret')
+
+  it('opens what it issued, for the same scope', () => {
+    expect(signer.open(signer.issue(SCOPE, POSITION), SCOPE, 'cursor')).toEqual(POSITION)
+  })
+
+  it('issues exactly the tokens it issued before (cursors in clients keep working across an upgrade)', () => {
+    expect(signer.issue(SCOPE, POSITION)).toBe(EARLIER_TOKEN)
+    expect(signer.open(EARLIER_TOKEN, SCOPE, 'cursor')).toEqual(POSITION)
+  })
+
+  it('refuses a token of another scope, naming the parameter', () => {
+    expect(() => signer.open(EARLIER_TOKEN, 'search:["manager","relevance"]', 'cursor')).toThrow(
+      expect.objectContaining({ code: 'INVALID_PARAMETER', message: expect.stringContaining('belongs to another feed or request') }),
+    )
+  })
+
+  it('refuses a token signed under another secret, or changed by one character', () => {
+    const other = createTokenSigner('another-secret').issue(SCOPE, POSITION)
+    const flipped = `${EARLIER_TOKEN.slice(0, 10)}${EARLIER_TOKEN[10] === 'A' ? 'B' : 'A'}${EARLIER_TOKEN.slice(11)}`
+    for (const token of [other, flipped]) {
+      expect(() => signer.open(token, SCOPE, 'paginationToken')).toThrow(
+        expect.objectContaining({ code: 'INVALID_PARAMETER', message: expect.stringContaining('not issued by this service') }),
+      )
+    }
+  })
+})
