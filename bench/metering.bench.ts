@@ -60,6 +60,8 @@ const GOALS = { vsUnmetered: 0.85, vsBare: 0.5, addedP99Ms: 0.5 }
 const self = fileURLToPath(import.meta.url)
 /** The folder holding src/ and bench/ as they run (dist/ when built). */
 const runRoot = join(dirname(self), '..')
+/** The project folder (package.json, .git) whether the bench runs from dist/ or from source. */
+const projectRoot = join(runRoot, runRoot.endsWith('dist') ? '..' : '.')
 
 type Kind = 'seed' | 'metered' | 'unmetered' | 'bare'
 
@@ -309,8 +311,22 @@ function summariseProfile(profile: CpuProfile): ProfileSummary {
 // Parent: process management
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * The Node flags `npm start` gives the server (package.json's start script), so every server here
+ * runs as it does in production; the bare node:http server gets them too, for a like-for-like baseline.
+ */
+function startScriptNodeFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { scripts?: { start?: string } }
+  const words = (pkg.scripts?.start ?? '').split(/\s+/)
+  return words[0] === 'node' ? words.slice(1).filter((w) => w.startsWith('--')) : []
+}
+
 function start(kind: Kind, env: Record<string, string> = {}): Promise<{ child: ChildProcess; ready: Ready }> {
-  const child = fork(self, ['--serve', kind], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const child = fork(self, ['--serve', kind], {
+    env: { ...process.env, ...env },
+    execArgv: [...process.execArgv, ...startScriptNodeFlags()],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
   return new Promise((resolve, reject) => {
     const onExit = (code: number | null) => reject(new Error(`${kind} child exited with ${code} before it was ready`))
     child.once('exit', onExit)
@@ -633,7 +649,7 @@ function measureFsync(dir: string): { median: number; p99: number; max: number }
 /** HEAD and whether src/ or migrations/ differ from it: the figures are of the tree as built. */
 function codeState(): string {
   try {
-    const cwd = join(runRoot, runRoot.endsWith('dist') ? '..' : '.')
+    const cwd = projectRoot
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd, encoding: 'utf8' }).trim()
     const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'migrations'], { cwd, encoding: 'utf8' }).split('\n').filter(Boolean).length
     return `${head}${dirty > 0 ? ` + ${dirty} uncommitted change(s) in src/ or migrations/` : ' (clean src/ and migrations/)'}`
@@ -724,6 +740,7 @@ async function main(): Promise<void> {
     out(`pronet metering benchmark: GET ${PATH}, rotating over ${paths.length} members`)
     out(`machine: ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? '?'}), Node ${process.version}; load: ${TOOL === 'wrk' ? `wrk -t1 -c${CONNECTIONS}` : `autocannon -c${CONNECTIONS}`}, ${SECONDS} s per run, ${ROUNDS} rounds`)
     out(`code: ${codeState()}`)
+    out(`servers' Node flags (npm start's): ${startScriptNodeFlags().join(' ') || 'none'}`)
     out(`metered server's billing commits: ${commitPlacement()}`)
     const loadAtStart = loadavg()
     out(`load average before measuring: ${loadAtStart.map((x) => x.toFixed(2)).join(' ')} (other processes on this machine make every figure noisier)`)
