@@ -22,9 +22,16 @@ export const PostTypeSchema = Type.Enum(POST_TYPES, {
   description: 'text, image, document, article, or the video value platformVideo',
 })
 
-export const ReactionsByTypeSchema = Type.Record(Type.String({ pattern: '^[a-z]+$' }), NonNegInt, {
-  description: 'integer counts keyed by lower-case reaction type; only received types; sums to reactionCount',
-})
+// Spec 2.2: keyed by lower-case reaction type (2.3's six), only received types present, so each count is at least 1.
+export const ReactionsByTypeSchema = Type.Record(
+  Type.String({ pattern: '^(like|empathy|entertainment|interest|praise|appreciation)$' }),
+  Type.Integer({ minimum: 1 }),
+  {
+    // Without it, a key outside the pattern (`LIKE`, `wow`) would be let through unchecked.
+    additionalProperties: false,
+    description: 'integer counts keyed by lower-case reaction type; only received types (each at least 1); sums to reactionCount',
+  },
+)
 
 export const ImageSchema = Type.Object({ url: Str, width: Int, height: Int }, closed)
 
@@ -224,7 +231,7 @@ export const ProfileSchema = Type.Object(
     location: Str,
     geoLocationName: Str,
     geoCountryName: Str,
-    countryCode: Str,
+    countryCode: Type.String({ pattern: '^(?:[A-Z]{2})?$', description: 'ISO 3166-1 alpha-2 country code, upper case; empty when unknown' }),
     geoUrn: Str,
     profilePictureUrl: Str,
     coverImageUrl: Str,
@@ -394,7 +401,8 @@ export const SearchResultSchema = Type.Object(
       ),
     ),
     isEdited: Type.Boolean({ description: "true is the only signal that an edited post's date differs from its edit time" }),
-    reactionTypeCounts: Type.Record(Type.String({ pattern: '^[A-Z]+$' }), NonNegInt, {
+    reactionTypeCounts: Type.Record(Type.String({ pattern: '^(LIKE|EMPATHY|ENTERTAINMENT|INTEREST|PRAISE|APPRECIATION)$' }), Type.Integer({ minimum: 1 }), {
+      additionalProperties: false,
       description: 'the counts of reactionsByType keyed by upper-case reaction type',
     }),
   },
@@ -435,7 +443,10 @@ export const UsageReportSchema = Type.Object(
         {
           endpoint: Type.String({ description: 'the route, or `unknown` for a path that does not exist' }),
           ...usageFigures,
-          statusCodes: Type.Record(Type.String({ pattern: '^\\d{3}$' }), NonNegInt, { description: 'HTTP status -> count; sums to requests' }),
+          statusCodes: Type.Record(Type.String({ pattern: '^\\d{3}$' }), NonNegInt, {
+            additionalProperties: false,
+            description: 'HTTP status -> count; sums to requests',
+          }),
         },
         closed,
       ),

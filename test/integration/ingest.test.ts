@@ -255,6 +255,37 @@ describe('pronet ingest', () => {
     expect(await store.counts()).toEqual({ ...EMPTY_COUNTS, companies: 1, profiles: 1, posts: 1 })
   })
 
+  it('refuses what the spec rules out in reaction counts, country codes and profile URLs (spec 2.2, 2.4)', async () => {
+    const post = (n: number, reactionsByType: Record<string, number>) =>
+      personPostRecord(AUTHOR_ID, Date.UTC(2025, 2, n), 30 + n, { reactionsByType, reactionCount: Object.values(reactionsByType).reduce((a, b) => a + b, 0) })
+    const member = (n: number, change: Record<string, unknown>) => ({ ...profileRecord(n), ...change })
+    const slug = profileRecord(4).publicIdentifier
+    const lines = [
+      { kind: 'company', data: companyRecord() }, // 1
+      { kind: 'profile', data: profileRecord(1) }, // 2 the posts' author
+      { kind: 'post', data: post(1, { like: 0, praise: 2 }) }, // 3 a type with no reaction is not "received"
+      { kind: 'post', data: post(2, { LIKE: 3 }) }, // 4 keys are lower case
+      { kind: 'post', data: post(3, { wow: 1 }) }, // 5 not one of the six reaction types
+      { kind: 'post', data: post(4, { like: 1, entertainment: 2 }) }, // 6 fine
+      { kind: 'profile', data: member(2, { countryCode: 'gb' }) }, // 7 upper case
+      { kind: 'profile', data: member(3, { countryCode: 'GBR' }) }, // 8 alpha-2
+      { kind: 'profile', data: member(4, { url: `https://elsewhere.example/in/${slug}/` }) }, // 9 another host
+      { kind: 'profile', data: member(5, { url: `https://${HOST}/in/someone-else/` }) }, // 10 another member's slug
+      { kind: 'profile', data: member(6, { countryCode: '', url: `https://${HOST}/in/${profileRecord(6).publicIdentifier.toUpperCase()}` }) }, // 11 fine
+    ].map((r) => JSON.stringify(r))
+    const path = await file('spec-rules.ndjson', `${lines.join('\n')}\n`)
+    const { io } = captureIo()
+    const { exitCode, summary } = await runIngest({ writer }, [path], io)
+    expect(exitCode).toBe(1)
+    const byLine = Object.fromEntries(summary.errors.map((e) => [e.line, e.reason]))
+    expect(Object.keys(byLine).map(Number)).toEqual([3, 4, 5, 7, 8, 9, 10])
+    for (const line of [3, 4, 5]) expect(byLine[line]).toMatch(/reactionsByType/)
+    for (const line of [7, 8]) expect(byLine[line]).toMatch(/countryCode/)
+    expect(byLine[9]).toBe(`data.url must be the canonical profile URL https://${HOST}/in/${slug}/ (got "https://elsewhere.example/in/${slug}/")`)
+    expect(byLine[10]).toMatch(/^data\.url must be the canonical profile URL/)
+    expect(await store.counts()).toEqual({ ...EMPTY_COUNTS, companies: 1, profiles: 2, posts: 1 })
+  })
+
   it('never prints control characters from a file to the terminal', async () => {
     const path = await file('esc.ndjson', `${JSON.stringify({ kind: 'post', data: {}, '\u001b[2J\nx': 1 })}\n`)
     const { io, stderr } = captureIo()

@@ -26,6 +26,15 @@ const fail = (message: string): never => {
   throw new RecordError(message)
 }
 
+/** https://<platform host>/in/<publicIdentifier>, with or without the trailing slash; the slug in any case. */
+function isCanonicalProfileUrl(url: string, platformHost: string, publicIdentifier: string): boolean {
+  const base = `https://${platformHost}/in/`
+  if (!url.startsWith(base)) return false
+  const rest = url.slice(base.length)
+  const slug = rest.endsWith('/') ? rest.slice(0, -1) : rest
+  return slug.toLowerCase() === publicIdentifier.toLowerCase()
+}
+
 const POST_FIELDS = Object.keys(PostSchema.properties) as (keyof Post)[]
 const TRIMMED_FIELDS = Object.keys(PostTrimmedSchema.properties) as (keyof Post)[]
 const OLDER_FIELDS = Object.keys(PostOlderSchema.properties) as (keyof Post)[]
@@ -152,6 +161,10 @@ export function prepareRecord(record: IngestRecord, nowMs: number, platformHost:
       if (p.id !== `urn:li:fsd_profile:${p.profileId}`) fail('data.id must be urn:li:fsd_profile:<profileId>')
       if (p.memberId === p.profileId) fail('data.memberId must differ from profileId')
       if (p.publicIdentifier.trim() === '') fail('data.publicIdentifier must not be empty')
+      // Spec 2.4: url is the canonical public profile URL, which the API shows as it is stored.
+      if (!isCanonicalProfileUrl(p.url, platformHost, p.publicIdentifier)) {
+        fail(`data.url must be the canonical profile URL https://${platformHost}/in/${p.publicIdentifier}/ (got "${p.url}")`)
+      }
       // Spec 2.4: positionUrn and educationUrn name entries of the lists; one position at most is current.
       const position = p.currentPosition
       if (position && !p.experiences.some((e) => e.positionUrn === position.positionUrn)) {
