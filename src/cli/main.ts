@@ -15,7 +15,7 @@ import { StartupError } from '../config/startup-failure.ts'
 import { createContainer, type Container } from '../container.ts'
 import { isApiError, type ErrorCode } from '../domain/errors.ts'
 import { accountView, keyView } from '../http/routes/admin.routes.ts'
-import { registerBillingCommands } from './billing.command.ts'
+import { registerBillingCommands, subscriptionText } from './billing.command.ts'
 import { runIngest } from './ingest.command.ts'
 
 const int = (name: string, min: number) => (value: string) => {
@@ -156,7 +156,7 @@ export function buildCli(): Command {
         const shown = await c.accounts.show(id)
         // As GET /admin/v1/accounts/:id.
         const view = { account: accountView(shown.account), subscription: await c.metering.subscription(id), keys: shown.keys.map(keyView) }
-        print(opts.json, view, JSON.stringify(view, null, 2))
+        print(opts.json, view, accountText(view))
       }),
     )
   for (const action of ['suspend', 'resume'] as const) {
@@ -233,4 +233,19 @@ try {
   // Unexpected: the operator's own machine, so the cause is shown (the HTTP API hides it from clients).
   reportError({ error: e instanceof Error ? e.message : String(e), code: 'INTERNAL_ERROR' })
   process.exit(1)
+}
+
+/** `accounts show` for a person: the account, its subscription as `subscription set` prints it, and its keys. */
+function accountText(view: {
+  account: ReturnType<typeof accountView>
+  subscription: Parameters<typeof subscriptionText>[0]
+  keys: ReturnType<typeof keyView>[]
+}): string {
+  const a = view.account
+  return [
+    `account ${a.id} "${a.name}", created ${a.createdAt}${a.suspended ? `, suspended since ${a.suspendedAt}` : ''}`,
+    subscriptionText(view.subscription),
+    view.keys.length === 0 ? 'no API keys' : `API keys (${view.keys.length}):`,
+    ...view.keys.map((k) => `  ${k.id}  ${k.prefix}…  created ${k.createdAt}${k.revokedAt ? `, revoked ${k.revokedAt}` : ''}`),
+  ].join('\n')
 }

@@ -53,6 +53,15 @@ describe('pronet CLI', () => {
     expect(shown.keys).toHaveLength(2)
     expect(shown.keys[1].revokedAt).not.toBeNull()
     expect(created.stdout.includes(apiKey.key) && !JSON.stringify(shown).includes(apiKey.key)).toBe(true)
+    // Without --json, text for a person: the account, its subscription and its keys, never a key itself.
+    const text = await pronet('accounts', 'show', account.id)
+    expect(text.code).toBe(0)
+    const lines = text.stdout.trimEnd().split('\n')
+    expect(lines[0]).toBe(`account ${account.id} "acme", created ${shown.account.createdAt}`)
+    expect(lines[1]).toBe('plan custom, status active (active), 20 requests per second')
+    expect(lines).toContain('API keys (2):')
+    expect(lines.filter((l) => l.startsWith(`  ${key2.id}  `))).toEqual([`  ${key2.id}  ${key2.prefix}…  created ${shown.keys[1].createdAt}, revoked ${shown.keys[1].revokedAt}`])
+    expect(text.stdout.includes(apiKey.key) || text.stdout.trimStart().startsWith('{')).toBe(false)
 
     expect(JSON.parse((await pronet('accounts', 'suspend', account.id, '--json')).stdout).suspended).toBe(true)
     expect(JSON.parse((await pronet('accounts', 'resume', account.id, '--json')).stdout).suspended).toBe(false)
