@@ -67,15 +67,24 @@ const projectRoot = join(runRoot, runRoot.endsWith('dist') ? '..' : '.')
 
 type Kind = 'seed' | 'metered' | 'unmetered' | 'bare'
 
-/** Where the metered server commits, as chosen by BENCH_COMMIT_IN_WORKER or the server's own rule. */
-function commitPlacement(): string {
+/** BENCH_COMMIT_IN_WORKER=1 | 0 as the container's override (unset: none, the server's own rule). */
+function commitOverride(): { commitInWorker?: boolean } {
   const forced = process.env.BENCH_COMMIT_IN_WORKER
-  if (forced === '1') return 'worker thread (BENCH_COMMIT_IN_WORKER=1)'
-  if (forced === '0') return 'event-loop thread (BENCH_COMMIT_IN_WORKER=0)'
-  const setting = process.env.PRONET_COMMIT_WORKER
-  if (setting === 'on') return 'worker thread (PRONET_COMMIT_WORKER=on)'
-  if (setting === 'off') return 'event-loop thread (PRONET_COMMIT_WORKER=off)'
-  return `${availableParallelism() > 2 ? 'worker thread' : 'event-loop thread'} (PRONET_COMMIT_WORKER=auto, ${availableParallelism()} CPUs)`
+  return forced === '0' || forced === '1' ? { commitInWorker: forced === '1' } : {}
+}
+
+/** Where the metered server commits, by the container's own rule (commitsInWorker) and why. */
+async function commitPlacement(): Promise<string> {
+  const { loadConfig } = await import('../src/config/config.ts')
+  const { commitsInWorker } = await import('../src/container.ts')
+  const config = loadConfig(process.env)
+  const overrides = commitOverride()
+  const where = commitsInWorker(config, overrides) ? 'worker thread' : 'event-loop thread'
+  const why =
+    overrides.commitInWorker !== undefined
+      ? `BENCH_COMMIT_IN_WORKER=${process.env.BENCH_COMMIT_IN_WORKER}`
+      : `PRONET_COMMIT_WORKER=${config.commitWorker}, ${availableParallelism()} CPUs`
+  return `${where} (${why})`
 }
 
 interface Ready {
@@ -110,8 +119,7 @@ async function serveChild(kind: Kind): Promise<void> {
   const { seedSynthetic } = await import('../src/seed.ts')
   const dataDir = process.env.BENCH_DATA_DIR as string
   const config = loadConfig({ ...process.env, PRONET_DATA_DIR: dataDir, PRONET_SEED: SIZE, LOG_LEVEL: 'warn', PORT: '0' })
-  const forced = process.env.BENCH_COMMIT_IN_WORKER
-  const c = await createContainer(config, forced === '0' || forced === '1' ? { commitInWorker: forced === '1' } : {})
+  const c = await createContainer(config, commitOverride())
   await prepareStore(c, (cc, size, log) => seedSynthetic(cc, size, log, { anchorMs: ANCHOR }), () => {})
 
   if (kind === 'seed') {
@@ -805,7 +813,7 @@ async function main(): Promise<void> {
     out(`machine: ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? '?'}), Node ${process.version}; load: ${TOOL === 'wrk' ? `wrk -t1 -c${CONNECTIONS}` : `autocannon -c${CONNECTIONS}`}, ${SECONDS} s per run, ${ROUNDS} rounds`)
     out(`code: ${codeState()}`)
     out(`servers' Node flags (npm start's): ${startScriptNodeFlags().join(' ') || 'none'}`)
-    out(`metered server's billing commits: ${commitPlacement()}`)
+    out(`metered server's billing commits: ${await commitPlacement()}`)
     const loadAtStart = loadavg()
     out(`load average before measuring: ${loadAtStart.map((x) => x.toFixed(2)).join(' ')} (other processes on this machine make every figure noisier)`)
     out(

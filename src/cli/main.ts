@@ -16,6 +16,7 @@ import { createContainer, type Container } from '../container.ts'
 import { isApiError, type ErrorCode } from '../domain/errors.ts'
 import { accountView, keyView } from '../http/routes/admin.routes.ts'
 import { registerBillingCommands, subscriptionText } from './billing.command.ts'
+import type { SubscriptionView } from '../domain/billing/metering.service.ts'
 import { runIngest } from './ingest.command.ts'
 
 const int = (name: string, min: number) => (value: string) => {
@@ -238,7 +239,7 @@ try {
 /** `accounts show` for a person: the account, its subscription as `subscription set` prints it, and its keys. */
 function accountText(view: {
   account: ReturnType<typeof accountView>
-  subscription: Parameters<typeof subscriptionText>[0]
+  subscription: SubscriptionView
   keys: ReturnType<typeof keyView>[]
 }): string {
   const a = view.account

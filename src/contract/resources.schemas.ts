@@ -22,9 +22,15 @@ export const PostTypeSchema = Type.Enum(POST_TYPES, {
   description: 'text, image, document, article, or the video value platformVideo',
 })
 
+/** Spec 2.3's reaction types; the reaction counts of 2.2 are keyed by them in lower case. */
+export const REACTION_TYPES = ['LIKE', 'EMPATHY', 'ENTERTAINMENT', 'INTEREST', 'PRAISE', 'APPRECIATION'] as const
+export type ReactionType = (typeof REACTION_TYPES)[number]
+/** One of REACTION_TYPES as a whole string, upper or lower case: the key patterns of the count objects. */
+const reactionKey = (upper: boolean) => `^(${REACTION_TYPES.map((t) => (upper ? t : t.toLowerCase())).join('|')})$`
+
 // Spec 2.2: keyed by lower-case reaction type (2.3's six), only received types present, so each count is at least 1.
 export const ReactionsByTypeSchema = Type.Record(
-  Type.String({ pattern: '^(like|empathy|entertainment|interest|praise|appreciation)$' }),
+  Type.String({ pattern: reactionKey(false) }),
   Type.Integer({ minimum: 1 }),
   {
     // Without it, a key outside the pattern (`LIKE`, `wow`) would be let through unchecked.
@@ -133,8 +139,6 @@ export const PostTrimmedSchema = Type.Object(
 
 // ---------- Reaction entry (2.3) ----------
 
-export const REACTION_TYPES = ['LIKE', 'EMPATHY', 'ENTERTAINMENT', 'INTEREST', 'PRAISE', 'APPRECIATION'] as const
-export type ReactionType = (typeof REACTION_TYPES)[number]
 export const ReactionTypeSchema = Type.Enum(REACTION_TYPES)
 
 export const ReactionEntrySchema = Type.Object(
@@ -401,7 +405,7 @@ export const SearchResultSchema = Type.Object(
       ),
     ),
     isEdited: Type.Boolean({ description: "true is the only signal that an edited post's date differs from its edit time" }),
-    reactionTypeCounts: Type.Record(Type.String({ pattern: '^(LIKE|EMPATHY|ENTERTAINMENT|INTEREST|PRAISE|APPRECIATION)$' }), Type.Integer({ minimum: 1 }), {
+    reactionTypeCounts: Type.Record(Type.String({ pattern: reactionKey(true) }), Type.Integer({ minimum: 1 }), {
       additionalProperties: false,
       description: 'the counts of reactionsByType keyed by upper-case reaction type',
     }),
