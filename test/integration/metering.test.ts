@@ -427,3 +427,68 @@ describe('who is recorded', () => {
     expect((await subscription(a.key)).creditsRemaining).toBe(10)
   })
 })
+
+describe('Retry-After while a batch waits for the window (D4, 4.9 rule 6)', () => {
+  it('a call refused while a batch queues for units is admitted when retried at its Retry-After', async () => {
+    // The batch's waits are held here and released as the test moves the clock past them.
+    const sleepers: { until: number; wake(): void }[] = []
+    const app = await makeTestApp({
+      nowMs: NOW,
+      records: fixtureRecords(),
+      account: { name: 'batching', plan: 'custom', creditsLimit: 1000, rpsLimit: 3 },
+      sleep: (ms, clock) => new Promise<void>((wake) => sleepers.push({ until: clock.now() + ms, wake })),
+    })
+    try {
+      let finished = false
+      const settle = async (done: () => boolean) => {
+        for (let i = 0; i < 10_000 && !done(); i++) await new Promise((r) => setImmediate(r))
+        expect(done()).toBe(true)
+      }
+      // Twelve entries at three units a second: the first three go at once, the rest wait.
+      const companies = [COMPANY_ID, ...Array.from({ length: 11 }, (_, i) => `ghost-${i}`)]
+      const batchDone = app.app
+        .inject({ method: 'POST', url: '/api/v1/company/batch', headers: { 'x-api-key': app.key, 'content-type': 'application/json' }, payload: JSON.stringify({ companies }) })
+        .then((res) => {
+          finished = true
+          return res
+        })
+      await settle(() => sleepers.length === 1)
+      const arrival = NOW + 100
+      app.clock.set(arrival)
+      const profile = '/api/v1/profile?profileUrlOrUrn=member-1'
+      const refused = await app.get(profile)
+      expectError(refused, 429, 'RATE_LIMITED')
+      const retryAfter = Number(refused.headers['retry-after'])
+      expect(refused.json().details.retryAfterMs).toBeLessThanOrEqual(retryAfter * 1000)
+
+      /** Moves the clock to `to`, letting the batch take each unit its timer waits for on the way. */
+      const passTime = async (to: number) => {
+        for (;;) {
+          const next = sleepers[0]
+          if (!next || next.until > to) break
+          sleepers.shift()
+          app.clock.set(Math.max(app.clock.now(), next.until))
+          next.wake()
+          await settle(() => finished || sleepers.length > 0)
+        }
+        app.clock.set(to)
+      }
+      // A second later, what the window alone would have promised, the batch holds the budget.
+      await passTime(arrival + 1000)
+      expectError(await app.get(profile), 429, 'RATE_LIMITED')
+      // At the Retry-After the call first refused is admitted.
+      await passTime(arrival + retryAfter * 1000)
+      const retried = await app.get(profile)
+      expect(retried.statusCode, retried.body).toBe(200)
+      await settle(() => finished)
+      const res = await batchDone
+      expect(res.statusCode).toBe(200)
+      expect(res.json()).toMatchObject({ found: 1, notFound: 11, failed: 0 })
+      expect(res.headers['x-ratelimit-cost']).toBe('12')
+      // Nor does it promise far more than the batch needs: nine units queued, three a second.
+      expect(retryAfter).toBeLessThanOrEqual(5)
+    } finally {
+      await app.close()
+    }
+  })
+})

@@ -93,10 +93,38 @@ export const UNAFFORDABLE_RETRY_AFTER_S = 60
 /** Whole seconds after which a refused call will be admitted (at least 1, never early). */
 const retryAfterSeconds = (ms: number): string => String(Math.max(1, Math.ceil(ms / 1000)))
 
+/**
+ * Slack added to the wait of a call refused while batches queue for the same budget: a batch takes
+ * each unit when its timer fires, a little after the unit came free, so the unit frees again as much
+ * later than a whole number of seconds after the last one.
+ */
+const QUEUED_WAIT_MARGIN_MS = 100
+
+/**
+ * The wait after which a call needing `units` is admitted although batches on this node still wait
+ * for `queued` units of the same budget of `rps`. They take each unit as soon as it comes free, so a
+ * wait counted from the window alone sends the caller back just after a batch took the unit (a
+ * client honouring Retry-After was refused for as long as the batch ran). Every unit in the window
+ * now is free within a second, and every unit taken after it a second after it was taken, so the
+ * budget frees `rps` units per second at least: `queued + units` within ceil((queued + units) / rps)
+ * seconds, plus the batches' lag.
+ */
+export function queuedWaitMs(windowWaitMs: number, queued: number, units: number, rps: number): number {
+  if (queued <= 0) return windowWaitMs
+  return Math.max(windowWaitMs, 1000 * Math.ceil((queued + units) / rps) + QUEUED_WAIT_MARGIN_MS)
+}
+
 export type MeteringService = ReturnType<typeof createMeteringService>
 
 export function createMeteringService(deps: MeteringDeps) {
   const { ledger, limiter, clock } = deps
+  /** Units the batches running on this node still wait for, per account (their 429s' Retry-After counts them). */
+  const queuedBatchUnits = new Map<string, number>()
+  const queue = (accountId: string, delta: number): void => {
+    const n = (queuedBatchUnits.get(accountId) ?? 0) + delta
+    if (n > 0) queuedBatchUnits.set(accountId, n)
+    else queuedBatchUnits.delete(accountId)
+  }
 
   async function stateOf(accountId: string, at: number): Promise<BillingState> {
     const state = await ledger.state(accountId, at)
@@ -132,11 +160,12 @@ export function createMeteringService(deps: MeteringDeps) {
       }
       const decision = await limiter.take(`rps:${accountId}`, rps, units, at)
       if (!decision.ok) {
+        const waitMs = queuedWaitMs(decision.retryAfterMs, queuedBatchUnits.get(accountId) ?? 0, units, rps)
         throw new ApiError(
           'RATE_LIMITED',
           `Rate limit of ${rps} requests per second exceeded; retry after the Retry-After delay.`,
-          { rpsLimit: rps, retryAfterMs: Math.ceil(decision.retryAfterMs) },
-          { ...rateHeaders(decision, 0), 'retry-after': retryAfterSeconds(decision.retryAfterMs) },
+          { rpsLimit: rps, retryAfterMs: Math.ceil(waitMs) },
+          { ...rateHeaders(decision, 0), 'retry-after': retryAfterSeconds(waitMs) },
         )
       }
       return { decision, units }
@@ -166,17 +195,34 @@ export function createMeteringService(deps: MeteringDeps) {
     },
 
     /**
-     * One more unit for a batch entry after the first (4.9 rule 6): waits while the window is full,
-     * and gives up (false) once `deadline` has passed.
+     * The units a batch's entries after the first will take (4.9 rule 6), each waiting while the
+     * window is full and given up (undefined) once `deadline` has passed. Until `end()`, the units
+     * not yet taken count in the Retry-After of this account's other calls refused meanwhile.
      */
-    async takeBatchUnit(accountId: string, deadline: number): Promise<RateDecision | undefined> {
-      for (;;) {
-        const at = clock.now()
-        if (at > deadline) return undefined
-        const rps = effectiveRps((await stateOf(accountId, at)).subscription)
-        const decision = await limiter.take(`rps:${accountId}`, rps, 1, at)
-        if (decision.ok) return decision
-        await deps.sleep(Math.max(1, Math.min(decision.retryAfterMs, deadline - at + 1)))
+    batchUnits(accountId: string, count: number, deadline: number) {
+      let left = Math.max(0, count)
+      queue(accountId, left)
+      return {
+        async take(): Promise<RateDecision | undefined> {
+          for (;;) {
+            const at = clock.now()
+            if (at > deadline) return undefined
+            const rps = effectiveRps((await stateOf(accountId, at)).subscription)
+            const decision = await limiter.take(`rps:${accountId}`, rps, 1, at)
+            if (decision.ok) {
+              if (left > 0) {
+                left--
+                queue(accountId, -1)
+              }
+              return decision
+            }
+            await deps.sleep(Math.max(1, Math.min(decision.retryAfterMs, deadline - at + 1)))
+          }
+        },
+        end(): void {
+          queue(accountId, -left)
+          left = 0
+        },
       }
     },
 

@@ -142,21 +142,28 @@ export const DATA_ROUTES: readonly DataRoute[] = [
       await admit(entries.length)
       const results = []
       // Rule 6: one unit was taken on arrival; each further company waits for one, up to 90 s.
-      const deadline = (meter?.at ?? 0) + BATCH_WAIT_MS
+      const units = meter ? metering.batchUnits(meter.accountId, entries.length - 1, (meter.at ?? 0) + BATCH_WAIT_MS) : undefined
       let outOfTime = false
-      for (const [i, entry] of entries.entries()) {
-        if (i > 0 && !outOfTime && meter) {
-          const decision = await metering.takeBatchUnit(meter.accountId, deadline)
-          if (decision) {
-            meter.rate = decision
-            meter.units++
-          } else outOfTime = true
+      try {
+        for (const [i, entry] of entries.entries()) {
+          if (i > 0 && !outOfTime && meter && units) {
+            const decision = await units.take()
+            if (decision) {
+              meter.rate = decision
+              meter.units++
+            } else {
+              outOfTime = true
+              units.end()
+            }
+          }
+          results.push(
+            outOfTime
+              ? c.batchRefused(entry, new ApiError('RATE_LIMITED', 'The batch ran out of time waiting for the rate limit; retry this entry.'))
+              : await c.batchEntry(entry),
+          )
         }
-        results.push(
-          outOfTime
-            ? c.batchRefused(entry, new ApiError('RATE_LIMITED', 'The batch ran out of time waiting for the rate limit; retry this entry.'))
-            : await c.batchEntry(entry),
-        )
+      } finally {
+        units?.end()
       }
       return c.batchResponse(results)
     },
