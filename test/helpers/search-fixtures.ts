@@ -129,13 +129,14 @@ export class SearchModel {
   select(s: ModelSearch, now: number): string[] {
     const tree = s.query === undefined ? undefined : parseSearchQuery(s.query).tree
     const title = s.jobTitle === undefined ? undefined : tokenize(s.jobTitle)
-    const profiles = new Set(s.profiles ?? [])
-    const companies = new Set(s.companies ?? [])
-    const anyAuthor = profiles.size + companies.size > 0
+    // Two filters, ANDed like every other (4.12): a post by a listed member, and by a listed page.
+    const profiles = s.profiles === undefined ? undefined : new Set(s.profiles)
+    const companies = s.companies === undefined ? undefined : new Set(s.companies)
     return this.posts
       .filter((p) => {
         if (tree && !matches(tree, p.tokens)) return false
-        if (anyAuthor && !(p.authorKind === 'person' ? profiles.has(p.authorId) : companies.has(p.authorId))) return false
+        if (profiles && !(p.authorKind === 'person' && profiles.has(p.authorId))) return false
+        if (companies && !(p.authorKind === 'company' && companies.has(p.authorId))) return false
         if (s.contentType && !s.contentType.some((k) => p.kinds.has(k))) return false
         if (s.mentions && !s.mentions.some((m) => p.mentions.includes(m))) return false
         if (title && !(p.authorKind === 'person' && containsRun(tokenize(p.authorTitle), title))) return false

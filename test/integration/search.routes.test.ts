@@ -604,14 +604,16 @@ describe('filters against the brute-force model', () => {
     }
   })
 
-  it('authorProfiles and authorCompanies: all of an author’s posts, reposts excluded, lists OR together', async () => {
+  it('authorProfiles and authorCompanies: all of an author’s posts, reposts excluded; each list ORs inside, the two AND together', async () => {
     const now = t.clock.now()
     const person = model.select({ profiles: [topPerson] }, now)
     expect(person.length).toBeGreaterThan(0)
     await both({ authorProfiles: [topPerson] }, person)
     await both({ authorProfiles: [`https://www.linkedin.com/in/${topPerson}/`, `urn:li:fsd_profile:${secondPerson}`] }, model.select({ profiles: [topPerson, secondPerson] }, now))
     await both({ authorCompanies: [topCompany] }, model.select({ companies: [topCompany] }, now))
-    await both({ authorCompanies: [`urn:li:fsd_company:${topCompany}`], authorProfiles: [topPerson] }, model.select({ profiles: [topPerson], companies: [topCompany] }, now))
+    // Two filters (4.12: filters AND together): no post is by a member and by a page.
+    expect(model.select({ profiles: [topPerson], companies: [topCompany] }, now)).toEqual([])
+    await both({ authorCompanies: [`urn:li:fsd_company:${topCompany}`], authorProfiles: [topPerson] }, [])
     // AND with a query.
     await both({ authorProfiles: [topPerson, secondPerson], query: broad }, model.select({ profiles: [topPerson, secondPerson], query: broad }, now))
     await both({ authorCompanies: [topCompany], query: `${words[0]} OR ${words[1]} OR ${broad}` }, model.select({ companies: [topCompany], query: `${words[0]} OR ${words[1]} OR ${broad}` }, now))
@@ -699,7 +701,8 @@ describe('filters against the brute-force model', () => {
       [{ query: q, contentType: ['image', 'video'], postedWithin: 'week' }, { query: q, contentType: ['image', 'video'], withinMs: WITHIN_MS.week }],
       [{ query: q, mentionsCompanies: [mentioned], contentType: ['image', 'document', 'jobPost'] }, { query: q, mentions: [mentioned], contentType: ['image', 'document', 'jobPost'] }],
       [{ query: q, authorJobTitle: titlePhrase, postedAfter: now - 200 * DAY }, { query: q, jobTitle: titlePhrase, after: now - 200 * DAY }],
-      [{ authorProfiles: [topPerson, secondPerson], authorCompanies: [topCompany], contentType: ['image'] }, { profiles: [topPerson, secondPerson], companies: [topCompany], contentType: ['image'] }],
+      [{ authorProfiles: [topPerson, secondPerson], contentType: ['image'] }, { profiles: [topPerson, secondPerson], contentType: ['image'] }],
+      [{ authorCompanies: [topCompany], contentType: ['image', 'video'] }, { companies: [topCompany], contentType: ['image', 'video'] }],
       [{ authorProfiles: [topPerson], query: `${words[0]} OR ${words[1]} OR ${broad}`, postedWithin: 'week', contentType: ['video'] }, { profiles: [topPerson], query: `${words[0]} OR ${words[1]} OR ${broad}`, withinMs: WITHIN_MS.week, contentType: ['video'] }],
     ]
     let nonEmpty = 0
@@ -820,7 +823,12 @@ describe('a small hand-made network', () => {
     expect(idsOf(await searchPage(s, { ...q, authorJobTitle: 'engineer data' }))).toEqual([])
     expect(idsOf(await searchPage(s, { ...q, postedWithin: '24h' }))).toEqual([8, 6, 5, 4, 3, 2, 1].map(smallId))
     expect(idsOf(await searchPage(s, { ...q, postedAfter: T0 + 4 * 3_600_000 }))).toEqual([8, 6, 5, 4].map(smallId))
-    expect(idsOf(await searchPage(s, { authorProfiles: [B], authorCompanies: [COMPANY_ID] }))).toEqual([6, 5, 4].map(smallId))
+    // B's posts and the company's, each alone; both lists at once AND together, and no post has two authors.
+    expect(idsOf(await searchPage(s, { authorProfiles: [B] })).length).toBeGreaterThan(0)
+    expect(idsOf(await searchPage(s, { authorCompanies: [COMPANY_ID] })).length).toBeGreaterThan(0)
+    const both = await searchPage(s, { authorProfiles: [B], authorCompanies: [COMPANY_ID] })
+    expect(idsOf(both)).toEqual([])
+    expect(both.cursor).toBeNull()
   })
 
   it('a page of maxResults 1 at a time walks all seven in order; the last page carries cursor null', async () => {

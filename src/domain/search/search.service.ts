@@ -236,7 +236,10 @@ export function createSearchService(deps: SearchServiceDeps) {
       await admit()
 
       const query = r.query ? r.query.tree : null
-      const want = Math.min(r.maxResults, MAX_DEPTH - pos.n)
+      // authorProfiles and authorCompanies are two filters, and filters AND together (4.12): a post
+      // has one author, a member or a page, so a search sending both matches nothing.
+      const bothAuthorKinds = r.authors.some((a) => a.kind === 'person') && r.authors.some((a) => a.kind === 'company')
+      const want = bothAuthorKinds ? 0 : Math.min(r.maxResults, MAX_DEPTH - pos.n)
       const from = pos.s ?? undefined
       let ids: string[] = []
       let nextPos: Position | null = null
