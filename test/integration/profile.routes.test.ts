@@ -87,6 +87,8 @@ describe('GET /api/v1/profile', () => {
     expectSchema(OrganizationProfileSchema, body)
     expect(body.firstName).toBe('Northwind Analytics')
     expect(body.title).toBe('Analytics for shipping companies.')
+    // The headquarters' country code, named as a member's country is (2.4).
+    expect(body).toMatchObject({ location: 'Leeds, England, United Kingdom', geoLocationName: 'Leeds', geoCountryName: 'United Kingdom', countryCode: 'GB' })
     expect(body.experiences).toEqual([])
     expect(body.educations).toEqual([])
   })

@@ -228,6 +228,7 @@ export function createContentService(deps: ContentServiceDeps) {
   function organizationAsProfile(companyDoc: Buffer): string {
     const c = JSON.parse(companyDoc.toString()) as Company
     const hq = c.headquarter
+    const country = countryOf(hq?.country)
     const tagline = c.description ? (c.description.split(/(?<=[.!?])\s/)[0] ?? '').slice(0, 160) : c.industry
     return JSON.stringify({
       id: c.id,
@@ -239,10 +240,10 @@ export function createContentService(deps: ContentServiceDeps) {
       lastName: '',
       title: tagline,
       description: c.description ?? '',
-      location: hq ? [hq.city, hq.geographicArea, hq.country].filter(Boolean).join(', ') : '',
+      location: hq ? [hq.city, hq.geographicArea === hq.city ? '' : hq.geographicArea, country.name || hq.country].filter(Boolean).join(', ') : '',
       geoLocationName: hq?.city ?? '',
-      geoCountryName: hq?.country ?? '',
-      countryCode: '',
+      geoCountryName: country.name,
+      countryCode: country.code,
       geoUrn: '',
       profilePictureUrl: c.logoUrl ?? '',
       coverImageUrl: c.coverImageUrl ?? '',
@@ -581,4 +582,26 @@ function missingCompanies(): ApiError {
 
 function batchError(input: string, e: ApiError): string {
   return JSON.stringify({ input, error: { code: e.code, message: e.message, status: e.status } })
+}
+
+const REGION_NAMES = new Intl.DisplayNames(['en'], { type: 'region' })
+
+/**
+ * A company location's `country` as a profile carries it (2.4: geoCountryName a name, countryCode an
+ * ISO code): locations hold the two-letter code (the synthetic network, most ingested data), which
+ * is named in English; anything else is taken for a name, with no code.
+ */
+export function countryOf(country: string | undefined): { name: string; code: string } {
+  if (!country) return { name: '', code: '' }
+  if (/^[A-Z]{2}$/.test(country)) {
+    let name: string | undefined
+    try {
+      name = REGION_NAMES.of(country)
+    } catch {
+      name = undefined
+    }
+    // An unassigned code comes back as itself or as "Unknown Region": no name then.
+    return { name: name && name !== country && name !== 'Unknown Region' ? name : '', code: country }
+  }
+  return { name: country, code: '' }
 }
