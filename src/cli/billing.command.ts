@@ -5,7 +5,7 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander'
 import type { Container } from '../container.ts'
-import type { SubscriptionPatch } from '../domain/billing/billing-rules.ts'
+import { MAX_CREDITS_LIMIT, MAX_RPS_LIMIT, type SubscriptionPatch } from '../domain/billing/billing-rules.ts'
 import { parseDay } from '../domain/billing/calendar.ts'
 import type { SubscriptionView } from '../domain/billing/metering.service.ts'
 import type { UsageReport } from '../domain/usage/usage-report.ts'
@@ -93,8 +93,8 @@ export function registerBillingCommands(program: Command, { withContainer, print
     .argument('<accountId>', 'account id')
     .addOption(new Option('--plan <plan>', 'plan ("none" ends the plan now)').choices(PLANS))
     .addOption(new Option('--status <status>', 'subscription status ("canceled" ends the plan now)').choices(STATUSES))
-    .option('--credits-limit <n>', 'plan allowance per period', intIn('--credits-limit', 0, 1_000_000_000))
-    .option('--rps-limit <n>', 'requests per second', intIn('--rps-limit', 1, 100_000))
+    .option('--credits-limit <n>', 'plan allowance per period', intIn('--credits-limit', 0, MAX_CREDITS_LIMIT))
+    .option('--rps-limit <n>', 'requests per second', intIn('--rps-limit', 1, MAX_RPS_LIMIT))
     .option('--renewal-date <instant>', 'end of the current period (ISO 8601); later periods renew on its day of the month', instantArg('--renewal-date'))
     .option('--cancel-at-period-end <bool>', 'true: the plan ends at the renewal date; false: it renews', boolArg('--cancel-at-period-end'))
     .option('--json', 'print JSON')

@@ -14,13 +14,16 @@ import { ConfigError, loadConfig, type SeedSize } from '../config/config.ts'
 import { StartupError } from '../config/startup-failure.ts'
 import { createContainer, type Container } from '../container.ts'
 import { isApiError, type ErrorCode } from '../domain/errors.ts'
+import { MAX_CREDITS_LIMIT, MAX_RPS_LIMIT } from '../domain/billing/billing-rules.ts'
 import { accountView, keyView } from '../http/routes/admin.routes.ts'
 import { registerBillingCommands, subscriptionText } from './billing.command.ts'
 import type { SubscriptionView } from '../domain/billing/metering.service.ts'
 import { runIngest } from './ingest.command.ts'
 
-const int = (name: string, min: number) => (value: string) => {
-  if (!/^\d+$/.test(value) || Number(value) < min) throw new InvalidArgumentError(`${name} must be an integer ≥ ${min}.`)
+const int = (name: string, min: number, max?: number) => (value: string) => {
+  if (!/^\d+$/.test(value) || Number(value) < min || (max !== undefined && Number(value) > max)) {
+    throw new InvalidArgumentError(max === undefined ? `${name} must be an integer ≥ ${min}.` : `${name} must be an integer from ${min} to ${max}.`)
+  }
   return Number(value)
 }
 
@@ -95,7 +98,9 @@ export function buildCli(): Command {
       withContainer(async (c) => {
         const rawSize = opts.size ?? (c.config.seed === 'none' ? 'small' : String(c.config.seed))
         const size: Exclude<SeedSize, 'none'> = /^\d+$/.test(rawSize)
-          ? Number(rawSize)
+          ? Number(rawSize) >= 1
+            ? Number(rawSize)
+            : fail('--size must be small, medium, large or a profile count of at least 1')
           : (['small', 'medium', 'large'].includes(rawSize) ? rawSize : fail(`--size must be small, medium, large or a number`)) as 'small'
         const anchorMs = opts.anchor === undefined ? undefined : Date.parse(opts.anchor)
         if (anchorMs !== undefined && !Number.isFinite(anchorMs)) fail('--anchor must be an ISO 8601 instant')
@@ -135,8 +140,8 @@ export function buildCli(): Command {
     .description('create an account and its first API key (the key is shown only now)')
     .option('--name <name>', 'display name')
     .addOption(new Option('--plan <plan>', 'plan').choices(['free', 'custom', 'none']))
-    .option('--credits-limit <n>', 'plan allowance per period', int('--credits-limit', 0))
-    .option('--rps-limit <n>', 'requests per second', int('--rps-limit', 1))
+    .option('--credits-limit <n>', 'plan allowance per period', int('--credits-limit', 0, MAX_CREDITS_LIMIT))
+    .option('--rps-limit <n>', 'requests per second', int('--rps-limit', 1, MAX_RPS_LIMIT))
     .addOption(
       new Option('--status <status>', 'subscription status').choices(['active', 'free', 'trialing', 'past_due', 'incomplete', 'unpaid', 'canceled']),
     )

@@ -51,6 +51,11 @@ describe('admin API (D12): accounts and keys', () => {
     expectError(await admin('POST', '/admin/v1/accounts', { plan: 'gold' }), 400, 'INVALID_PARAMETER')
     expectError(await admin('POST', '/admin/v1/accounts', { rpsLimit: 0 }), 400, 'INVALID_PARAMETER')
     expectError(await admin('POST', '/admin/v1/accounts', { bogus: 1 }), 400, 'INVALID_PARAMETER')
+    // An allowance past the bound (1e30 was stored and served as 1e+30, not an integer in JSON).
+    for (const creditsLimit of [1e30, 1_000_000_001]) {
+      expect(expectError(await admin('POST', '/admin/v1/accounts', { plan: 'custom', creditsLimit }), 400, 'INVALID_PARAMETER').details).toEqual({ parameter: 'creditsLimit' })
+    }
+    expect((await admin('POST', '/admin/v1/accounts', { plan: 'custom', creditsLimit: 1_000_000_000 })).statusCode).toBe(201)
     expectError(await admin('GET', '/admin/v1/accounts/acc_missing'), 404, 'NOT_FOUND')
     // An admin path that does not exist: 401 without the right token, 404 with it.
     expectError(await admin('GET', '/admin/v1/nothing', undefined, 'wrong'), 401, 'UNAUTHENTICATED')

@@ -255,7 +255,7 @@ describe('pronet CLI', () => {
       return body
     }
     const { account } = JSON.parse((await pronet('accounts', 'create', '--json')).stdout)
-    const [missing, badChoice, unknownOption, badArg, noSize, badPack, rules, missingArg, noSubcommand, earlyJson] = await Promise.all([
+    const [missing, badChoice, unknownOption, badArg, noSize, badPack, rules, missingArg, noSubcommand, earlyJson, zeroSize, hugeAllowance] = await Promise.all([
       pronet('accounts', 'show', 'acc_nope', '--json'),
       pronet('accounts', 'create', '--plan', 'gold', '--json'),
       pronet('keys', 'create', account.id, '--bogus', '--json'),
@@ -266,6 +266,9 @@ describe('pronet CLI', () => {
       pronet('usage', '--json'),
       pronet('--json', 'accounts'),
       pronet('--json', 'accounts', 'show', 'acc_nope'),
+      // A network of no profiles (it reached the planner, which threw: exit 1, INTERNAL_ERROR, a stack trace without --json).
+      pronet('seed', '--size', '0', '--json'),
+      pronet('accounts', 'create', '--plan', 'custom', '--credits-limit', '1000000000000', '--json'),
     ])
     // Refused by the service's rules: exit 1, the HTTP API's envelope and code.
     expect([missing.code, missing.stdout]).toEqual([1, ''])
@@ -280,6 +283,8 @@ describe('pronet CLI', () => {
       [noSize, /give the pack size/],
       [missingArg, /missing required argument 'accountId'/],
       [noSubcommand, /--json/],
+      [zeroSize, /--size must be small, medium, large or a profile count of at least 1/],
+      [hugeAllowance, /--credits-limit must be an integer from 0 to 1000000000/],
     ] as const) {
       expect([r.code, r.stdout], r.stderr).toEqual([2, ''])
       expect(envelope(r)).toMatchObject({ code: 'INVALID_PARAMETER', error: expect.stringMatching(message) })

@@ -14,6 +14,12 @@ import { addMonths } from './calendar.ts'
 
 export const DEFAULT_RPS = 5
 export const FREE_CREDITS = 1000
+/**
+ * Bounds an operator may set (admin API and CLI alike): credit figures stay integers JSON renders as
+ * such (1e30 was stored and served as `1e+30`), and sums of balances stay exact.
+ */
+export const MAX_CREDITS_LIMIT = 1_000_000_000
+export const MAX_RPS_LIMIT = 100_000
 export const PACK_LIFETIME_MONTHS = 12
 
 export interface Subscription {

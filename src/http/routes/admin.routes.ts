@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import type { AccountsService } from '../../domain/accounts/accounts.service.ts'
 import type { MeteringService } from '../../domain/billing/metering.service.ts'
+import { MAX_CREDITS_LIMIT, MAX_RPS_LIMIT } from '../../domain/billing/billing-rules.ts'
 import { ErrorSchema } from '../../contract/resources.schemas.ts'
 import { ApiError } from '../../domain/errors.ts'
 import { strictBodyFields, strictIntegers } from '../strict-input.ts'
@@ -35,8 +36,8 @@ const NewAccountBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     plan: Type.Optional(Plan),
-    creditsLimit: Type.Optional(Type.Integer({ minimum: 0 })),
-    rpsLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+    creditsLimit: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_CREDITS_LIMIT })),
+    rpsLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RPS_LIMIT })),
     status: Type.Optional(Status),
   },
   { additionalProperties: false },
@@ -47,8 +48,8 @@ const SubscriptionBody = Type.Object(
   {
     plan: Type.Optional(Plan),
     status: Type.Optional(Status),
-    creditsLimit: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 })),
-    rpsLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+    creditsLimit: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_CREDITS_LIMIT })),
+    rpsLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RPS_LIMIT })),
     renewalDate: Type.Optional(Type.String({ minLength: 1, description: 'ISO 8601 instant: the end of the current period' })),
     cancelAtPeriodEnd: Type.Optional(Type.Boolean()),
   },
