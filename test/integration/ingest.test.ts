@@ -280,6 +280,8 @@ describe('pronet ingest', () => {
     const byLine = Object.fromEntries(summary.errors.map((e) => [e.line, e.reason]))
     expect(Object.keys(byLine).map(Number)).toEqual([3, 4, 5, 7, 8, 9, 10])
     for (const line of [3, 4, 5]) expect(byLine[line]).toMatch(/reactionsByType/)
+    // A key the object does not take is named once, in words (not the validator's "schema is false").
+    expect(byLine[4]).toBe('data.reactionsByType has unknown field(s) LIKE')
     for (const line of [7, 8]) expect(byLine[line]).toMatch(/countryCode/)
     expect(byLine[9]).toBe(`data.url must be the canonical profile URL https://${HOST}/in/${slug}/ (got "https://elsewhere.example/in/${slug}/")`)
     expect(byLine[10]).toMatch(/^data\.url must be the canonical profile URL/)

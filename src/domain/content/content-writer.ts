@@ -80,18 +80,36 @@ export function postIdFrom(value: string): string | undefined {
   return m ? (m[1] as string) : undefined
 }
 
+/**
+ * Fields of the API's own shapes that a record leaves out, and why: a record copied from a response
+ * is refused with the reason rather than the bare name.
+ */
+const DERIVED_FIELDS: Partial<Record<IngestKind, Record<string, string>>> = {
+  comment: {
+    permalink: 'permalink is derived from urn',
+    replies: 'each reply is a comment record of its own, with parentCommentId',
+  },
+}
+
 function schemaErrors(kind: IngestKind, data: unknown): string | undefined {
   const validator = validators[kind]
   if (validator.Check(data)) return undefined
-  const errors = validator.Errors(data).slice(0, 3)
+  // Each field an object does not take is reported twice: once as a `false` schema at its own path
+  // ("schema is false", the validator's wording) and once in its object's additionalProperties
+  // error, which names them all. Only the latter is kept.
+  const errors = validator
+    .Errors(data)
+    .filter((e) => !(e.keyword === 'boolean' && e.schemaPath.endsWith('/additionalProperties')))
+    .slice(0, 3)
   return errors
     .map((e) => {
       const path = `data${e.instancePath.replaceAll('/', '.')}`
-      const extra =
-        e.keyword === 'additionalProperties'
-          ? `: ${String((e.params as { additionalProperties?: string[] }).additionalProperties?.join(', '))}`
-          : ''
-      return `${path} ${e.message}${extra}`
+      if (e.keyword === 'additionalProperties') {
+        const names = (e.params as { additionalProperties?: string[] }).additionalProperties ?? []
+        const why = e.instancePath === '' ? names.map((n) => DERIVED_FIELDS[kind]?.[n]).filter(Boolean) : []
+        return `${path} has unknown field(s) ${names.join(', ')}${why.length > 0 ? ` (${why.join('; ')})` : ''}`
+      }
+      return `${path} ${e.message}`
     })
     .join('; ')
 }
