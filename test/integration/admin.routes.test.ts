@@ -56,6 +56,23 @@ describe('admin API (D12): accounts and keys', () => {
       expect(expectError(await admin('POST', '/admin/v1/accounts', { plan: 'custom', creditsLimit }), 400, 'INVALID_PARAMETER').details).toEqual({ parameter: 'creditsLimit' })
     }
     expect((await admin('POST', '/admin/v1/accounts', { plan: 'custom', creditsLimit: 1_000_000_000 })).statusCode).toBe(201)
+    // D9: the free plan is 1,000 credits a month at 5 per second, and no plan has no limits to set.
+    for (const [body, field] of [
+      [{ plan: 'free', creditsLimit: 5000 }, 'creditsLimit'],
+      [{ creditsLimit: 5000 }, 'creditsLimit'],
+      [{ plan: 'free', rpsLimit: 50 }, 'rpsLimit'],
+      [{ plan: 'none', creditsLimit: 5000 }, 'creditsLimit'],
+      [{ plan: 'none', rpsLimit: 50 }, 'rpsLimit'],
+    ] as const) {
+      expect(expectError(await admin('POST', '/admin/v1/accounts', body), 400, 'INVALID_PARAMETER').details, JSON.stringify(body)).toEqual({ parameter: field })
+    }
+    const free = await admin('POST', '/admin/v1/accounts', { plan: 'free', creditsLimit: 1000, rpsLimit: 5 })
+    expect(free.statusCode).toBe(201)
+    const freeId = free.json().account.id as string
+    for (const [body, field] of [[{ rpsLimit: 40 }, 'rpsLimit'], [{ creditsLimit: 7777 }, 'creditsLimit']] as const) {
+      expect(expectError(await admin('PUT', `/admin/v1/accounts/${freeId}/subscription`, body), 400, 'INVALID_PARAMETER').details).toEqual({ parameter: field })
+    }
+    expect((await admin('PUT', `/admin/v1/accounts/${freeId}/subscription`, { plan: 'custom', creditsLimit: 7777, rpsLimit: 40 })).json()).toMatchObject({ plan: 'custom', creditsLimit: 7777, rpsLimit: 40 })
     expectError(await admin('GET', '/admin/v1/accounts/acc_missing'), 404, 'NOT_FOUND')
     // An admin path that does not exist: 401 without the right token, 404 with it.
     expectError(await admin('GET', '/admin/v1/nothing', undefined, 'wrong'), 401, 'UNAUTHENTICATED')

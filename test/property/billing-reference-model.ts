@@ -494,12 +494,16 @@ export class BillingModel {
   changeSubscription(p: Patch): { status: 200 | 400 } {
     const t = this.now
     this.touch(t)
-    // Which changes are refused (D9: the plan decides its statuses; without a plan, nothing to limit).
+    // Which changes are refused (D9: the plan decides its statuses and, unless custom, its limits; without a plan, nothing to limit).
     const cancelling = p.status === 'canceled'
     const plan: Plan = cancelling ? 'none' : (p.plan ?? this.plan)
     if (cancelling && p.plan !== undefined) return { status: 400 }
     if (p.status !== undefined && !STATUSES_OF[plan].includes(p.status)) return { status: 400 }
-    if (plan === 'none' && (p.creditsLimit !== undefined || p.cancelAtPeriodEnd !== undefined || p.renewalAt !== undefined)) {
+    if (plan === 'none' && (p.creditsLimit !== undefined || p.rpsLimit !== undefined || p.cancelAtPeriodEnd !== undefined || p.renewalAt !== undefined)) {
+      return { status: 400 }
+    }
+    // The free plan is 1,000 credits a month at 5 per second; only custom sets its own limits.
+    if (plan === 'free' && ((p.creditsLimit !== undefined && p.creditsLimit !== FREE_PLAN_CREDITS) || (p.rpsLimit !== undefined && p.rpsLimit !== DEFAULT_RPS))) {
       return { status: 400 }
     }
     if (p.renewalAt !== undefined && p.renewalAt <= t) return { status: 400 }

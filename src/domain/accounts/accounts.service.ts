@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import type { AccountRecord, AccountStore, ApiKeyRecord, PlanName, SubscriptionStatus } from '../../ports/account-store.ts'
 import type { Clock } from '../../ports/clock.ts'
 import type { InvalidationBus, InvalidationMessage } from '../../ports/invalidation-bus.ts'
-import { DEFAULT_RPS, FREE_CREDITS, STATUSES_BY_PLAN } from '../billing/billing-rules.ts'
+import { DEFAULT_RPS, FREE_CREDITS, STATUSES_BY_PLAN, planLimitsProblem } from '../billing/billing-rules.ts'
 import { ApiError } from '../errors.ts'
 
 
@@ -90,6 +90,10 @@ export function createAccountsService(deps: AccountsDeps) {
         throw new ApiError('INVALID_PARAMETER', `Invalid parameter 'status': plan '${plan}' takes status ${STATUSES_BY_PLAN[plan].join(', ')}.`, {
           parameter: 'status',
         })
+      }
+      const limits = planLimitsProblem(plan, input)
+      if (limits) {
+        throw new ApiError('INVALID_PARAMETER', `Invalid parameter '${limits.field}': ${limits.why}`, { parameter: limits.field })
       }
       const account: AccountRecord = {
         id: `acc_${token(9)}`,

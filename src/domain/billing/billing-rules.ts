@@ -220,6 +220,27 @@ export const STATUSES_BY_PLAN: Readonly<Record<PlanName, readonly SubscriptionSt
 }
 
 /** Why a patch cannot apply to this state, or undefined when it can (checked before any change). */
+/**
+ * Whether `plan` takes these limits (D9): `free` is 1,000 credits a month at 5 per second, nothing
+ * else; an account with no plan has no allowance and the default rate. Only `custom` sets its own.
+ */
+export function planLimitsProblem(plan: PlanName, limits: { creditsLimit?: number; rpsLimit?: number }): { field: string; why: string } | undefined {
+  if (plan === 'free') {
+    if (limits.creditsLimit !== undefined && limits.creditsLimit !== FREE_CREDITS) {
+      return { field: 'creditsLimit', why: `the free plan's allowance is ${FREE_CREDITS} credits a month; use plan 'custom' to set another.` }
+    }
+    if (limits.rpsLimit !== undefined && limits.rpsLimit !== DEFAULT_RPS) {
+      return { field: 'rpsLimit', why: `the free plan's rate is ${DEFAULT_RPS} per second; use plan 'custom' to set another.` }
+    }
+  }
+  if (plan === 'none') {
+    for (const field of ['creditsLimit', 'rpsLimit'] as const) {
+      if (limits[field] !== undefined) return { field, why: 'the account has no plan; set plan first.' }
+    }
+  }
+  return undefined
+}
+
 export function patchProblem(state: BillingState, patch: SubscriptionPatch, at: number): { field: string; why: string } | undefined {
   const s = state.subscription
   const cancelling = patch.status === 'canceled'
@@ -231,10 +252,12 @@ export function patchProblem(state: BillingState, patch: SubscriptionPatch, at: 
     return { field: 'status', why: `plan '${plan}' takes status ${STATUSES_BY_PLAN[plan].join(', ')}.` }
   }
   if (plan === 'none') {
-    for (const field of ['creditsLimit', 'renewalAt', 'cancelAtPeriodEnd'] as const) {
+    for (const field of ['renewalAt', 'cancelAtPeriodEnd'] as const) {
       if (patch[field] !== undefined) return { field: field === 'renewalAt' ? 'renewalDate' : field, why: 'the account has no plan; set plan first.' }
     }
   }
+  const limits = planLimitsProblem(plan, patch)
+  if (limits) return limits
   if (patch.renewalAt !== undefined && patch.renewalAt <= at) return { field: 'renewalDate', why: 'must be in the future.' }
   return undefined
 }
