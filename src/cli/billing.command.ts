@@ -22,7 +22,7 @@ const PLANS: readonly PlanName[] = ['free', 'custom', 'none']
 const STATUSES: readonly SubscriptionStatus[] = ['active', 'free', 'trialing', 'past_due', 'incomplete', 'unpaid', 'canceled']
 
 /** An integer in [min, max] (the admin API's bounds), or a usage error (exit 2). */
-const intIn = (name: string, min: number, max = Number.MAX_SAFE_INTEGER) => (value: string) => {
+export const intIn = (name: string, min: number, max = Number.MAX_SAFE_INTEGER) => (value: string) => {
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
     throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}.`)
   }

@@ -16,14 +16,12 @@ import { createContainer, type Container } from '../container.ts'
 import { isApiError, type ErrorCode } from '../domain/errors.ts'
 import { MAX_CREDITS_LIMIT, MAX_RPS_LIMIT } from '../domain/billing/billing-rules.ts'
 import { accountView, keyView } from '../http/routes/admin.routes.ts'
-import { registerBillingCommands, subscriptionText } from './billing.command.ts'
+import { intIn, registerBillingCommands, subscriptionText } from './billing.command.ts'
 import type { SubscriptionView } from '../domain/billing/metering.service.ts'
 import { runIngest } from './ingest.command.ts'
 
-const int = (name: string, min: number, max?: number) => (value: string) => {
-  if (!/^\d+$/.test(value) || Number(value) < min || (max !== undefined && Number(value) > max)) {
-    throw new InvalidArgumentError(max === undefined ? `${name} must be an integer ≥ ${min}.` : `${name} must be an integer from ${min} to ${max}.`)
-  }
+const int = (name: string, min: number) => (value: string) => {
+  if (!/^\d+$/.test(value) || Number(value) < min) throw new InvalidArgumentError(`${name} must be an integer ≥ ${min}.`)
   return Number(value)
 }
 
@@ -140,8 +138,8 @@ export function buildCli(): Command {
     .description('create an account and its first API key (the key is shown only now)')
     .option('--name <name>', 'display name')
     .addOption(new Option('--plan <plan>', 'plan').choices(['free', 'custom', 'none']))
-    .option('--credits-limit <n>', 'plan allowance per period', int('--credits-limit', 0, MAX_CREDITS_LIMIT))
-    .option('--rps-limit <n>', 'requests per second', int('--rps-limit', 1, MAX_RPS_LIMIT))
+    .option('--credits-limit <n>', 'plan allowance per period', intIn('--credits-limit', 0, MAX_CREDITS_LIMIT))
+    .option('--rps-limit <n>', 'requests per second', intIn('--rps-limit', 1, MAX_RPS_LIMIT))
     .addOption(
       new Option('--status <status>', 'subscription status').choices(['active', 'free', 'trialing', 'past_due', 'incomplete', 'unpaid', 'canceled']),
     )

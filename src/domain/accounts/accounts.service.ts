@@ -7,7 +7,7 @@ import type { AccountRecord, AccountStore, ApiKeyRecord, PlanName, SubscriptionS
 import type { Clock } from '../../ports/clock.ts'
 import type { InvalidationBus, InvalidationMessage } from '../../ports/invalidation-bus.ts'
 import { DEFAULT_RPS, FREE_CREDITS, STATUSES_BY_PLAN, planLimitsProblem } from '../billing/billing-rules.ts'
-import { ApiError } from '../errors.ts'
+import { ApiError, invalidParameter } from '../errors.ts'
 
 
 export interface AccountsDeps {
@@ -92,9 +92,7 @@ export function createAccountsService(deps: AccountsDeps) {
         })
       }
       const limits = planLimitsProblem(plan, input)
-      if (limits) {
-        throw new ApiError('INVALID_PARAMETER', `Invalid parameter '${limits.field}': ${limits.why}`, { parameter: limits.field })
-      }
+      if (limits) throw invalidParameter(limits.field, limits.why)
       const account: AccountRecord = {
         id: `acc_${token(9)}`,
         name: input.name ?? 'unnamed',

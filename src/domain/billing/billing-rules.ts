@@ -219,7 +219,6 @@ export const STATUSES_BY_PLAN: Readonly<Record<PlanName, readonly SubscriptionSt
   none: ['free', 'canceled'],
 }
 
-/** Why a patch cannot apply to this state, or undefined when it can (checked before any change). */
 /**
  * Whether `plan` takes these limits (D9): `free` is 1,000 credits a month at 5 per second, nothing
  * else; an account with no plan has no allowance and the default rate. Only `custom` sets its own.
@@ -241,6 +240,7 @@ export function planLimitsProblem(plan: PlanName, limits: { creditsLimit?: numbe
   return undefined
 }
 
+/** Why a patch cannot apply to this state, or undefined when it can (checked before any change). */
 export function patchProblem(state: BillingState, patch: SubscriptionPatch, at: number): { field: string; why: string } | undefined {
   const s = state.subscription
   const cancelling = patch.status === 'canceled'

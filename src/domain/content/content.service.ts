@@ -594,13 +594,8 @@ const REGION_NAMES = new Intl.DisplayNames(['en'], { type: 'region' })
 export function countryOf(country: string | undefined): { name: string; code: string } {
   if (!country) return { name: '', code: '' }
   if (/^[A-Z]{2}$/.test(country)) {
-    let name: string | undefined
-    try {
-      name = REGION_NAMES.of(country)
-    } catch {
-      name = undefined
-    }
-    // An unassigned code comes back as itself or as "Unknown Region": no name then.
+    // Well-formed, so of() does not throw; an unassigned code comes back as itself or as "Unknown Region": no name then.
+    const name = REGION_NAMES.of(country)
     return { name: name && name !== country && name !== 'Unknown Region' ? name : '', code: country }
   }
   return { name: country, code: '' }
