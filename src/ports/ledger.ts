@@ -24,7 +24,8 @@ export interface Hold {
   at: number
 }
 
-export type HoldResult = { ok: true; hold: Hold } | { ok: false; balance: Balance }
+/** A refusal carries the balance and the credits other requests of the account hold in flight (the balance less those is what admits). */
+export type HoldResult = { ok: true; hold: Hold } | { ok: false; balance: Balance; held: number }
 
 export type SettleResult = { ok: true; charged: number } | { ok: false; reason: 'insufficient' }
 

@@ -113,8 +113,18 @@ describe('sqlite ledger with another process on the same file', () => {
     const id = await addAccount(db, { plan: 'custom', status: 'active', creditsLimit: 1, createdAt: T0 })
     await expect(metering.hold(id, 2, T0)).rejects.toMatchObject({
       code: 'QUOTA_EXHAUSTED',
-      details: { creditsRemaining: 1, subscriptionCreditsRemaining: 1, paygCreditsRemaining: 0, creditsRequired: 2, buyCreditsUrl: 'https://buy' },
+      details: { creditsRemaining: 1, subscriptionCreditsRemaining: 1, paygCreditsRemaining: 0, creditsRequired: 2, creditsHeld: 0, buyCreditsUrl: 'https://buy' },
     })
+    // With a call in flight holding part of the balance, the details and the message say how much.
+    const id2 = await addAccount(db, { plan: 'custom', status: 'active', creditsLimit: 7, createdAt: T0 })
+    const first = await metering.hold(id2, 5, T0)
+    await expect(metering.hold(id2, 3, T0)).rejects.toMatchObject({
+      code: 'QUOTA_EXHAUSTED',
+      message: expect.stringContaining('the balance of 7 less the 5 held'),
+      details: { creditsRemaining: 7, creditsRequired: 3, creditsHeld: 5 },
+    })
+    await metering.settle(first, { accountId: id2, at: T0, endpoint: '/api/v1/profile', status: 200, credits: 5, requestId: 'r-held' })
+    await expect(metering.hold(id2, 3, T0)).rejects.toMatchObject({ details: { creditsRemaining: 2, creditsRequired: 3, creditsHeld: 0 } })
     await ledger.close()
     db.close()
   })

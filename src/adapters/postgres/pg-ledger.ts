@@ -614,7 +614,7 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
       const held = live.reduce((sum, x) => (x.expiresAt > h.at ? sum + x.credits : sum), 0)
       const balance = balanceAt(state, h.at)
       if (balance.total - held < h.credits) {
-        outcomes.push({ request: h, result: { ok: false, balance } })
+        outcomes.push({ request: h, result: { ok: false, balance, held } })
         continue
       }
       const hold = { id: newHoldId(), credits: h.credits, at: h.at, expiresAt: h.at + holdTtlMs }

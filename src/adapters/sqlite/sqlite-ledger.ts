@@ -311,7 +311,7 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
       const state = await mustGet(accountId, at)
       const balance = balanceAt(state, at)
       const reserved = held.get(accountId) ?? 0
-      if (balance.total - reserved < credits) return { ok: false, balance }
+      if (balance.total - reserved < credits) return { ok: false, balance, held: reserved }
       held.set(accountId, reserved + credits)
       return { ok: true, hold: { accountId, credits, at } }
     },

@@ -249,14 +249,20 @@ export function createMeteringService(deps: MeteringDeps) {
       const result = await ledger.hold(accountId, credits, at)
       if (result.ok) return result.hold
       const b = result.balance
+      const needs = `This call needs ${credits} credit${credits === 1 ? '' : 's'}`
+      // Calls in flight hold their full price until they settle (D3), so a balance that reads as
+      // enough may not be: the details say how much is held, and the message says so when that is why.
       throw new ApiError(
         'QUOTA_EXHAUSTED',
-        `This call needs ${credits} credit${credits === 1 ? '' : 's'}; the balance cannot cover it.`,
+        b.total >= credits
+          ? `${needs}; the balance of ${b.total} less the ${result.held} held by this account's calls still in flight cannot cover it.`
+          : `${needs}; the balance cannot cover it.`,
         {
           creditsRemaining: b.total,
           subscriptionCreditsRemaining: b.subscription,
           paygCreditsRemaining: b.payg,
           creditsRequired: credits,
+          creditsHeld: result.held,
           buyCreditsUrl: deps.buyCreditsUrl,
         },
       )
