@@ -215,7 +215,16 @@ describe('admin API: fields read as sent (no coercion; null is omitted, never 0 
       [{ rpsLimit: '30' }, 'rpsLimit'],
       [{ cancelAtPeriodEnd: 'true' }, 'cancelAtPeriodEnd'],
       [{ cancelAtPeriodEnd: 1 }, 'cancelAtPeriodEnd'],
-      [{ renewalDate: 1_900_000_000_000 }, 'renewalDate'],
+      [{ renewalDate: true }, 'renewalDate'],
+      [{ renewalDate: -1 }, 'renewalDate'],
+      [{ renewalDate: 1.5e12 + 0.5 }, 'renewalDate'],
+      [{ renewalDate: 'soon' }, 'renewalDate'],
+      // Past the year 9999 (it was stored, and the subscription then answered 500), and days that do
+      // not exist (they rolled over into the next month).
+      [{ renewalDate: '99999999999999999' }, 'renewalDate'],
+      [{ renewalDate: 253_402_300_800_000 }, 'renewalDate'],
+      [{ renewalDate: '2030-02-30T12:00:00Z' }, 'renewalDate'],
+      [{ renewalDate: 'June 20, 2030' }, 'renewalDate'],
     ]
     for (const [body, field] of refusals) {
       const err = expectError(await admin('PUT', `/admin/v1/accounts/${account.id}/subscription`, body), 400, 'INVALID_PARAMETER')
@@ -228,10 +237,29 @@ describe('admin API: fields read as sent (no coercion; null is omitted, never 0 
     }
     const err = expectError(await admin('POST', `/admin/v1/accounts/${account.id}/packs`, { credits: '500' }), 400, 'INVALID_PARAMETER')
     expect(err.error).toContain("'credits'")
+    for (const purchasedAt of ['2026-02-30T12:00:00Z', 'March 7, 2026', '2026-03-07 10:00']) {
+      const bad = expectError(await admin('POST', `/admin/v1/accounts/${account.id}/packs`, { credits: 50_000, purchasedAt }), 400, 'INVALID_PARAMETER')
+      expect(bad.error, purchasedAt).toContain("'purchasedAt'")
+    }
     expect(await subscriptionOf(account.id)).toEqual(before)
     // A pack's credits are required: null is no credits.
     expect((await admin('POST', `/admin/v1/accounts/${account.id}/packs`, { credits: null })).statusCode).toBe(400)
     expect(await subscriptionOf(account.id)).toEqual(before)
+  })
+
+  it('an instant is ISO 8601 text or epoch milliseconds, as a JSON number or as digits', async () => {
+    const { account } = (await admin('POST', '/admin/v1/accounts', { plan: 'custom', creditsLimit: 100, rpsLimit: 5 })).json()
+    const renewal = t.clock.now() + 10 * 86_400_000
+    const iso = new Date(renewal).toISOString()
+    for (const renewalDate of [renewal, String(renewal), iso]) {
+      const res = await admin('PUT', `/admin/v1/accounts/${account.id}/subscription`, { renewalDate })
+      expect(res.statusCode, res.body).toBe(200)
+      expect(res.json().renewalDate).toBe(iso)
+    }
+    const purchasedAt = t.clock.now() - 1000
+    const pack = await admin('POST', `/admin/v1/accounts/${account.id}/packs`, { credits: 50_000, purchasedAt })
+    expect(pack.statusCode, pack.body).toBe(201)
+    expect(pack.json().purchasedAt).toBe(new Date(purchasedAt).toISOString())
   })
 
   it('a pack quote takes credits in decimal digits only', async () => {

@@ -332,6 +332,18 @@ describe('the test clock (PRONET_TEST_CLOCK=1) is kept in the store', () => {
       const second = await serve()
       const now = (await second.app.inject({ method: 'GET', url: '/admin/v1/clock', headers: { authorization: 'Bearer clock-admin' } })).json() as { now: string }
       expect(near(now.now), now.now).toBe(true)
+      // Epoch milliseconds set it too, as a JSON number.
+      const byNumber = await second.app.inject({ method: 'PUT', url: '/admin/v1/clock', headers: { authorization: 'Bearer clock-admin' }, payload: { now: SET } })
+      expect(byNumber.statusCode, byNumber.body).toBe(200)
+      expect(near((byNumber.json() as { now: string }).now), byNumber.body).toBe(true)
+      // Past the year 9999 it is refused and changes nothing (it used to be set, and every call failed).
+      for (const now of ['99999999999999999', '2030-02-30T00:00:00Z']) {
+        const far = await second.app.inject({ method: 'PUT', url: '/admin/v1/clock', headers: { authorization: 'Bearer clock-admin' }, payload: { now } })
+        expect(far.statusCode, far.body).toBe(400)
+        expect(far.json()).toMatchObject({ code: 'INVALID_PARAMETER', error: expect.stringContaining("'now'") })
+      }
+      const still = (await second.app.inject({ method: 'GET', url: '/admin/v1/clock', headers: { authorization: 'Bearer clock-admin' } })).json() as { now: string }
+      expect(near(still.now), still.now).toBe(true)
       await second.close()
 
       // The CLI on the same store, with PRONET_TEST_CLOCK=1, stamps with that clock.

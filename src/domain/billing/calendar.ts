@@ -39,3 +39,32 @@ export function parseDay(text: string): number | undefined {
 }
 
 export const iso = (ms: number): string => new Date(ms).toISOString()
+
+/** The last instant an operator may name: 9999-12-31T23:59:59.999Z (ISO 8601's four-digit years). */
+export const MAX_INSTANT_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
+
+const ISO_INSTANT = /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/
+
+/**
+ * An operator's instant: ISO 8601 with a zone (`2027-01-31T09:30:00Z`, `…+01:00`), a bare day
+ * (midnight UTC), or epoch milliseconds in digits. Undefined for anything else, for a day or time
+ * that does not exist (Date.parse rolls 30 February over into March; a pack's expiry would follow),
+ * and for instants past MAX_INSTANT_MS.
+ */
+export function parseInstant(text: string): number | undefined {
+  let ms: number | undefined
+  if (/^\d{1,16}$/.test(text)) ms = Number(text)
+  else {
+    const m = ISO_INSTANT.exec(text)
+    if (!m) return undefined
+    const day = parseDay(m[1] as string)
+    if (day === undefined) return undefined
+    const [hh, mm, ss] = [m[2], m[3], m[4]].map((x) => Number(x ?? 0)) as [number, number, number]
+    if (hh > 23 || mm > 59 || ss > 59) return undefined
+    const zone = m[6]
+    const offset = zone === undefined || zone === 'Z' ? 0 : (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)))
+    if (Math.abs(offset) > 18 * 60 || Number(zone?.slice(4, 6) ?? 0) > 59) return undefined
+    ms = day + ((hh * 60 + mm - offset) * 60 + ss) * 1000 + Math.floor(Number(m[5] ?? 0) * 1000)
+  }
+  return Number.isSafeInteger(ms) && ms >= 0 && ms <= MAX_INSTANT_MS ? ms : undefined
+}

@@ -8,11 +8,15 @@ import Type from 'typebox'
 import type { AccountsService } from '../../domain/accounts/accounts.service.ts'
 import type { MeteringService } from '../../domain/billing/metering.service.ts'
 import { MAX_CREDITS_LIMIT, MAX_RPS_LIMIT } from '../../domain/billing/billing-rules.ts'
+import { MAX_INSTANT_MS, parseInstant } from '../../domain/billing/calendar.ts'
 import { ErrorSchema } from '../../contract/resources.schemas.ts'
 import { ApiError } from '../../domain/errors.ts'
 import { strictBodyFields, strictIntegers } from '../strict-input.ts'
 import type { AccountRecord, ApiKeyRecord } from '../../ports/account-store.ts'
 
+/** An instant in an operator's body: ISO 8601 text, or epoch milliseconds as a number or as digits. */
+const Instant = (what: string) =>
+  Type.Union([Type.String({ minLength: 1 }), Type.Integer({ minimum: 0, maximum: MAX_INSTANT_MS })], { description: `ISO 8601 instant or epoch milliseconds: ${what}` })
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
 export const accountView = (a: AccountRecord) => ({
@@ -50,7 +54,7 @@ const SubscriptionBody = Type.Object(
     status: Type.Optional(Status),
     creditsLimit: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_CREDITS_LIMIT })),
     rpsLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RPS_LIMIT })),
-    renewalDate: Type.Optional(Type.String({ minLength: 1, description: 'ISO 8601 instant: the end of the current period' })),
+    renewalDate: Type.Optional(Instant('the end of the current period')),
     cancelAtPeriodEnd: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
@@ -58,22 +62,26 @@ const SubscriptionBody = Type.Object(
 const PackBody = Type.Object(
   {
     credits: Type.Integer({ minimum: 1 }),
-    purchasedAt: Type.Optional(Type.String({ minLength: 1, description: 'ISO 8601 instant, not in the future; default now' })),
+    purchasedAt: Type.Optional(Instant('not in the future; default now')),
   },
   { additionalProperties: false },
 )
 const QuoteQuery = Type.Object({ credits: Type.Integer({ minimum: 1 }) })
 
 /** An ISO 8601 instant or epoch milliseconds, or a 400 naming the field. */
-function instant(text: string, field: string): number {
-  const ms = /^\d+$/.test(text) ? Number(text) : Date.parse(text)
-  if (!Number.isFinite(ms)) {
-    throw new ApiError('INVALID_PARAMETER', `Invalid parameter '${field}': an ISO 8601 instant or epoch milliseconds.`, { parameter: field })
+function instant(given: string | number, field: string): number {
+  const ms = parseInstant(String(given))
+  if (ms === undefined) {
+    throw new ApiError(
+      'INVALID_PARAMETER',
+      `Invalid parameter '${field}': an ISO 8601 instant with its zone (2027-01-31T09:30:00Z), a day (2027-01-31), or epoch milliseconds, up to the year 9999.`,
+      { parameter: field },
+    )
   }
   return ms
 }
 
-const ClockBody = Type.Object({ now: Type.String({ minLength: 1 }) }, { additionalProperties: false })
+const ClockBody = Type.Object({ now: Instant('the test clock\'s new instant') }, { additionalProperties: false })
 
 export interface AdminDeps {
   token: string
