@@ -35,7 +35,7 @@ export function migrate(db: SqliteDb, dir: string = sqliteMigrationsDir()): stri
     db.transaction(() => {
       db.exec(sql)
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(version, file, Date.now())
-    })()
+    }).immediate()
     applied.push(file)
   }
   return applied

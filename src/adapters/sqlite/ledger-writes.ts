@@ -155,7 +155,13 @@ export function createLedgerWrites(db: SqliteDb) {
     return lastDay.day
   }
 
-  /** One transaction: debits of one lot become one UPDATE, usage lines one upsert per key. */
+  /**
+   * One transaction: debits of one lot become one UPDATE, usage lines one upsert per key. Run with
+   * `.immediate` (BEGIN IMMEDIATE), as every write transaction on a file another process may write
+   * (the CLI's ingest or billing commands): a deferred one reads first, and once the other process
+   * has committed since that read SQLite refuses its write at once with SQLITE_BUSY_SNAPSHOT, which
+   * no busy timeout waits out. Taking the write lock first makes it wait its turn instead.
+   */
   const writeBatch = db.transaction((jobs: readonly WriteJob[]): number => {
     if ((readEpoch.get() as number) !== ownEpoch) foreign = true
     // Left over from a batch that failed part-way (it is replayed job by job).
@@ -193,13 +199,13 @@ export function createLedgerWrites(db: SqliteDb) {
     write(jobs: readonly WriteJob[]): BatchResult {
       foreign = false
       try {
-        const epoch = writeBatch(jobs)
+        const epoch = writeBatch.immediate(jobs)
         return { epoch, foreign }
       } catch (e) {
         let epoch = -1
         const outcomes = jobs.map((job): JobOutcome => {
           try {
-            epoch = writeBatch([job])
+            epoch = writeBatch.immediate([job])
             return { ok: true }
           } catch (err) {
             return { ok: false, error: err instanceof Error ? err.message : String(err) }

@@ -65,7 +65,7 @@ export function createSqliteAccountStore(db: SqliteDb): AccountStore {
 
   return {
     async createAccount(account, key) {
-      createBoth(account, key)
+      createBoth.immediate(account, key)
     },
     async getAccount(id) {
       const row = selectAccount.get(id) as AccountRow | undefined

@@ -364,7 +364,8 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
     async write(rows) {
       if (rows.length === 0) return []
       try {
-        return writeBatch(rows)
+        // The write lock first, waiting its turn (see ledger-writes: a deferred one fails beside a server).
+        return writeBatch.immediate(rows)
       } finally {
         localWrites++
       }
