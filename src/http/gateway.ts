@@ -140,7 +140,7 @@ export function createGateway(deps: GatewayDeps) {
         // The balance changed under the request (an operator's change): refuse it, free, and say so.
         await metering.settle(null, { ...line, status: 402, credits: 0 })
         reply.code(402).type(JSON_TYPE).header('x-credits-charged', '0')
-        return JSON.stringify(new ApiError('QUOTA_EXHAUSTED', 'The balance no longer covers this call.').toBody())
+        return JSON.stringify((await metering.settleRefusal(meter.accountId, credits)).toBody())
       }
     } catch (e) {
       deps.onSettleError(e, request)

@@ -495,3 +495,49 @@ describe('Retry-After while a batch waits for the window (D4, 4.9 rule 6)', () =
     }
   })
 })
+
+describe('a balance lowered while a call runs (D3, 7 rule 1)', () => {
+  it('the call is refused at its end with 402 and the balance now in its details, free', async () => {
+    let lower: (() => Promise<unknown>) | undefined
+    const app = await makeTestApp({
+      nowMs: NOW,
+      records: fixtureRecords(),
+      account: { name: 'lowered', plan: 'custom', creditsLimit: 10, rpsLimit: 1 },
+      // While the batch waits for its first rate unit, the operator lowers the allowance to nothing.
+      sleep: async (ms, clock) => {
+        const change = lower
+        lower = undefined
+        await change?.()
+        clock.advance(ms)
+      },
+    })
+    try {
+      lower = () =>
+        app.app.inject({
+          method: 'PUT',
+          url: `/admin/v1/accounts/${app.accountId}/subscription`,
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+          payload: JSON.stringify({ creditsLimit: 0 }),
+        })
+      const res = await app.app.inject({
+        method: 'POST',
+        url: '/api/v1/company/batch',
+        headers: { 'x-api-key': app.key, 'content-type': 'application/json' },
+        payload: JSON.stringify({ companies: [COMPANY_ID, 'ghost-1', 'ghost-2'] }),
+      })
+      expect(lower).toBeUndefined()
+      const err = expectError(res, 402, 'QUOTA_EXHAUSTED')
+      expect(err.details).toEqual({
+        creditsRemaining: 0,
+        subscriptionCreditsRemaining: 0,
+        paygCreditsRemaining: 0,
+        creditsRequired: 1,
+        creditsHeld: 0,
+        buyCreditsUrl: expect.any(String),
+      })
+      expect(res.headers['x-credits-charged']).toBe('0')
+    } finally {
+      await app.close()
+    }
+  })
+})

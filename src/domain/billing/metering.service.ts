@@ -12,6 +12,7 @@ import {
   effectiveRps,
   isActiveStatus,
   patchProblem,
+  type Balance,
   type BillingState,
   type SubscriptionPatch,
 } from './billing-rules.ts'
@@ -54,6 +55,30 @@ export interface SubscriptionView {
   renewalDate: string | null
   rpsLimit: number
   cancelAtPeriodEnd: boolean
+}
+
+/**
+ * 402 QUOTA_EXHAUSTED with the details of D3. Calls in flight hold their full price until they
+ * settle, so a balance that reads as enough may not be: `creditsHeld` says how much is held, and the
+ * message says so when that is why.
+ */
+function quotaExhaustedError(buyCreditsUrl: string, b: Balance, credits: number, held: number, message?: string): ApiError {
+  const needs = `This call needs ${credits} credit${credits === 1 ? '' : 's'}`
+  return new ApiError(
+    'QUOTA_EXHAUSTED',
+    message ??
+      (b.total >= credits
+        ? `${needs}; the balance of ${b.total} less the ${held} held by this account's calls still in flight cannot cover it.`
+        : `${needs}; the balance cannot cover it.`),
+    {
+      creditsRemaining: b.total,
+      subscriptionCreditsRemaining: b.subscription,
+      paygCreditsRemaining: b.payg,
+      creditsRequired: credits,
+      creditsHeld: held,
+      buyCreditsUrl,
+    },
+  )
 }
 
 /** Subscription (2.8) of a state at `at`. */
@@ -125,6 +150,9 @@ export function createMeteringService(deps: MeteringDeps) {
     if (n > 0) queuedBatchUnits.set(accountId, n)
     else queuedBatchUnits.delete(accountId)
   }
+
+  const quotaExhausted = (b: Balance, credits: number, held: number, message?: string) =>
+    quotaExhaustedError(deps.buyCreditsUrl, b, credits, held, message)
 
   async function stateOf(accountId: string, at: number): Promise<BillingState> {
     const state = await ledger.state(accountId, at)
@@ -248,24 +276,17 @@ export function createMeteringService(deps: MeteringDeps) {
     async hold(accountId: string, credits: number, at: number): Promise<Hold> {
       const result = await ledger.hold(accountId, credits, at)
       if (result.ok) return result.hold
-      const b = result.balance
-      const needs = `This call needs ${credits} credit${credits === 1 ? '' : 's'}`
-      // Calls in flight hold their full price until they settle (D3), so a balance that reads as
-      // enough may not be: the details say how much is held, and the message says so when that is why.
-      throw new ApiError(
-        'QUOTA_EXHAUSTED',
-        b.total >= credits
-          ? `${needs}; the balance of ${b.total} less the ${result.held} held by this account's calls still in flight cannot cover it.`
-          : `${needs}; the balance cannot cover it.`,
-        {
-          creditsRemaining: b.total,
-          subscriptionCreditsRemaining: b.subscription,
-          paygCreditsRemaining: b.payg,
-          creditsRequired: credits,
-          creditsHeld: result.held,
-          buyCreditsUrl: deps.buyCreditsUrl,
-        },
-      )
+      throw quotaExhausted(result.balance, credits, result.held)
+    },
+
+    /**
+     * The 402 of a call whose settle was refused: the balance changed under it (an operator lowered
+     * the allowance while a batch waited). Its details are the balance now, as every 402's are (D3).
+     */
+    async settleRefusal(accountId: string, credits: number): Promise<ApiError> {
+      const at = clock.now()
+      const balance = balanceAt(await stateOf(accountId, at), at)
+      return quotaExhausted(balance, credits, 0, 'The balance no longer covers this call: it changed while the call ran.')
     },
 
     /** Settles a call: debits `line.credits` and records the usage line in one durable transaction. */
