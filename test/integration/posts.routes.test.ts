@@ -110,6 +110,33 @@ describe('GET /api/v1/posts/updates', () => {
     expect([...times].sort((a, b) => b - a)).toEqual(times)
   })
 
+  it('one profile named in several forms gives its posts once; ids differing only in case are two profiles', async () => {
+    const prolificId = PROLIFIC.profileId
+    const once = (await t.get(`/api/v1/posts/updates?profileUrlsOrUrns=prolific&count=3`)).json().posts.map((p: { id: string }) => p.id)
+    expect(once).toHaveLength(3)
+    expect(new Set(once).size).toBe(3)
+    expect(once.every((id: unknown) => typeof id === 'string')).toBe(true)
+    for (const list of [
+      ['prolific', 'PROLIFIC', `urn:li:fsd_profile:${prolificId}`, prolificId],
+      [prolificId, 'https://www.linkedin.com/in/prolific/'],
+    ]) {
+      const res = await t.get(`/api/v1/posts/updates?profileUrlsOrUrns=${q(list.join(','))}&count=3`)
+      expect(res.statusCode, res.body).toBe(200)
+      expect(res.json().posts.map((p: { id: string }) => p.id)).toEqual(once)
+    }
+    // D2: profile ids are case-sensitive. The same id with one letter's case flipped names another
+    // (here missing) profile; it neither hides the real one nor takes its place, in either order.
+    const letter = prolificId.slice(5).search(/[A-Za-z]/) + 5
+    const c = prolificId[letter] as string
+    const flipped = prolificId.slice(0, letter) + (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) + prolificId.slice(letter + 1)
+    expect(flipped).not.toBe(prolificId)
+    for (const list of [[prolificId, flipped], [flipped, prolificId]]) {
+      const res = await t.get(`/api/v1/posts/updates?profileUrlsOrUrns=${q(list.join(','))}&count=3`)
+      expect(res.statusCode, res.body).toBe(200)
+      expect(res.json().posts.map((p: { id: string }) => p.id)).toEqual(once)
+    }
+  })
+
   it('refusals: missing, more than 60 profiles, count out of range', async () => {
     expectError(await t.get('/api/v1/posts/updates'), 400, 'MISSING_PARAMETER')
     expectError(await t.get('/api/v1/posts/updates?profileUrlsOrUrns=,,'), 400, 'MISSING_PARAMETER')

@@ -380,34 +380,36 @@ export function createContentService(deps: ContentServiceDeps) {
     async postsUpdates(q: { profileUrlsOrUrns?: string; count?: number }, admit: Admit = noAdmit): Promise<Delivered> {
       const raw = present(q.profileUrlsOrUrns)
       if (raw === undefined) throw missingParameter('profileUrlsOrUrns')
-      const entries = [...new Map(
-        raw
-          .split(',')
-          .map((s) => s.trim())
-          .filter((s) => s !== '')
-          .map((s) => [s.toLowerCase(), s] as const),
-      ).values()]
+      const entries = [...new Set(raw.split(',').map((s) => s.trim()).filter((s) => s !== ''))]
       if (entries.length === 0) throw missingParameter('profileUrlsOrUrns')
       if (entries.length > 60) {
         throw invalidParameter('profileUrlsOrUrns', `at most 60 profiles per call (received ${entries.length}).`)
       }
-      const inputs = entries.map((e) =>
-        parseProfileInput(e, { param: 'profileUrlsOrUrns', host, allowMember: true, companies: 'refuse' }),
-      )
+      // One profile named twice (its id and its URN, or a slug in two cases) counts once; profile ids
+      // are case-sensitive (D2), so two ids differing only in case are two profiles.
+      const inputs = [
+        ...new Map(
+          entries.map((e) => {
+            const input = parseProfileInput(e, { param: 'profileUrlsOrUrns', host, allowMember: true, companies: 'refuse' })
+            return [input.type === 'slug' ? `slug:${input.slug.toLowerCase()}` : JSON.stringify(input), input] as const
+          }),
+        ).values(),
+      ]
       const count = q.count ?? 15
-      await admit(entries.length)
+      await admit(inputs.length)
       const collected: { id: string; docOlder: Buffer }[] = []
-      let found = 0
+      // A profile reached by two forms (its id and its slug) gives its posts once.
+      const seen = new Set<string>()
       for (const input of inputs) {
         const profileId = await profileIdFor(input as Exclude<ProfileInput, { type: 'company' }>)
-        if (profileId === undefined) continue
-        found++
+        if (profileId === undefined || seen.has(profileId)) continue
+        seen.add(profileId)
         collected.push(...(await store.listRecentPostsOlder({ kind: 'person', id: profileId }, count)))
       }
-      if (found === 0) throw profileNotFound()
+      if (seen.size === 0) throw profileNotFound()
       // 19-digit ids of equal length compare like their times: newest first.
       collected.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-      return { body: json('{"posts":', list(collected.map((p) => p.docOlder)), '}'), units: entries.length }
+      return { body: json('{"posts":', list(collected.map((p) => p.docOlder)), '}'), units: inputs.length }
     },
 
     /** GET /api/v1/company (4.8). */
