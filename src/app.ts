@@ -4,7 +4,7 @@
  */
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Container } from './container.ts'
 import { ApiError, invalidParameter } from './domain/errors.ts'
 import { randomBytes } from 'node:crypto'
@@ -24,7 +24,18 @@ export interface AppOptions {
 }
 
 export async function buildApp(c: Container, options: AppOptions = {}): Promise<FastifyInstance> {
+  /** The not-found answer, set once error handling is registered (it records usage through the gateway). */
+  let notFound: ((request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) | undefined
   const app = Fastify({
+    // A path Fastify's router cannot read (a malformed percent-escape: /api/v1/prof%ile) or a path
+    // parameter over its length was answered with Fastify's own body and code (FST_ERR_BAD_URL, 414)
+    // and never recorded. No route can match such a path: it is an unknown path (D5), 404 NOT_FOUND
+    // in the section 7 envelope, counted under `unknown` like any other.
+    // (Set below, before the server can take a request.) The app's onSend hooks do not run for these
+    // replies, so the request id is named here.
+    frameworkErrors: (_error, request, reply) => {
+      void notFound?.(request as FastifyRequest, reply.header('x-request-id', request.id) as FastifyReply)
+    },
     // No per-request logger: Fastify's child logger per request costs ~6% of a cached response
     // (performance notes: request log lines halve throughput). Failures are logged by the error
     // handler through the container's logger.
@@ -71,6 +82,11 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
   // Every response names its request (401s, 404s and admin calls too), so a client can quote it.
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id)
+    // Fastify closes the connection after any body it could not parse, in case more of the body is
+    // still to come. When Node has already read the whole request, the connection is in step, and
+    // requests the client pipelined behind this one may already be running (and billed): closing
+    // would drop their responses. Such a connection stays open, so each of them is answered.
+    if (reply.getHeader('connection') === 'close' && request.raw.complete) reply.removeHeader('connection')
     done(null, payload)
   })
   // Fastify's JSON parser refuses a body holding a `__proto__` key (or `constructor.prototype`) as "not
@@ -98,7 +114,7 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     classifyError: c.classifyError,
     onSettleError: (err, request) => c.logger.error({ err, url: request.url }, 'settle failed; the call was answered with an error and not billed'),
   })
-  registerErrorHandling(app, c.logger, gateway.recordUnknown, c.classifyError)
+  notFound = registerErrorHandling(app, c.logger, gateway.recordUnknown, c.classifyError)
 
   await app.register(swagger, {
     openapi: {

@@ -73,7 +73,7 @@ export function registerErrorHandling(
   /** Records a call to an unknown path made with a valid key (D5: usage endpoint `unknown`). */
   recordUnknown?: (request: FastifyRequest, status: number) => Promise<void>,
   classify?: ErrorClassifier,
-): void {
+): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> {
   const notFound = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     if (recordUnknown) {
       try {
@@ -94,4 +94,5 @@ export function registerErrorHandling(
     return sendError(reply, e)
   })
   app.setNotFoundHandler(notFound)
+  return notFound
 }

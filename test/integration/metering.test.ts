@@ -393,6 +393,21 @@ describe('who is recorded', () => {
     expect((await subscription(a.key)).creditsRemaining).toBe(9)
   })
 
+  it('a path the router cannot read (a malformed percent-escape, an over-long parameter) is an unknown path: 404 in the envelope, counted', async () => {
+    const a = await account({ plan: 'custom', creditsLimit: 10, rpsLimit: 1000 })
+    for (const url of ['/api/v1/prof%ile?profileUrlOrUrn=x', '/api/v1/%']) {
+      const res = await t.get(url, a.key)
+      expectError(res, 404, 'NOT_FOUND')
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8')
+      expect(res.headers['x-request-id']).toMatch(/^[\w-]+-[0-9a-z]+$/)
+    }
+    expectError(await admin('GET', '/admin/v1/accounts/%zz'), 404, 'NOT_FOUND')
+    expectError(await admin('GET', `/admin/v1/accounts/${'a'.repeat(150)}`), 404, 'NOT_FOUND')
+    const report = await usage(a.key)
+    expect(report.endpoints).toEqual([{ endpoint: 'unknown', requests: 2, billableRequests: 0, creditsUsed: 0, statusCodes: { '404': 2 } }])
+    expect((await subscription(a.key)).creditsRemaining).toBe(10)
+  })
+
   it('every response names its request in x-request-id: 200, 401, 404 and admin calls alike', async () => {
     const responses = [
       await t.get('/api/v1/profile?profileUrlOrUrn=member-1'),
