@@ -17,6 +17,7 @@ import {
 import { renderProfile } from '../../src/domain/content/profile-doc.ts'
 import type { Profile } from '../../src/contract/resources.schemas.ts'
 import type { ContentStore } from '../../src/ports/content-store.ts'
+import { idFromTime } from '../../src/domain/content/ids.ts'
 import {
   ARTICLE_ID,
   AUTHOR_ID,
@@ -253,6 +254,43 @@ describe('pronet ingest', () => {
     expect(byLine[7]).toBe('company 999999999 does not exist')
     expect(byLine[8]).toBe(`profile ACoAA${'Zz'.repeat(17)} does not exist`)
     expect(await store.counts()).toEqual({ ...EMPTY_COUNTS, companies: 1, profiles: 1, posts: 1 })
+  })
+
+  it('dates come from the ids in UTC (D2, 2.1); ids from the future and comment ids not of 19 digits are refused', async () => {
+    const author = profileRecord(1)
+    const at = Date.UTC(2025, 1, 10, 16, 30, 4, 125)
+    const offset = personPostRecord(author.profileId, at, 21)
+    const offsetDate = '2025-02-10T18:30:04.125+02:00'
+    const late = personPostRecord(author.profileId, at + 60_000, 22)
+    const future = personPostRecord(author.profileId, FIXTURE_NOW + 86_400_000, 23)
+    const postId = offset.id.split(':').at(-1) as string
+    const commentId = idFromTime(at + 3_600_000, 5)
+    const authorUrn = `urn:li:fsd_profile:${author.profileId}`
+    const lines = [
+      { kind: 'company', data: companyRecord() }, // 1
+      { kind: 'profile', data: author }, // 2
+      { kind: 'post', data: { ...offset, date: offsetDate } }, // 3 the same instant with an offset
+      { kind: 'post', data: { ...late, date: new Date(at + 60_000 + 500).toISOString() } }, // 4 half a second off
+      { kind: 'post', data: future }, // 5 a day after now
+      { kind: 'comment', data: commentRecord(postId, commentId, authorUrn, { createdAt: new Date(at + 3_600_000).toISOString().replace('Z', '+00:00') }) }, // 6
+      { kind: 'comment', data: commentRecord(postId, '7', authorUrn, { createdAt: offsetDate }) }, // 7 not a 19-digit id
+      { kind: 'comment', data: commentRecord(postId, idFromTime(at + 7_200_000, 6), authorUrn, { createdAt: '2020-01-01T10:00:00+05:00' }) }, // 8 not its id's time
+      { kind: 'comment', data: commentRecord(postId, idFromTime(FIXTURE_NOW + 60_000, 7), authorUrn) }, // 9 from the future
+    ].map((r) => JSON.stringify(r))
+    const path = await file('dates.ndjson', `${lines.join('\n')}\n`)
+    const { exitCode, summary } = await runIngest({ writer }, [path], captureIo().io)
+    expect(exitCode).toBe(1)
+    const byLine = Object.fromEntries(summary.errors.map((e) => [e.line, e.reason]))
+    expect(Object.keys(byLine).map(Number)).toEqual([5, 7, 8, 9])
+    expect(byLine[5]).toMatch(/^data\.id encodes a time in the future \(2025-06-02T12:00:00\.\d{3}Z\)/)
+    expect(byLine[7]).toBe('data.urn must name a 19-digit comment id (D2)')
+    expect(byLine[8]).toBe(`data.createdAt must be the time encoded in the comment id (${new Date(at + 7_200_000).toISOString()})`)
+    expect(byLine[9]).toMatch(/^data\.urn encodes a time in the future/)
+    // Stored as decoded from the ids, in UTC.
+    expect(JSON.parse((await store.getPost(postId))!.doc.toString()).date).toBe(new Date(at).toISOString())
+    expect(JSON.parse((await store.getPost(late.id.split(':').at(-1) as string))!.doc.toString()).date).toBe(new Date(at + 60_000).toISOString())
+    const { comments } = await store.listComments(postId, 0, 10)
+    expect(comments.map((c) => c.createdAt)).toEqual([new Date(at + 3_600_000).toISOString()])
   })
 
   it('refuses what the spec rules out in reaction counts, country codes and profile URLs (spec 2.2, 2.4)', async () => {

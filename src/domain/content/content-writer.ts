@@ -13,7 +13,7 @@ import {
 } from '../../contract/resources.schemas.ts'
 import type { Clock } from '../../ports/clock.ts'
 import { CONTENT_KIND, type AuthorRef, type ContentRow, type ContentStore, type WriteOutcome } from '../../ports/content-store.ts'
-import { articlePublishedAt, POST_ID_RE, timeFromId } from './ids.ts'
+import { articlePublishedAt, isoFromId, POST_ID_RE, timeFromId } from './ids.ts'
 import { profileTemplate } from './profile-doc.ts'
 
 const validators = Object.fromEntries(
@@ -114,14 +114,22 @@ function schemaErrors(kind: IngestKind, data: unknown): string | undefined {
     .join('; ')
 }
 
-function preparePost(p: PostRecord): ContentRow {
-  const idm = /^urn:li:activity:(\d{19})$/.exec(p.id) ?? fail(`data.id must be urn:li:activity:<19 digits> (got "${p.id}")`)
+/** Refuses an id whose encoded time (D2) is after now: nothing is posted in the future. */
+function notFuture(field: string, id: string, nowMs: number): void {
+  if (timeFromId(id) > nowMs) fail(`${field} encodes a time in the future (${isoFromId(id)}); ids carry their creation time (D2)`)
+}
+
+function preparePost(given: PostRecord, nowMs: number): ContentRow {
+  const idm = /^urn:li:activity:(\d{19})$/.exec(given.id) ?? fail(`data.id must be urn:li:activity:<19 digits> (got "${given.id}")`)
   const id = idm[1] as string
-  const share = /^urn:li:(share|ugcPost):(\d+)$/.exec(p.shareUrn) ?? fail('data.shareUrn must be a share or ugcPost URN')
-  const dateMs = Date.parse(p.date)
-  if (Math.abs(dateMs - timeFromId(id)) > 1000) {
-    fail(`data.date must be the time encoded in the activity id (${new Date(timeFromId(id)).toISOString()})`)
+  const share = /^urn:li:(share|ugcPost):(\d+)$/.exec(given.shareUrn) ?? fail('data.shareUrn must be a share or ugcPost URN')
+  if (Math.abs(Date.parse(given.date) - timeFromId(id)) > 1000) {
+    fail(`data.date must be the time encoded in the activity id (${isoFromId(id)})`)
   }
+  notFuture('data.id', id, nowMs)
+  // D2: the date is decoded from the id, in UTC (2.1). A date sent with an offset, or a few hundred
+  // milliseconds off, names the same post and is served as the platform would.
+  const p: PostRecord = { ...given, date: isoFromId(id) }
   const sum = Object.values(p.reactionsByType).reduce((a, b) => a + b, 0)
   if (sum !== p.reactionCount) fail(`data.reactionsByType sums to ${sum} but reactionCount is ${p.reactionCount}`)
   if (p.imageUrl !== (p.images[0]?.url ?? null)) fail('data.imageUrl must be the first entry of images (or null)')
@@ -230,7 +238,7 @@ export function prepareRecord(record: IngestRecord, nowMs: number, platformHost:
       }
     }
     case 'post':
-      return preparePost(record.data)
+      return preparePost(record.data, nowMs)
     case 'article': {
       const { authorProfileId, ...a } = record.data
       if (a.articleUrn !== `urn:li:platformArticle:${a.articleId}`) {
@@ -246,17 +254,24 @@ export function prepareRecord(record: IngestRecord, nowMs: number, platformHost:
       const c = record.data
       const m = /^urn:li:comment:\((?:activity|ugcPost):(\d+),(\d+)\)$/.exec(c.urn) as RegExpExecArray
       const postId = m[1] as string
+      const commentId = m[2] as string
       if (!POST_ID_RE.test(postId)) fail('data.urn must name a 19-digit activity id')
+      if (!POST_ID_RE.test(commentId)) fail('data.urn must name a 19-digit comment id (D2)')
+      if (Math.abs(Date.parse(c.createdAt) - timeFromId(commentId)) > 1000) {
+        fail(`data.createdAt must be the time encoded in the comment id (${isoFromId(commentId)})`)
+      }
+      notFuture('data.urn', commentId, nowMs)
       const author = authorFromUrn(c.author.id) ?? fail('data.author.id must be a profile or company URN')
       return {
         kind: 'comment',
         row: {
-          commentId: m[2] as string,
+          commentId,
           postId,
           parentId: c.parentCommentId ?? null,
           author,
           text: c.text,
-          createdAt: c.createdAt,
+          // Decoded from the id in UTC, as a post's date is (D2, 2.1).
+          createdAt: isoFromId(commentId),
           reactionCount: c.reactionCount,
           pinned: c.pinned === true,
           permalink: `https://${platformHost}/feed/update/urn:li:activity:${postId}?commentUrn=${encodeURIComponent(c.urn)}`,
