@@ -102,7 +102,12 @@ describe('GET /api/v1/profile', () => {
     expectError(await t.get(`/api/v1/profile?profileUrlOrUrn=${q('https://www.linkedin.com/in/')}`), 400, 'INVALID_URN')
     expectError(await t.get(`/api/v1/profile?profileUrlOrUrn=${q('https://example.com/in/member-1')}`), 400, 'INVALID_URN')
     expectError(await t.get('/api/v1/profile?profileUrlOrUrn=no-such-member'), 404, 'PROFILE_NOT_FOUND')
-    expectError(await t.get(`/api/v1/profile?profileUrlOrUrn=${q('urn:li:fsd_company:999999')}`), 404, 'COMPANY_NOT_FOUND')
+    // A company page that does not exist: 4.3's one not-found code, billed 1 like any missing record.
+    for (const input of ['urn:li:fsd_company:999999', 'https://www.linkedin.com/company/no-such-page/']) {
+      const res = await t.get(`/api/v1/profile?profileUrlOrUrn=${q(input)}`)
+      expectError(res, 404, 'PROFILE_NOT_FOUND')
+      expect(res.headers['x-credits-charged'], input).toBe('1')
+    }
   })
 })
 

@@ -287,7 +287,14 @@ export function createContentService(deps: ContentServiceDeps) {
       const today = new Date(now)
       const month = today.getUTCFullYear() * 12 + today.getUTCMonth()
       return cached(admit, `profile|${month}|${JSON.stringify(input)}`, async () => {
-        if (input.type === 'company') return organizationAsProfile((await findCompany(input.company)).doc)
+        if (input.type === 'company') {
+          // 4.3 answers a missing record with PROFILE_NOT_FOUND only: a client of this endpoint
+          // branches on that code, a company page given to it included.
+          const page = await findCompany(input.company).catch((e: unknown) => {
+            throw isApiError(e) && e.code === 'COMPANY_NOT_FOUND' ? new ApiError('PROFILE_NOT_FOUND', 'No profile or company page exists for this input.') : e
+          })
+          return organizationAsProfile(page.doc)
+        }
         // One read for the document; only a member id needs a lookup first.
         let doc: Buffer | undefined
         if (input.type === 'slug') {
