@@ -293,6 +293,24 @@ describe('pronet ingest', () => {
     expect(comments.map((c) => c.createdAt)).toEqual([new Date(at + 3_600_000).toISOString()])
   })
 
+  it('a slug is one that lookups can name (D1), and a canonical URL may spell it percent-encoded', async () => {
+    const spaced = profileRecord(3, { slug: 'has space b' })
+    const jose = profileRecord(4, { slug: 'josé-b' })
+    const lines = [
+      { kind: 'company', data: companyRecord() }, // 1
+      { kind: 'profile', data: { ...spaced, url: 'https://www.linkedin.com/in/has space b/' } }, // 2
+      { kind: 'profile', data: { ...jose, url: 'https://www.linkedin.com/in/jos%C3%A9-b/' } }, // 3
+      { kind: 'company', data: { ...companyRecord('78'), id: 'urn:li:fsd_company:78', publicIdentifier: 'two words', domain: 'northwind.example' } }, // 4
+    ].map((r) => JSON.stringify(r))
+    const path = await file('slugs.ndjson', `${lines.join('\n')}\n`)
+    const { summary } = await runIngest({ writer }, [path], captureIo().io)
+    const byLine = Object.fromEntries(summary.errors.map((e) => [e.line, e.reason]))
+    expect(Object.keys(byLine).map(Number)).toEqual([2, 4])
+    expect(byLine[2]).toBe(`data.publicIdentifier must be a slug that lookups can name: letters, digits, '-', '_' and '.' (got "has space b")`)
+    expect(byLine[4]).toMatch(/^data\.publicIdentifier must be a slug that lookups can name/)
+    expect(await store.findProfileIdBySlug('josé-b')).toBe(jose.profileId)
+  })
+
   it('refuses what the spec rules out in reaction counts, country codes and profile URLs (spec 2.2, 2.4)', async () => {
     const post = (n: number, reactionsByType: Record<string, number>) =>
       personPostRecord(AUTHOR_ID, Date.UTC(2025, 2, n), 30 + n, { reactionsByType, reactionCount: Object.values(reactionsByType).reduce((a, b) => a + b, 0) })

@@ -14,6 +14,7 @@ import {
 import type { Clock } from '../../ports/clock.ts'
 import { CONTENT_KIND, type AuthorRef, type ContentRow, type ContentStore, type WriteOutcome } from '../../ports/content-store.ts'
 import { articlePublishedAt, isoFromId, POST_ID_RE, timeFromId } from './ids.ts'
+import { isUsableSlug } from './input-resolution.ts'
 import { profileTemplate } from './profile-doc.ts'
 
 const validators = Object.fromEntries(
@@ -32,7 +33,14 @@ function isCanonicalProfileUrl(url: string, platformHost: string, publicIdentifi
   if (!url.startsWith(base)) return false
   const rest = url.slice(base.length)
   const slug = rest.endsWith('/') ? rest.slice(0, -1) : rest
-  return slug.toLowerCase() === publicIdentifier.toLowerCase()
+  // A slug may be written percent-encoded (D1: slugs are URL-decoded): /in/jos%C3%A9-b names josé-b.
+  let decoded = slug
+  try {
+    decoded = decodeURIComponent(slug)
+  } catch {
+    return false
+  }
+  return decoded.toLowerCase() === publicIdentifier.toLowerCase()
 }
 
 const POST_FIELDS = Object.keys(PostSchema.properties) as (keyof Post)[]
@@ -187,6 +195,9 @@ export function prepareRecord(record: IngestRecord, nowMs: number, platformHost:
       if (p.id !== `urn:li:fsd_profile:${p.profileId}`) fail('data.id must be urn:li:fsd_profile:<profileId>')
       if (p.memberId === p.profileId) fail('data.memberId must differ from profileId')
       if (p.publicIdentifier.trim() === '') fail('data.publicIdentifier must not be empty')
+      if (!isUsableSlug(p.publicIdentifier)) {
+        fail(`data.publicIdentifier must be a slug that lookups can name: letters, digits, '-', '_' and '.' (got "${p.publicIdentifier}")`)
+      }
       // Spec 2.4: url is the canonical public profile URL, which the API shows as it is stored.
       if (!isCanonicalProfileUrl(p.url, platformHost, p.publicIdentifier)) {
         fail(`data.url must be the canonical profile URL https://${platformHost}/in/${p.publicIdentifier}/ (got "${p.url}")`)
@@ -219,6 +230,9 @@ export function prepareRecord(record: IngestRecord, nowMs: number, platformHost:
     case 'company': {
       const { pageType, ...c } = record.data
       if (c.id !== `urn:li:fsd_company:${c.companyId}`) fail('data.id must be urn:li:fsd_company:<companyId>')
+      if (c.publicIdentifier !== undefined && !isUsableSlug(c.publicIdentifier)) {
+        fail(`data.publicIdentifier must be a slug that lookups can name: letters, digits, '-', '_' and '.' (got "${c.publicIdentifier}")`)
+      }
       // Spec 2.5: domain is websiteUrl without a leading www.
       if (c.domain !== undefined && c.websiteUrl !== undefined && c.domain !== websiteDomain(c.websiteUrl)) {
         fail(`data.domain must be the host of data.websiteUrl without a leading www. (${websiteDomain(c.websiteUrl)})`)
