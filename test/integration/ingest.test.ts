@@ -311,7 +311,7 @@ describe('pronet ingest', () => {
     expect(await store.findProfileIdBySlug('josé-b')).toBe(jose.profileId)
   })
 
-  it('refuses what the spec rules out in reaction counts, country codes and profile URLs (spec 2.2, 2.4)', async () => {
+  it('refuses what the spec rules out in reaction counts, country codes, profile URLs and root shares (spec 2.2, 2.4)', async () => {
     const post = (n: number, reactionsByType: Record<string, number>) =>
       personPostRecord(AUTHOR_ID, Date.UTC(2025, 2, n), 30 + n, { reactionsByType, reactionCount: Object.values(reactionsByType).reduce((a, b) => a + b, 0) })
     const member = (n: number, change: Record<string, unknown>) => ({ ...profileRecord(n), ...change })
@@ -328,13 +328,15 @@ describe('pronet ingest', () => {
       { kind: 'profile', data: member(4, { url: `https://elsewhere.example/in/${slug}/` }) }, // 9 another host
       { kind: 'profile', data: member(5, { url: `https://${HOST}/in/someone-else/` }) }, // 10 another member's slug
       { kind: 'profile', data: member(6, { countryCode: '', url: `https://${HOST}/in/${profileRecord(6).publicIdentifier.toUpperCase()}` }) }, // 11 fine
+      { kind: 'post', data: { ...post(5, { like: 1 }), resharedPostUrn: 'urn:li:activity:7000000000000000000', permissions: { ...post(5, { like: 1 }).permissions, rootShare: true } } }, // 12 a reshare is no root share
     ].map((r) => JSON.stringify(r))
     const path = await file('spec-rules.ndjson', `${lines.join('\n')}\n`)
     const { io } = captureIo()
     const { exitCode, summary } = await runIngest({ writer }, [path], io)
     expect(exitCode).toBe(1)
     const byLine = Object.fromEntries(summary.errors.map((e) => [e.line, e.reason]))
-    expect(Object.keys(byLine).map(Number)).toEqual([3, 4, 5, 7, 8, 9, 10])
+    expect(Object.keys(byLine).map(Number)).toEqual([3, 4, 5, 7, 8, 9, 10, 12])
+    expect(byLine[12]).toBe('data.permissions.rootShare must be false on a post that reshares another (2.2)')
     for (const line of [3, 4, 5]) expect(byLine[line]).toMatch(/reactionsByType/)
     // A key the object does not take is named once, in words (not the validator's "schema is false").
     expect(byLine[4]).toBe('data.reactionsByType has unknown field(s) LIKE')

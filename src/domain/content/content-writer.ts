@@ -154,6 +154,7 @@ function preparePost(given: PostRecord, nowMs: number): ContentRow {
     fail('data.resharedPostUrn must be an activity URN')
   }
   if (p.repostOf !== undefined && postIdFrom(p.repostOf) === undefined) fail('data.repostOf must be an activity URN')
+  if (p.resharedPostUrn !== undefined && p.permissions.rootShare) fail('data.permissions.rootShare must be false on a post that reshares another (2.2)')
   const video = p.video?.progressiveStreams[0]
   const meta = {
     isEdited: p.isEdited === true,
