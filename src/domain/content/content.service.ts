@@ -47,6 +47,19 @@ export interface Delivered {
 /** A delivered body as one buffer (for callers that read it rather than send it). */
 export const bodyBytes = (d: Delivered): Buffer => (Buffer.isBuffer(d.body) ? d.body : Buffer.concat(d.body))
 
+/** Abbreviations whose full stop ends no sentence: "Maple Co. builds…" has one sentence, not "Maple Co.". */
+const ABBREVIATIONS = new Set(['co', 'inc', 'ltd', 'llc', 'corp', 'plc', 'bros', 'st', 'dr', 'mr', 'mrs', 'ms', 'jr', 'sr', 'vs', 'etc', 'e.g', 'i.e', 'no'])
+
+/** The first sentence of a description (a page's tagline, spec 2.4). */
+export function firstSentence(text: string): string {
+  for (const m of text.matchAll(/[.!?](?=\s)/g)) {
+    const word = /([\p{L}.]+)$/u.exec(text.slice(0, m.index))?.[1]?.toLowerCase() ?? ''
+    if (m[0] === '.' && ABBREVIATIONS.has(word)) continue
+    return text.slice(0, m.index + 1)
+  }
+  return text
+}
+
 const profileNotFound = () => new ApiError('PROFILE_NOT_FOUND', 'No profile exists for this input.')
 const companyNotFound = () => new ApiError('COMPANY_NOT_FOUND', 'No company page exists for this input.')
 const postNotFound = () => new ApiError('POST_NOT_FOUND', 'No post exists for this input.')
@@ -229,7 +242,7 @@ export function createContentService(deps: ContentServiceDeps) {
     const c = JSON.parse(companyDoc.toString()) as Company
     const hq = c.headquarter
     const country = countryOf(hq?.country)
-    const tagline = c.description ? (c.description.split(/(?<=[.!?])\s/)[0] ?? '').slice(0, 160) : c.industry
+    const tagline = c.description ? firstSentence(c.description).slice(0, 160) : c.industry
     return JSON.stringify({
       id: c.id,
       profileId: c.companyId,
