@@ -186,7 +186,8 @@ export function personPostRecord(
       url: `https://${HOST}/in/member/`,
       imageUrl: null,
     },
-    permissions: PERMISSIONS,
+    // 2.2: a post that reshares another is no root share.
+    permissions: extra.resharedPostUrn === undefined ? PERMISSIONS : { ...PERMISSIONS, rootShare: false },
     ...extra,
   }
 }

@@ -106,7 +106,7 @@ function buildNetwork(): IngestRecord[] {
     if (written.length > 0 && rnd() < 0.08 && record.authorType === 'Person') {
       record = { ...record, repostOf: activityUrn(pick(written)) }
     } else if (written.length > 0 && rnd() < 0.05) {
-      record = { ...record, resharedPostUrn: activityUrn(pick(written)) }
+      record = { ...record, resharedPostUrn: activityUrn(pick(written)), permissions: { ...record.permissions, rootShare: false } }
     }
     written.push(id)
     records.push({ kind: 'post', data: record })
