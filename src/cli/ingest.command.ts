@@ -6,7 +6,7 @@
 import { once } from 'node:events'
 import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
-import { createInterface } from 'node:readline'
+import { isUtf8 } from 'node:buffer'
 import { MultiBar, type SingleBar } from 'cli-progress'
 import { INGEST_KINDS } from '../contract/ingest.schemas.ts'
 import type { ContentWriter } from '../domain/content/content-writer.ts'
@@ -83,6 +83,30 @@ function foreignKind(value: unknown): boolean {
 }
 
 /** A line as a record for the writer, or the reason it never reaches it. */
+/**
+ * The lines of a byte stream, split at \n (NDJSON's separator; a \r before it is dropped, also when
+ * the two arrive in different chunks), each decoded and told whether its bytes were UTF-8.
+ */
+async function* byteLines(input: AsyncIterable<Buffer>, onBytes: (n: number) => void): AsyncGenerator<{ text: string; utf8: boolean }> {
+  const line = (bytes: Buffer) => {
+    const b = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.subarray(0, -1) : bytes
+    return { text: b.toString('utf8'), utf8: isUtf8(b) }
+  }
+  let parts: Buffer[] = []
+  for await (const chunk of input) {
+    onBytes(chunk.length)
+    let start = 0
+    for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, start)) {
+      parts.push(chunk.subarray(start, i))
+      start = i + 1
+      yield line(parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts))
+      parts = []
+    }
+    if (start < chunk.length) parts.push(chunk.subarray(start))
+  }
+  if (parts.length > 0) yield line(Buffer.concat(parts))
+}
+
 function parseLine(text: string, line: number): Pending {
   let value: unknown
   try {
@@ -269,23 +293,19 @@ export async function runIngest(
       const input = createReadStream(file, { highWaterMark: 1 << 20 })
       let fileBytes = 0
       let readError: unknown
-      input.on('data', (chunk) => {
-        fileBytes += chunk.length
-      })
       input.on('error', (e) => {
         readError = e
       })
-      // crlfDelay: a \r\n split across two chunks is still one line break, so line numbers hold.
-      const lines = createInterface({ input, crlfDelay: Infinity })
       const pending: Pending[] = []
       let lineNo = 0
       try {
-        for await (const raw of lines) {
+        for await (const raw of byteLines(input, (n) => (fileBytes += n))) {
           lineNo++
           // A BOM from Windows editors is not part of the JSON.
-          const text = lineNo === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw
+          const text = lineNo === 1 && raw.text.charCodeAt(0) === 0xfeff ? raw.text.slice(1) : raw.text
           if (text.trim() === '') continue
-          pending.push(parseLine(text, lineNo))
+          // Decoding would turn bytes that are not UTF-8 into U+FFFD and store the damage silently.
+          pending.push(raw.utf8 ? parseLine(text, lineNo) : { line: lineNo, kind: INVALID_KIND, reason: 'the line is not valid UTF-8; save the file as UTF-8' })
           if (pending.length >= batchSize) {
             await flush(file, pending)
             reporter.progress(bytesBefore + fileBytes, summary)
@@ -293,7 +313,7 @@ export async function runIngest(
         }
         await flush(file, pending)
       } catch (e) {
-        // Only a failure of the file itself (readline rethrows the stream's error) is reported and
+        // Only a failure of the file itself (reading rethrows the stream's error) is reported and
         // skipped; a writer or store failure is not about this file and aborts the run.
         if (readError === undefined || e !== readError) throw e
         await flush(file, pending)
@@ -304,7 +324,6 @@ export async function runIngest(
         if (fileBytes === 0) recordError(file, 0, `cannot read file (${message})`)
         else recordError(file, lineNo + 1, `read failed (${message})`)
       } finally {
-        lines.close()
         input.destroy()
       }
       bytesBefore += size.size

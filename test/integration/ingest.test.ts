@@ -371,6 +371,23 @@ describe('pronet ingest', () => {
     expect(await store.counts()).toEqual({ ...EMPTY_COUNTS, companies: 1, profiles: 2, posts: 1 })
   })
 
+  it('refuses a line whose bytes are not UTF-8 instead of storing U+FFFD in their place; a real U+FFFD is fine', async () => {
+    const [company, author] = fixtureRecords().slice(0, 2).map((r) => JSON.stringify(r))
+    const base = personPostRecord(AUTHOR_ID, Date.UTC(2025, 1, 3), 40)
+    const good = personPostRecord(AUTHOR_ID, Date.UTC(2025, 1, 4), 41, { content: 'a real replacement character \uFFFD stays' })
+    const json = JSON.stringify({ kind: 'post', data: { ...base, content: 'bytes X__DX' } })
+    const [before, after] = json.split('__') as [string, string]
+    const bad = Buffer.concat([Buffer.from(before), Buffer.from([0xff, 0xfe]), Buffer.from(after)])
+    const path = join(dir, 'latin.ndjson')
+    await writeFile(path, Buffer.concat([Buffer.from(`${company}\n${author}\r\n`), bad, Buffer.from(`\r\n${JSON.stringify({ kind: 'post', data: good })}`)]))
+    const { exitCode, summary } = await runIngest({ writer }, [path], captureIo().io)
+    expect(exitCode).toBe(1)
+    expect(summary).toMatchObject({ lines: 4, ok: 3, failed: 1 })
+    expect(summary.errors).toEqual([{ file: path, line: 3, reason: 'the line is not valid UTF-8; save the file as UTF-8' }])
+    expect(await store.getPost(base.id.split(':').at(-1) as string)).toBeUndefined()
+    expect(JSON.parse((await store.getPost(good.id.split(':').at(-1) as string))!.doc.toString()).content).toBe('a real replacement character \uFFFD stays')
+  })
+
   it('an empty file and a file of blank lines succeed with nothing written', async () => {
     const a = await file('empty.ndjson', '')
     const b = await file('blank.ndjson', '\n\n  \n')
