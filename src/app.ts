@@ -30,9 +30,9 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     // A path Fastify's router cannot read (a malformed percent-escape: /api/v1/prof%ile) or a path
     // parameter over its length was answered with Fastify's own body and code (FST_ERR_BAD_URL, 414)
     // and never recorded. No route can match such a path: it is an unknown path (D5), 404 NOT_FOUND
-    // in the section 7 envelope, counted under `unknown` like any other.
-    // (Set below, before the server can take a request.) The app's onSend hooks do not run for these
-    // replies, so the request id is named here.
+    // in the section 7 envelope, counted under `unknown` like any other. `notFound` is set below,
+    // before the server takes a request; the app's onSend hooks do not run for these replies, so the
+    // request id is named here.
     frameworkErrors: (_error, request, reply) => {
       void notFound?.(request as FastifyRequest, reply.header('x-request-id', request.id) as FastifyReply)
     },

@@ -6,7 +6,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander'
 import type { Container } from '../container.ts'
 import { MAX_CREDITS_LIMIT, MAX_RPS_LIMIT, type SubscriptionPatch } from '../domain/billing/billing-rules.ts'
-import { parseDay, parseInstant } from '../domain/billing/calendar.ts'
+import { INSTANT_FORMS, parseDay, parseInstant } from '../domain/billing/calendar.ts'
 import type { SubscriptionView } from '../domain/billing/metering.service.ts'
 import type { UsageReport } from '../domain/usage/usage-report.ts'
 import type { PlanName, SubscriptionStatus } from '../ports/account-store.ts'
@@ -33,7 +33,7 @@ export const intIn = (name: string, min: number, max = Number.MAX_SAFE_INTEGER) 
 const instantArg = (name: string) => (value: string) => {
   const ms = parseInstant(value)
   if (ms === undefined) {
-    throw new InvalidArgumentError(`${name} must be an ISO 8601 instant with its zone (e.g. 2027-01-01T00:00:00Z), a day (2027-01-01), or epoch milliseconds, up to the year 9999.`)
+    throw new InvalidArgumentError(`${name} must be ${INSTANT_FORMS}.`)
   }
   return ms
 }

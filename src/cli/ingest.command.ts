@@ -82,7 +82,6 @@ function foreignKind(value: unknown): boolean {
   return typeof kind === 'string' && !Object.hasOwn(INGEST_KINDS, kind)
 }
 
-/** A line as a record for the writer, or the reason it never reaches it. */
 /**
  * The lines of a byte stream, split at \n (NDJSON's separator; a \r before it is dropped, also when
  * the two arrive in different chunks), each decoded and told whether its bytes were UTF-8.
@@ -107,6 +106,7 @@ async function* byteLines(input: AsyncIterable<Buffer>, onBytes: (n: number) => 
   if (parts.length > 0) yield line(Buffer.concat(parts))
 }
 
+/** A line as a record for the writer, or the reason it never reaches it. */
 function parseLine(text: string, line: number): Pending {
   let value: unknown
   try {

@@ -43,6 +43,9 @@ export const iso = (ms: number): string => new Date(ms).toISOString()
 /** The last instant an operator may name: 9999-12-31T23:59:59.999Z (ISO 8601's four-digit years). */
 export const MAX_INSTANT_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
 
+/** What parseInstant reads, in words, for the refusals of the admin API and the CLI. */
+export const INSTANT_FORMS = 'an ISO 8601 instant with its zone (2027-01-31T09:30:00Z), a day (2027-01-31), or epoch milliseconds, up to the year 9999'
+
 const ISO_INSTANT = /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/
 
 /**

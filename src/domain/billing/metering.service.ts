@@ -57,30 +57,6 @@ export interface SubscriptionView {
   cancelAtPeriodEnd: boolean
 }
 
-/**
- * 402 QUOTA_EXHAUSTED with the details of D3. Calls in flight hold their full price until they
- * settle, so a balance that reads as enough may not be: `creditsHeld` says how much is held, and the
- * message says so when that is why.
- */
-function quotaExhaustedError(buyCreditsUrl: string, b: Balance, credits: number, held: number, message?: string): ApiError {
-  const needs = `This call needs ${credits} credit${credits === 1 ? '' : 's'}`
-  return new ApiError(
-    'QUOTA_EXHAUSTED',
-    message ??
-      (b.total >= credits
-        ? `${needs}; the balance of ${b.total} less the ${held} held by this account's calls still in flight cannot cover it.`
-        : `${needs}; the balance cannot cover it.`),
-    {
-      creditsRemaining: b.total,
-      subscriptionCreditsRemaining: b.subscription,
-      paygCreditsRemaining: b.payg,
-      creditsRequired: credits,
-      creditsHeld: held,
-      buyCreditsUrl,
-    },
-  )
-}
-
 /** Subscription (2.8) of a state at `at`. */
 export function subscriptionView(state: BillingState, at: number): SubscriptionView {
   const s = state.subscription
@@ -151,8 +127,29 @@ export function createMeteringService(deps: MeteringDeps) {
     else queuedBatchUnits.delete(accountId)
   }
 
-  const quotaExhausted = (b: Balance, credits: number, held: number, message?: string) =>
-    quotaExhaustedError(deps.buyCreditsUrl, b, credits, held, message)
+  /**
+   * 402 QUOTA_EXHAUSTED with the details of D3. Calls in flight hold their full price until they
+   * settle, so a balance that reads as enough may not be: `creditsHeld` says how much is held, and the
+   * message says so when that is why.
+   */
+  function quotaExhausted(b: Balance, credits: number, held: number, message?: string): ApiError {
+    const needs = `This call needs ${credits} credit${credits === 1 ? '' : 's'}`
+    return new ApiError(
+      'QUOTA_EXHAUSTED',
+      message ??
+        (b.total >= credits
+          ? `${needs}; the balance of ${b.total} less the ${held} held by this account's calls still in flight cannot cover it.`
+          : `${needs}; the balance cannot cover it.`),
+      {
+        creditsRemaining: b.total,
+        subscriptionCreditsRemaining: b.subscription,
+        paygCreditsRemaining: b.payg,
+        creditsRequired: credits,
+        creditsHeld: held,
+        buyCreditsUrl: deps.buyCreditsUrl,
+      },
+    )
+  }
 
   async function stateOf(accountId: string, at: number): Promise<BillingState> {
     const state = await ledger.state(accountId, at)

@@ -122,22 +122,28 @@ function schemaErrors(kind: IngestKind, data: unknown): string | undefined {
     .join('; ')
 }
 
-/** Refuses an id whose encoded time (D2) is after now: nothing is posted in the future. */
-function notFuture(field: string, id: string, nowMs: number): void {
-  if (timeFromId(id) > nowMs) fail(`${field} encodes a time in the future (${isoFromId(id)}); ids carry their creation time (D2)`)
+/**
+ * D2: ids carry their creation time. `given` (the record's date) must be that time within a second,
+ * and it must not be after now; returns it in UTC (2.1), as the record is stored and served.
+ */
+function timeOfId(id: string, given: string, fields: { date: string; id: string; idName: string }, nowMs: number): string {
+  if (Math.abs(Date.parse(given) - timeFromId(id)) > 1000) fail(`${fields.date} must be the time encoded in the ${fields.idName} (${isoFromId(id)})`)
+  if (timeFromId(id) > nowMs) fail(`${fields.id} encodes a time in the future (${isoFromId(id)}); ids carry their creation time (D2)`)
+  return isoFromId(id)
+}
+
+/** A publicIdentifier must be a slug that lookups can name, or the record could not be found by it. */
+function requireUsableSlug(slug: string): void {
+  if (!isUsableSlug(slug)) fail(`data.publicIdentifier must be a slug that lookups can name: letters, digits, '-', '_' and '.' (got "${slug}")`)
 }
 
 function preparePost(given: PostRecord, nowMs: number): ContentRow {
   const idm = /^urn:li:activity:(\d{19})$/.exec(given.id) ?? fail(`data.id must be urn:li:activity:<19 digits> (got "${given.id}")`)
   const id = idm[1] as string
   const share = /^urn:li:(share|ugcPost):(\d+)$/.exec(given.shareUrn) ?? fail('data.shareUrn must be a share or ugcPost URN')
-  if (Math.abs(Date.parse(given.date) - timeFromId(id)) > 1000) {
-    fail(`data.date must be the time encoded in the activity id (${isoFromId(id)})`)
-  }
-  notFuture('data.id', id, nowMs)
-  // D2: the date is decoded from the id, in UTC (2.1). A date sent with an offset, or a few hundred
-  // milliseconds off, names the same post and is served as the platform would.
-  const p: PostRecord = { ...given, date: isoFromId(id) }
+  // A date sent with an offset, or a few hundred milliseconds off, names the same post and is served
+  // as the platform would: decoded from the id.
+  const p: PostRecord = { ...given, date: timeOfId(id, given.date, { date: 'data.date', id: 'data.id', idName: 'activity id' }, nowMs) }
   const sum = Object.values(p.reactionsByType).reduce((a, b) => a + b, 0)
   if (sum !== p.reactionCount) fail(`data.reactionsByType sums to ${sum} but reactionCount is ${p.reactionCount}`)
   if (p.imageUrl !== (p.images[0]?.url ?? null)) fail('data.imageUrl must be the first entry of images (or null)')
@@ -196,9 +202,7 @@ export function prepareRecord(record: IngestRecord, nowMs: number, platformHost:
       if (p.id !== `urn:li:fsd_profile:${p.profileId}`) fail('data.id must be urn:li:fsd_profile:<profileId>')
       if (p.memberId === p.profileId) fail('data.memberId must differ from profileId')
       if (p.publicIdentifier.trim() === '') fail('data.publicIdentifier must not be empty')
-      if (!isUsableSlug(p.publicIdentifier)) {
-        fail(`data.publicIdentifier must be a slug that lookups can name: letters, digits, '-', '_' and '.' (got "${p.publicIdentifier}")`)
-      }
+      requireUsableSlug(p.publicIdentifier)
       // Spec 2.4: url is the canonical public profile URL, which the API shows as it is stored.
       if (!isCanonicalProfileUrl(p.url, platformHost, p.publicIdentifier)) {
         fail(`data.url must be the canonical profile URL https://${platformHost}/in/${p.publicIdentifier}/ (got "${p.url}")`)
@@ -231,9 +235,7 @@ export function prepareRecord(record: IngestRecord, nowMs: number, platformHost:
     case 'company': {
       const { pageType, ...c } = record.data
       if (c.id !== `urn:li:fsd_company:${c.companyId}`) fail('data.id must be urn:li:fsd_company:<companyId>')
-      if (c.publicIdentifier !== undefined && !isUsableSlug(c.publicIdentifier)) {
-        fail(`data.publicIdentifier must be a slug that lookups can name: letters, digits, '-', '_' and '.' (got "${c.publicIdentifier}")`)
-      }
+      if (c.publicIdentifier !== undefined) requireUsableSlug(c.publicIdentifier)
       // Spec 2.5: domain is websiteUrl without a leading www.
       if (c.domain !== undefined && c.websiteUrl !== undefined && c.domain !== websiteDomain(c.websiteUrl)) {
         fail(`data.domain must be the host of data.websiteUrl without a leading www. (${websiteDomain(c.websiteUrl)})`)
@@ -272,10 +274,7 @@ export function prepareRecord(record: IngestRecord, nowMs: number, platformHost:
       const commentId = m[2] as string
       if (!POST_ID_RE.test(postId)) fail('data.urn must name a 19-digit activity id')
       if (!POST_ID_RE.test(commentId)) fail('data.urn must name a 19-digit comment id (D2)')
-      if (Math.abs(Date.parse(c.createdAt) - timeFromId(commentId)) > 1000) {
-        fail(`data.createdAt must be the time encoded in the comment id (${isoFromId(commentId)})`)
-      }
-      notFuture('data.urn', commentId, nowMs)
+      const createdAt = timeOfId(commentId, c.createdAt, { date: 'data.createdAt', id: 'data.urn', idName: 'comment id' }, nowMs)
       const author = authorFromUrn(c.author.id) ?? fail('data.author.id must be a profile or company URN')
       return {
         kind: 'comment',
@@ -285,8 +284,7 @@ export function prepareRecord(record: IngestRecord, nowMs: number, platformHost:
           parentId: c.parentCommentId ?? null,
           author,
           text: c.text,
-          // Decoded from the id in UTC, as a post's date is (D2, 2.1).
-          createdAt: isoFromId(commentId),
+          createdAt,
           reactionCount: c.reactionCount,
           pinned: c.pinned === true,
           permalink: `https://${platformHost}/feed/update/urn:li:activity:${postId}?commentUrn=${encodeURIComponent(c.urn)}`,

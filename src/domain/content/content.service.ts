@@ -62,6 +62,7 @@ export function firstSentence(text: string): string {
 
 const profileNotFound = () => new ApiError('PROFILE_NOT_FOUND', 'No profile exists for this input.')
 const companyNotFound = () => new ApiError('COMPANY_NOT_FOUND', 'No company page exists for this input.')
+const pageNotFoundAsProfile = () => new ApiError('PROFILE_NOT_FOUND', 'No profile or company page exists for this input.')
 const postNotFound = () => new ApiError('POST_NOT_FOUND', 'No post exists for this input.')
 
 const arr = (items: readonly string[]) => `[${items.join(',')}]`
@@ -134,13 +135,13 @@ export function createContentService(deps: ContentServiceDeps) {
     return undefined
   }
 
-  /** The company page an input names, read once; COMPANY_NOT_FOUND when there is none. */
-  async function findCompany(input: CompanyInput): Promise<{ doc: Buffer }> {
+  /** The company page an input names, read once; `notFound` (COMPANY_NOT_FOUND) when there is none. */
+  async function findCompany(input: CompanyInput, notFound: () => ApiError = companyNotFound): Promise<{ doc: Buffer }> {
     const id = input.type === 'companyId' ? input.companyId : await store.findCompanyIdBySlug(input.slug)
     const company =
       (id === undefined ? undefined : await store.getCompany(id)) ??
       (input.type === 'slug' && input.numeric ? await store.getCompany(input.slug) : undefined)
-    if (company === undefined) throw companyNotFound()
+    if (company === undefined) throw notFound()
     return company
   }
 
@@ -300,14 +301,9 @@ export function createContentService(deps: ContentServiceDeps) {
       const today = new Date(now)
       const month = today.getUTCFullYear() * 12 + today.getUTCMonth()
       return cached(admit, `profile|${month}|${JSON.stringify(input)}`, async () => {
-        if (input.type === 'company') {
-          // 4.3 answers a missing record with PROFILE_NOT_FOUND only: a client of this endpoint
-          // branches on that code, a company page given to it included.
-          const page = await findCompany(input.company).catch((e: unknown) => {
-            throw isApiError(e) && e.code === 'COMPANY_NOT_FOUND' ? new ApiError('PROFILE_NOT_FOUND', 'No profile or company page exists for this input.') : e
-          })
-          return organizationAsProfile(page.doc)
-        }
+        // 4.3 answers a missing record with PROFILE_NOT_FOUND only: a client of this endpoint branches
+        // on that code, a company page given to it included.
+        if (input.type === 'company') return organizationAsProfile((await findCompany(input.company, pageNotFoundAsProfile)).doc)
         // One read for the document; only a member id needs a lookup first.
         let doc: Buffer | undefined
         if (input.type === 'slug') {

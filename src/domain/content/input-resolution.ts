@@ -45,14 +45,14 @@ const SLUG_RE = /^[\p{L}\p{M}\p{Nd}._-]+$/u
 // Decision: '.', '..' or '-' alone are path artefacts, not names; a slug holds a letter or digit.
 const SLUG_NAME_RE = /[\p{L}\p{Nd}]/u
 const ASCII_DIGITS_RE = /^[0-9]+$/
+const PLAIN_SLUG_RE = new RegExp(`^[a-z0-9][a-z0-9_-]{0,${MAX_SLUG_LENGTH - 1}}$`)
+const SCHEME_RE = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//
+const HOST_TOKEN_RE = /^[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?::\d+)?\//
 
 /** Whether a record's publicIdentifier is a slug that inputs can name (ingest refuses any other). */
 export function isUsableSlug(slug: string): boolean {
   return [...slug].length <= MAX_SLUG_LENGTH && SLUG_RE.test(slug) && SLUG_NAME_RE.test(slug)
 }
-const PLAIN_SLUG_RE = new RegExp(`^[a-z0-9][a-z0-9_-]{0,${MAX_SLUG_LENGTH - 1}}$`)
-const SCHEME_RE = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//
-const HOST_TOKEN_RE = /^[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?::\d+)?\//
 const AUTHORITY_RE = /^([a-z0-9-]+(?:\.[a-z0-9-]+)*)(?::(\d+))?$/
 const URN_START_RE = /^urn:/i
 const COMPANY_URN_KINDS = new Set(['fsd_company', 'company', 'fsd_organizationalPage', 'organization'])

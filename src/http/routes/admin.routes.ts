@@ -8,7 +8,7 @@ import Type from 'typebox'
 import type { AccountsService } from '../../domain/accounts/accounts.service.ts'
 import type { MeteringService } from '../../domain/billing/metering.service.ts'
 import { MAX_CREDITS_LIMIT, MAX_RPS_LIMIT } from '../../domain/billing/billing-rules.ts'
-import { MAX_INSTANT_MS, parseInstant } from '../../domain/billing/calendar.ts'
+import { INSTANT_FORMS, MAX_INSTANT_MS, parseInstant } from '../../domain/billing/calendar.ts'
 import { ErrorSchema } from '../../contract/resources.schemas.ts'
 import { ApiError } from '../../domain/errors.ts'
 import { strictBodyFields, strictIntegers } from '../strict-input.ts'
@@ -72,11 +72,7 @@ const QuoteQuery = Type.Object({ credits: Type.Integer({ minimum: 1 }) })
 function instant(given: string | number, field: string): number {
   const ms = parseInstant(String(given))
   if (ms === undefined) {
-    throw new ApiError(
-      'INVALID_PARAMETER',
-      `Invalid parameter '${field}': an ISO 8601 instant with its zone (2027-01-31T09:30:00Z), a day (2027-01-31), or epoch milliseconds, up to the year 9999.`,
-      { parameter: field },
-    )
+    throw new ApiError('INVALID_PARAMETER', `Invalid parameter '${field}': ${INSTANT_FORMS}.`, { parameter: field })
   }
   return ms
 }
