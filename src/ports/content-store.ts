@@ -41,6 +41,14 @@ export interface CompanyRow {
   doc: string
 }
 
+/** What a post's author card (2.2 `profile`) shows besides the author's urn. */
+export interface PostCard {
+  name: string
+  headline: string
+  url: string
+  imageUrl: string | null
+}
+
 export interface PostRow {
   /** activity id (19 digits). */
   id: string
@@ -61,6 +69,11 @@ export interface PostRow {
   meta: string
   /** Search result item (D8): the Post plus isEdited, reactionTypeCounts and video width/height. */
   docSearch: string
+  /**
+   * The author card the four documents hold (their `profile` less its urn). The store makes them hold
+   * the author's current card instead when the two differ (domain/content/post-card.ts).
+   */
+  card: PostCard
   /** Content kinds as a bit mask of CONTENT_KIND (search's contentType filter). */
   contentKinds: number
   /** Company ids the post mentions (search's mentionsCompanies filter). */

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { EMPTY_COUNTS } from '../helpers/content-fixtures.ts'
 import { validateRecord } from '../../src/domain/content/content-writer.ts'
-import type { ContentRow, ContentStore, WriteOutcome } from '../../src/ports/content-store.ts'
+import type { ContentRow, ContentStore, ProfileRow, WriteOutcome } from '../../src/ports/content-store.ts'
 import {
   articleRow,
   commentRow,
@@ -640,12 +640,113 @@ export function runContentStoreContract(name: string, makeStore: () => Promise<C
         const checked = validateRecord({ kind: 'post', data: postRecord(id, 1) })
         if (!('record' in checked)) throw new Error(checked.reason)
         const row = prepared(checked.record)
-        await seed(row)
+        // The record's card is member 1's as stored (no picture), so its documents are kept as prepared.
+        await seed(profileRow(1, { pictureUrl: null }), row)
         const got = await store.getPost(id)
         expect(got?.doc).toBe(row.kind === 'post' ? row.row.doc : undefined)
         expect(JSON.parse(got!.doc)).toMatchObject({ id: `urn:li:activity:${id}`, content: postRecord(id, 1).content })
         expect(await store.findPostIdByShare('share', id)).toBe(id)
         expect(ids((await store.listPosts(personRef(1), null, 1)).rows)).toEqual([id])
+      })
+    })
+
+    describe("a post's author card (post-card.ts)", () => {
+      type Card = { name: string; headline: string; url: string; imageUrl: string | null }
+      const cardOf = (r: { name: string; headline: string; url: string }, imageUrl: string | null): Card => ({
+        name: r.name,
+        headline: r.headline,
+        url: r.url,
+        imageUrl,
+      })
+      const member1 = profileRow(1).row
+      const page1 = companyRow(1).row
+      /** A post by `author` whose four documents hold `card` between two other fields, as real ones do. */
+      const cardedPost = (id: string, author: ReturnType<typeof personRef>, urn: string, card: Card) => {
+        const shape = (name: string) => JSON.stringify({ id, kind: name, profile: { urn, ...card }, after: [1, 'ü'] })
+        return postRow(id, author, {
+          doc: shape('doc'),
+          docTrimmed: shape('trimmed'),
+          docOlder: shape('older'),
+          docSearch: shape('search'),
+          card,
+        })
+      }
+      const personUrn = `urn:li:fsd_profile:${profileIdOf(1)}`
+      const companyUrn = `urn:li:fsd_company:${companyIdOf(1)}`
+      const expected = (id: string, kind: string, urn: string, card: Card) =>
+        JSON.stringify({ id, kind, profile: { urn, ...card }, after: [1, 'ü'] })
+      /** Every read of the post's documents the port offers (search items are the search index's). */
+      const shownCards = async (id: string, author: ReturnType<typeof personRef>) => {
+        const listed = (await store.listPosts(author, null, 1000)).rows.find((r) => r.id === id)
+        const older = (await store.listRecentPostsOlder(author, 1000)).find((r) => r.id === id)
+        const reacted = (await store.listProfileReactions(profileIdOf(2), null, 1000)).rows.find((r) => r.postId === id)
+        return {
+          doc: (await store.getPost(id))?.doc,
+          listed: listed?.doc,
+          older: older?.docOlder,
+          trimmed: reacted?.postDoc,
+        }
+      }
+
+      it("is the author's card when the post is stored, whatever card the post carried", async () => {
+        const id = postIdAt(1)
+        await seed(profileRow(1), profileRow(2), cardedPost(id, personRef(1), personUrn, { name: 'Old', headline: 'Was', url: 'https://x.example/old', imageUrl: null }))
+        await seed(profileReactionRow(profileIdOf(2), id, Date.UTC(2025, 5, 1)))
+        const card = cardOf(member1, member1.pictureUrl)
+        expect(await shownCards(id, personRef(1))).toEqual({
+          doc: expected(id, 'doc', personUrn, card),
+          listed: expected(id, 'doc', personUrn, card),
+          older: expected(id, 'older', personUrn, card),
+          trimmed: expected(id, 'trimmed', personUrn, card),
+        })
+      })
+
+      it("follows a change of the author's name, headline, picture or URL into every post, and only its own", async () => {
+        const before = cardOf(member1, member1.pictureUrl)
+        // More posts than one slice of the rewrite (500), so it walks on past the first.
+        const mine = Array.from({ length: 503 }, (_, i) => postIdAt(100 + i))
+        const theirs = postIdAt(50)
+        const theirCard = cardOf(profileRow(2).row, profileRow(2).row.pictureUrl)
+        await seed(profileRow(1), profileRow(2), ...mine.map((id) => cardedPost(id, personRef(1), personUrn, before)))
+        await seed(
+          cardedPost(theirs, personRef(2), `urn:li:fsd_profile:${profileIdOf(2)}`, theirCard),
+          ...[mine[0]!, mine[502]!, theirs].map((id, i) => profileReactionRow(profileIdOf(2), id, Date.UTC(2025, 5, 1 + i))),
+        )
+        const changes: Partial<ProfileRow>[] = [{ name: 'Renamed' }, { headline: 'New headline' }, { pictureUrl: null }, { url: `https://www.linkedin.com/in/member-1-new`, slug: 'member-1-new' }]
+        let now: Partial<ProfileRow> = {}
+        for (const change of changes) {
+          now = { ...now, ...change }
+          await seed(profileRow(1, now))
+          const row = profileRow(1, now).row
+          const card = cardOf(row, row.pictureUrl)
+          for (const id of [mine[0]!, mine[250]!, mine[502]!]) {
+            const shown = await shownCards(id, personRef(1))
+            expect(shown.doc).toBe(expected(id, 'doc', personUrn, card))
+            expect(shown.listed).toBe(expected(id, 'doc', personUrn, card))
+            expect(shown.older).toBe(expected(id, 'older', personUrn, card))
+            if (id !== mine[250]) expect(shown.trimmed).toBe(expected(id, 'trimmed', personUrn, card))
+          }
+        }
+        const other = await shownCards(theirs, personRef(2))
+        expect(other.doc).toBe(expected(theirs, 'doc', `urn:li:fsd_profile:${profileIdOf(2)}`, theirCard))
+        expect(other.trimmed).toBe(expected(theirs, 'trimmed', `urn:li:fsd_profile:${profileIdOf(2)}`, theirCard))
+      })
+
+      it("follows a change of a page's name, tagline, logo or URL", async () => {
+        const id = postIdAt(7)
+        await seed(companyRow(1), cardedPost(id, companyRef(1), companyUrn, cardOf(page1, page1.logoUrl)))
+        await seed(companyRow(1, { name: 'Renamed Co', headline: 'New tagline', logoUrl: null }))
+        const doc = (await store.getPost(id))?.doc
+        expect(doc).toBe(expected(id, 'doc', companyUrn, { name: 'Renamed Co', headline: 'New tagline', url: page1.url, imageUrl: null }))
+        expect((await store.listPosts(companyRef(1), null, 1)).rows[0]?.doc).toBe(doc)
+      })
+
+      it("leaves the posts' documents as they are when the author's record changes nothing the card shows", async () => {
+        const id = postIdAt(8)
+        const card = cardOf(member1, member1.pictureUrl)
+        await seed(profileRow(1), cardedPost(id, personRef(1), personUrn, card))
+        await seed(profileRow(1, { doc: '{"profile":"edited"}', jobTitle: 'Another title', memberId: '999' }))
+        expect((await store.getPost(id))?.doc).toBe(expected(id, 'doc', personUrn, card))
       })
     })
 

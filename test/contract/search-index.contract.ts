@@ -258,6 +258,17 @@ export function runSearchIndexContract(name: string, makeIndex: () => Promise<Se
         expect(items.get(postIdAt(1))?.toString()).toBe(JSON.stringify({ search: postIdAt(1) }))
         expect((await index.items([])).size).toBe(0)
       })
+
+      it("an item shows its author's card as the author's record now stands (post-card.ts)", async () => {
+        const id = postIdAt(20)
+        const item = (card: object) => JSON.stringify({ id, profile: { urn: 'urn:li:fsd_profile:x', ...card }, isEdited: false })
+        const stale = { name: 'Old', headline: 'Old headline', url: 'https://x.example/', imageUrl: null }
+        await seed(postRow(id, personRef(2), { docSearch: item(stale), card: stale }))
+        const m2 = profileRow(2).row
+        expect((await index.items([id])).get(id)?.toString()).toBe(item({ name: m2.name, headline: m2.headline, url: m2.url, imageUrl: m2.pictureUrl }))
+        await seed(profileRow(2, { name: 'Renamed', headline: 'Now elsewhere' }))
+        expect((await index.items([id])).get(id)?.toString()).toBe(item({ name: 'Renamed', headline: 'Now elsewhere', url: m2.url, imageUrl: m2.pictureUrl }))
+      })
     })
 
     describe('against the reference evaluator', () => {

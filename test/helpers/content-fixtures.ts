@@ -99,6 +99,8 @@ export function postRow(id: string, author: AuthorRef, over: Partial<PostRow> = 
       text: `text of ${id}`,
       meta: '{}',
       docSearch: JSON.stringify({ search: id }),
+      // These documents hold no card, so the store has nothing to bring up to date in them.
+      card: { name: '', headline: '', url: '', imageUrl: null },
       contentKinds: 0,
       mentions: [],
       ...over,

@@ -484,6 +484,33 @@ describe('pronet ingest', () => {
     expect(comments[0]?.replies).toHaveLength(1)
   })
 
+  it("a post shows its author's card as the author's record stands, also after the profile is re-ingested (2.2)", async () => {
+    const author = profileRecord(1)
+    // The fixture post carries a card that is not its author's (another name, URL and no picture).
+    const path = await file('all.ndjson', toNdjson(fixtureRecords()))
+    expect((await runIngest({ writer }, [path], captureIo().io)).exitCode).toBe(0)
+    const shown = async () => JSON.parse((await store.getPost(PERSON_POST_ID))!.doc.toString()) as Record<string, unknown>
+    const before = await shown()
+    expect(before.profile).toEqual({
+      urn: profileUrn(AUTHOR_ID),
+      name: `${author.firstName} ${author.lastName}`,
+      headline: author.title,
+      url: author.url,
+      imageUrl: author.profilePictureUrl,
+    })
+
+    const renamed = { ...author, firstName: 'Adaeze', title: 'Head of data at Northwind', profilePictureUrl: '' }
+    const again = await file('renamed.ndjson', toNdjson([{ kind: 'profile', data: renamed }]))
+    expect((await runIngest({ writer }, [again], captureIo().io)).exitCode).toBe(0)
+    const after = await shown()
+    expect(after.profile).toEqual({ urn: profileUrn(AUTHOR_ID), name: 'Adaeze Okafor', headline: 'Head of data at Northwind', url: author.url, imageUrl: null })
+    // Nothing else in the post moved.
+    expect({ ...after, profile: null }).toEqual({ ...before, profile: null })
+    expect(Object.keys(after)).toEqual(Object.keys(before))
+    const older = (await store.listRecentPostsOlder({ kind: 'person', id: AUTHOR_ID }, 10)).find((p) => p.id === PERSON_POST_ID)
+    expect((JSON.parse(older!.docOlder.toString()) as { profile: unknown }).profile).toEqual(after.profile)
+  })
+
   it('streams a large file in ordered batches; a bad line mid-batch fails alone', async () => {
     const N = 5000
     const BAD_LINE = 1250 // inside the third batch of 500 (lines 1001–1500)

@@ -21,6 +21,7 @@ import type {
   ContentCounts,
   ContentRow,
   ContentStore,
+  PostCard,
   PostReactionRow,
   PostRow,
   ProfileReactionRow,
@@ -31,6 +32,7 @@ import type { PgPool } from './database.ts'
 import { indexText } from './pg-search-text.ts'
 import { toCard, toComment, type CardCols, type CommentCols } from '../content-rows.ts'
 import { INT64_MAX, isStorableId } from '../../domain/content/ids.ts'
+import { docsWithCard, sameCard, type PostDocs } from '../../domain/content/post-card.ts'
 
 
 /** How often version() reads the content epoch, i.e. how stale another node's commit may look. */
@@ -83,6 +85,26 @@ const authorExists = (k: string, i: string): string => `CASE ${k}::text
   WHEN 'person' THEN EXISTS (SELECT 1 FROM profiles WHERE profile_id = ${i}::text)
   WHEN 'company' THEN EXISTS (SELECT 1 FROM companies WHERE company_id = ${i}::text) END`
 
+/**
+ * An author's card (post-card.ts) as JSON, by kind ($k) and id ($i): NULL when there is no such author.
+ * Read under a share lock: a change of the author's record, which puts its card into the author's
+ * posts under the row's update lock, either waits for this transaction or is what this read sees.
+ */
+const authorCard = (k: string, i: string): string => `CASE ${k}::text
+  WHEN 'person' THEN (SELECT json_build_object('name', name, 'headline', headline, 'url', url, 'imageUrl', picture_url)
+    FROM profiles WHERE profile_id = ${i}::text FOR SHARE)
+  WHEN 'company' THEN (SELECT json_build_object('name', name, 'headline', headline, 'url', url, 'imageUrl', logo_url)
+    FROM companies WHERE company_id = ${i}::text FOR SHARE) END`
+
+/** Posts whose card one read takes when an author's record changes it. */
+const RESTAMP_SLICE = 500
+const AUTHOR_POST_DOCS = `SELECT d.id::text AS id, d.doc, d.doc_trimmed AS "docTrimmed", d.doc_older AS "docOlder", d.doc_search AS "docSearch"
+  FROM posts p JOIN post_docs d ON d.id = p.id
+  WHERE p.author_kind = $1 AND p.author_id = $2 AND p.id <= $3::bigint ORDER BY p.id DESC LIMIT $4`
+const UPDATE_POST_DOCS = `UPDATE post_docs d SET doc = u.doc, doc_trimmed = u.doc_trimmed, doc_older = u.doc_older, doc_search = u.doc_search
+  FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[]) AS u(id, doc, doc_trimmed, doc_older, doc_search)
+  WHERE d.id = u.id`
+
 interface PgCommentCols extends CommentCols {
   parentId: string | null
 }
@@ -112,7 +134,7 @@ const UPSERT_COMPANY = `INSERT INTO companies (company_id, slug, page_type, name
 const POST_STATE = `WITH old AS (SELECT search_len FROM posts WHERE id = $1 FOR UPDATE)
   SELECT (SELECT id FROM posts WHERE share_kind = $2 AND share_id = $3) AS "shareOwner",
          EXISTS (SELECT 1 FROM old) AS existed, (SELECT search_len FROM old) AS "oldLen",
-         ${authorExists('$4', '$5')} AS "authorOk"`
+         ${authorExists('$4', '$5')} AS "authorOk", ${authorCard('$4', '$5')} AS "authorCard"`
 // $16 says whether the row existed (and is locked): a post another node inserted since is left alone
 // (nothing returned) and the write starts over from POST_STATE.
 const WRITE_POST = `WITH p AS (
@@ -223,25 +245,54 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
 
   const writeProfile = async (c: Client, r: ProfileRow): Promise<void> => {
     const slug = r.slug.toLowerCase()
-    const { rows } = await c.query<{ slugOwner: string | null; memberOwner: string | null }>(
+    // The profile's row is locked first: its card is compared with the one it had, and posts written
+    // meanwhile (which read the card under a share lock) wait.
+    const { rows } = await c.query<{ slugOwner: string | null; memberOwner: string | null; before: PostCard | null }>(
       `SELECT (SELECT profile_id FROM profiles WHERE slug = $1) AS "slugOwner",
-              (SELECT profile_id FROM profiles WHERE member_id = $2) AS "memberOwner"`,
-      [slug, r.memberId],
+              (SELECT profile_id FROM profiles WHERE member_id = $2) AS "memberOwner",
+              ${authorCard("'person'", '$3')} AS before`,
+      [slug, r.memberId, r.profileId],
     )
-    const { slugOwner, memberOwner } = rows[0]!
+    const { slugOwner, memberOwner, before } = rows[0]!
     if (slugOwner !== null && slugOwner !== r.profileId) refuse(`publicIdentifier '${slug}' is already used by profile ${slugOwner}`)
     if (memberOwner !== null && memberOwner !== r.profileId) refuse(`memberId '${r.memberId}' is already used by profile ${memberOwner}`)
     await c.query(UPSERT_PROFILE, [r.profileId, r.memberId, slug, r.name, r.headline, r.pictureUrl, r.url, r.doc, r.jobTitle])
+    const card = { name: r.name, headline: r.headline, url: r.url, imageUrl: r.pictureUrl }
+    if (before !== null && !sameCard(before, card)) await restampPosts(c, { kind: 'person', id: r.profileId }, card)
   }
 
   const writeCompany = async (c: Client, r: CompanyRow): Promise<void> => {
     const slug = r.slug === null ? null : r.slug.toLowerCase()
-    if (slug !== null) {
-      const { rows } = await c.query<{ company_id: string }>('SELECT company_id FROM companies WHERE slug = $1', [slug])
-      const owner = rows[0]?.company_id
-      if (owner !== undefined && owner !== r.companyId) refuse(`publicIdentifier '${slug}' is already used by company ${owner}`)
-    }
+    // Locked first, as a profile is (writeProfile).
+    const { rows } = await c.query<{ owner: string | null; before: PostCard | null }>(
+      `SELECT (SELECT company_id FROM companies WHERE slug = $1) AS owner, ${authorCard("'company'", '$2')} AS before`,
+      [slug, r.companyId],
+    )
+    const { owner, before } = rows[0]!
+    if (slug !== null && owner !== null && owner !== r.companyId) refuse(`publicIdentifier '${slug}' is already used by company ${owner}`)
     await c.query(UPSERT_COMPANY, [r.companyId, slug, r.pageType, r.name, r.headline, r.logoUrl, r.url, r.doc])
+    const card = { name: r.name, headline: r.headline, url: r.url, imageUrl: r.logoUrl }
+    if (before !== null && !sameCard(before, card)) await restampPosts(c, { kind: 'company', id: r.companyId }, card)
+  }
+
+  /** Puts `card` into every post of `author` (its record changed what the card shows). */
+  const restampPosts = async (c: Client, author: AuthorRef, card: PostCard): Promise<void> => {
+    let upTo = INT64_MAX
+    for (;;) {
+      const { rows } = await c.query<PostDocs & { id: string }>(AUTHOR_POST_DOCS, [author.kind, author.id, upTo, RESTAMP_SLICE])
+      if (rows.length > 0) {
+        const docs = rows.map((r) => docsWithCard(r, card))
+        await c.query(UPDATE_POST_DOCS, [
+          rows.map((r) => r.id),
+          docs.map((d) => d.doc),
+          docs.map((d) => d.docTrimmed),
+          docs.map((d) => d.docOlder),
+          docs.map((d) => d.docSearch),
+        ])
+      }
+      if (rows.length < RESTAMP_SLICE) return
+      upTo = (BigInt(rows.at(-1)!.id) - 1n).toString()
+    }
   }
 
   const writePost = async (c: Client, r: PostRow, totals: Totals): Promise<void> => {
@@ -249,7 +300,13 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
     // A repost without commentary is never returned, so it is not indexed (as in SQLite).
     const indexed = r.isRepost ? null : indexText(r.text)
     for (let attempt = 0; attempt < 3; attempt++) {
-      const { rows } = await c.query<{ shareOwner: string | null; existed: boolean; oldLen: number | null; authorOk: boolean | null }>(POST_STATE, [
+      const { rows } = await c.query<{
+        shareOwner: string | null
+        existed: boolean
+        oldLen: number | null
+        authorOk: boolean | null
+        authorCard: PostCard | null
+      }>(POST_STATE, [
         r.id,
         r.shareKind,
         r.shareId,
@@ -259,6 +316,8 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
       const state = rows[0]!
       // The author is a link like a comment's: its page or member is written first (README: ingest order).
       refuseAuthor(r.author, state.authorOk)
+      // The post shows its author's card (post-card.ts).
+      const docs: PostDocs = sameCard(state.authorCard!, r.card) ? r : docsWithCard(r, state.authorCard!)
       if (state.shareOwner !== null && state.shareOwner !== r.id) refuse(`${r.shareKind} ${r.shareId} is already used by post ${state.shareOwner}`)
       const written = await c.query<{ written: boolean }>(WRITE_POST, [
         r.id,
@@ -272,10 +331,10 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
         r.mentions,
         indexed?.vector ?? null,
         indexed?.length ?? null,
-        r.doc,
-        r.docTrimmed,
-        r.docOlder,
-        r.docSearch,
+        docs.doc,
+        docs.docTrimmed,
+        docs.docOlder,
+        docs.docSearch,
         state.existed,
         // A NUL separates tokens like a space does; PostgreSQL text cannot hold it.
         r.text.replaceAll('\u0000', ' '),

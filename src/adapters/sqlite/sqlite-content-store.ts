@@ -12,6 +12,7 @@ import type {
   ContentCounts,
   ContentRow,
   ContentStore,
+  PostCard,
   PostReactionRow,
   PostRow,
   ProfileReactionRow,
@@ -21,6 +22,7 @@ import type {
 import type { SqliteDb } from './database.ts'
 import { toCard, toComment, type CardCols, type CommentCols } from '../content-rows.ts'
 import { INT64_MAX, isStorableId } from '../../domain/content/ids.ts'
+import { docsWithCard, sameCard, type PostDocs } from '../../domain/content/post-card.ts'
 
 /** A failing row: the reason goes back to the caller, the row's savepoint is rolled back. */
 class RowRefused extends Error {}
@@ -53,6 +55,9 @@ const isConstraintError = (e: unknown): e is Error => {
   return typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT')
 }
 
+/** Posts whose card one read takes when an author's record changes it. */
+const RESTAMP_SLICE = 500
+
 /** How stale another process's commit may look to version() (and so to response caches). */
 export const VERSION_CHECK_MS = 50
 
@@ -64,6 +69,18 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
 
   const profileExists = db.prepare('SELECT 1 FROM profiles WHERE profile_id = ?').pluck()
   const companyExists = db.prepare('SELECT 1 FROM companies WHERE company_id = ?').pluck()
+  // The card an author's posts show (post-card.ts), from the columns comments' cards are joined from.
+  const profileCard = db.prepare('SELECT name, headline, url, picture_url AS imageUrl FROM profiles WHERE profile_id = ?')
+  const companyCard = db.prepare('SELECT name, headline, url, logo_url AS imageUrl FROM companies WHERE company_id = ?')
+  // An author's posts' documents, a slice at a time (newest first, from an id down), to put a new card in.
+  const authorPostDocs = db.prepare(
+    `SELECT CAST(d.id AS TEXT) AS id, d.doc, d.doc_trimmed AS docTrimmed, d.doc_older AS docOlder, d.doc_search AS docSearch
+     FROM posts p JOIN post_docs d ON d.id = p.id
+     WHERE p.author_kind = ? AND p.author_id = ? AND p.id <= CAST(? AS INTEGER) ORDER BY p.id DESC LIMIT ?`,
+  )
+  const updatePostDocs = db.prepare(
+    'UPDATE post_docs SET doc = ?, doc_trimmed = ?, doc_older = ?, doc_search = ? WHERE id = CAST(? AS INTEGER)',
+  )
   const postExists = db.prepare('SELECT 1 FROM posts WHERE id = ?').pluck()
   const profileBySlug = db.prepare('SELECT profile_id FROM profiles WHERE slug = ?').pluck()
   const profileByMember = db.prepare('SELECT profile_id FROM profiles WHERE member_id = ?').pluck()
@@ -218,6 +235,27 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
     }
   }
 
+  /** The card of an existing author; refuses an unknown one (a post's author is a checked link). */
+  const requireAuthorCard = (ref: AuthorRef): PostCard => {
+    const card = (ref.kind === 'person' ? profileCard : companyCard).get(ref.id) as PostCard | undefined
+    if (card === undefined) requireAuthor(ref)
+    return card as PostCard
+  }
+
+  /** Puts `card` into every post of `author` (its record changed what the card shows). */
+  const restampPosts = (author: AuthorRef, card: PostCard): void => {
+    let upTo = INT64_MAX
+    for (;;) {
+      const rows = authorPostDocs.all(author.kind, author.id, upTo, RESTAMP_SLICE) as (PostDocs & { id: string })[]
+      for (const r of rows) {
+        const d = docsWithCard(r, card)
+        updatePostDocs.run(d.doc, d.docTrimmed, d.docOlder, d.docSearch, r.id)
+      }
+      if (rows.length < RESTAMP_SLICE) return
+      upTo = (BigInt((rows.at(-1) as { id: string }).id) - 1n).toString()
+    }
+  }
+
   const requirePost = (postId: string): void => {
     requireId('post id', postId)
     if (postExists.get(postId) === undefined) refuse(`post ${postId} does not exist`)
@@ -233,7 +271,10 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
     if (memberOwner !== undefined && memberOwner !== r.profileId) {
       refuse(`memberId '${r.memberId}' is already used by profile ${memberOwner}`)
     }
+    const before = profileCard.get(r.profileId) as PostCard | undefined
     upsertProfile.run(r.profileId, r.memberId, slug, r.name, r.headline, r.pictureUrl, r.url, r.doc, r.jobTitle)
+    const card = { name: r.name, headline: r.headline, url: r.url, imageUrl: r.pictureUrl }
+    if (before !== undefined && !sameCard(before, card)) restampPosts({ kind: 'person', id: r.profileId }, card)
   }
 
   const writeCompany = (r: CompanyRow): void => {
@@ -242,13 +283,18 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
       const owner = companyBySlug.get(slug) as string | undefined
       if (owner !== undefined && owner !== r.companyId) refuse(`publicIdentifier '${slug}' is already used by company ${owner}`)
     }
+    const before = companyCard.get(r.companyId) as PostCard | undefined
     upsertCompany.run(r.companyId, slug, r.pageType, r.name, r.headline, r.logoUrl, r.url, r.doc)
+    const card = { name: r.name, headline: r.headline, url: r.url, imageUrl: r.logoUrl }
+    if (before !== undefined && !sameCard(before, card)) restampPosts({ kind: 'company', id: r.companyId }, card)
   }
 
   const writePost = (r: PostRow): void => {
     requireId('post id', r.id)
     // The author is a link like a comment's: its page or member is written first (README: ingest order).
-    requireAuthor(r.author)
+    // Its card is the one the post shows (post-card.ts).
+    const card = requireAuthorCard(r.author)
+    const docs: PostDocs = sameCard(card, r.card) ? r : docsWithCard(r, card)
     const owner = postByShare.get(r.shareKind, r.shareId) as string | undefined
     if (owner !== undefined && owner !== r.id) refuse(`${r.shareKind} ${r.shareId} is already used by post ${owner}`)
     // Only a post written before can have an index entry to replace (a delete of an absent rowid
@@ -256,7 +302,7 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
     if (postExists.get(r.id) !== undefined) unindexPost.run(r.id)
     const mentions = r.mentions.length > 0 ? `,${r.mentions.join(',')},` : null
     upsertPost.run(r.id, r.shareKind, r.shareId, r.author.kind, r.author.id, r.isRepost ? 1 : 0, r.meta, r.contentKinds, mentions)
-    upsertPostDocs.run(r.id, r.doc, r.docTrimmed, r.docOlder, r.text, r.docSearch)
+    upsertPostDocs.run(r.id, docs.doc, docs.docTrimmed, docs.docOlder, r.text, docs.docSearch)
     if (!r.isRepost) indexPost.run(r.id, r.text)
   }
 

@@ -183,6 +183,7 @@ function preparePost(given: PostRecord, nowMs: number): ContentRow {
       text: p.content,
       meta: JSON.stringify(meta),
       docSearch: searchItem(p, meta),
+      card: { name: p.profile.name, headline: p.profile.headline, url: p.profile.url, imageUrl: p.profile.imageUrl },
       contentKinds:
         (p.postType === 'image' ? CONTENT_KIND.image : 0) |
         (p.postType === 'platformVideo' ? CONTENT_KIND.video : 0) |
