@@ -256,7 +256,7 @@ describe('pronet ingest', () => {
     expect(await store.counts()).toEqual({ ...EMPTY_COUNTS, companies: 1, profiles: 1, posts: 1 })
   })
 
-  it('dates come from the ids in UTC (D2, 2.1); ids from the future and comment ids not of 19 digits are refused', async () => {
+  it('dates come from the ids in UTC (D2, 2.1); ids from the future, comment ids not of 19 digits and comments naming a ugcPost are refused', async () => {
     const author = profileRecord(1)
     const at = Date.UTC(2025, 1, 10, 16, 30, 4, 125)
     const offset = personPostRecord(author.profileId, at, 21)
@@ -276,16 +276,19 @@ describe('pronet ingest', () => {
       { kind: 'comment', data: commentRecord(postId, '7', authorUrn, { createdAt: offsetDate }) }, // 7 not a 19-digit id
       { kind: 'comment', data: commentRecord(postId, idFromTime(at + 7_200_000, 6), authorUrn, { createdAt: '2020-01-01T10:00:00+05:00' }) }, // 8 not its id's time
       { kind: 'comment', data: commentRecord(postId, idFromTime(FIXTURE_NOW + 60_000, 7), authorUrn) }, // 9 from the future
+      // 10 a post named by a ugcPost id, which is not its activity id (the number was read as one)
+      { kind: 'comment', data: commentRecord(postId, idFromTime(at + 3_700_000, 8), authorUrn, { urn: `urn:li:comment:(ugcPost:${postId},${idFromTime(at + 3_700_000, 8)})` }) },
     ].map((r) => JSON.stringify(r))
     const path = await file('dates.ndjson', `${lines.join('\n')}\n`)
     const { exitCode, summary } = await runIngest({ writer }, [path], captureIo().io)
     expect(exitCode).toBe(1)
     const byLine = Object.fromEntries(summary.errors.map((e) => [e.line, e.reason]))
-    expect(Object.keys(byLine).map(Number)).toEqual([5, 7, 8, 9])
+    expect(Object.keys(byLine).map(Number)).toEqual([5, 7, 8, 9, 10])
     expect(byLine[5]).toMatch(/^data\.id encodes a time in the future \(2025-06-02T12:00:00\.\d{3}Z\)/)
     expect(byLine[7]).toBe('data.urn must name a 19-digit comment id (D2)')
     expect(byLine[8]).toBe(`data.createdAt must be the time encoded in the comment id (${new Date(at + 7_200_000).toISOString()})`)
     expect(byLine[9]).toMatch(/^data\.urn encodes a time in the future/)
+    expect(byLine[10]).toBe('data.urn must name the post by its activity id, as the API shows a comment: urn:li:comment:(activity:<postId>,<commentId>)')
     // Stored as decoded from the ids, in UTC.
     expect(JSON.parse((await store.getPost(postId))!.doc.toString()).date).toBe(new Date(at).toISOString())
     expect(JSON.parse((await store.getPost(late.id.split(':').at(-1) as string))!.doc.toString()).date).toBe(new Date(at + 60_000).toISOString())

@@ -270,9 +270,12 @@ export function prepareRecord(record: IngestRecord, nowMs: number, platformHost:
     }
     case 'comment': {
       const c = record.data
-      const m = /^urn:li:comment:\((?:activity|ugcPost):(\d+),(\d+)\)$/.exec(c.urn) as RegExpExecArray
-      const postId = m[1] as string
-      const commentId = m[2] as string
+      const m = /^urn:li:comment:\((activity|ugcPost):(\d+),(\d+)\)$/.exec(c.urn) as RegExpExecArray
+      // A ugcPost id is not the post's activity id (they are different numbers), so it cannot be read
+      // as one; the API shows every comment under its post's activity id (D6).
+      if (m[1] === 'ugcPost') fail('data.urn must name the post by its activity id, as the API shows a comment: urn:li:comment:(activity:<postId>,<commentId>)')
+      const postId = m[2] as string
+      const commentId = m[3] as string
       if (!POST_ID_RE.test(postId)) fail('data.urn must name a 19-digit activity id')
       if (!POST_ID_RE.test(commentId)) fail('data.urn must name a 19-digit comment id (D2)')
       const createdAt = timeOfId(commentId, c.createdAt, { date: 'data.createdAt', id: 'data.urn', idName: 'comment id' }, nowMs)
