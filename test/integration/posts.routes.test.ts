@@ -94,7 +94,9 @@ describe('GET /api/v1/posts', () => {
     const tampered = `${tok.slice(0, -2)}${tok.endsWith('A') ? 'B' : 'A'}A`
     expectError(await t.get(`/api/v1/posts?profileUrlOrUrn=member-1&paginationToken=${q(tampered)}`), 400, 'INVALID_PARAMETER')
     expectError(await t.get(`/api/v1/posts?profileUrlOrUrn=${q('urn:li:ugcPost:123')}`), 400, 'INVALID_URN')
-    expectError(await t.get('/api/v1/posts?profileUrlOrUrn=nobody'), 404, 'PROFILE_NOT_FOUND')
+    // 4.6 lists COMPANY_NOT_FOUND as its one not-found code: a missing member answers it too.
+    expectError(await t.get('/api/v1/posts?profileUrlOrUrn=nobody'), 404, 'COMPANY_NOT_FOUND')
+    expectError(await t.get(`/api/v1/posts?profileUrlOrUrn=${q(`urn:li:fsd_profile:ACoAA${'z'.repeat(34)}`)}`), 404, 'COMPANY_NOT_FOUND')
     expectError(await t.get(`/api/v1/posts?profileUrlOrUrn=${q('urn:li:fsd_company:42')}`), 404, 'COMPANY_NOT_FOUND')
   })
 })

@@ -63,6 +63,7 @@ export function firstSentence(text: string): string {
 const profileNotFound = () => new ApiError('PROFILE_NOT_FOUND', 'No profile exists for this input.')
 const companyNotFound = () => new ApiError('COMPANY_NOT_FOUND', 'No company page exists for this input.')
 const pageNotFoundAsProfile = () => new ApiError('PROFILE_NOT_FOUND', 'No profile or company page exists for this input.')
+const memberNotFoundAsCompany = () => new ApiError('COMPANY_NOT_FOUND', 'No profile or company page exists for this input.')
 const postNotFound = () => new ApiError('POST_NOT_FOUND', 'No post exists for this input.')
 
 const arr = (items: readonly string[]) => `[${items.join(',')}]`
@@ -156,15 +157,15 @@ export function createContentService(deps: ContentServiceDeps) {
     }
   }
 
-  /** Resolves a profile-endpoint input to an author; 404 codes follow the kind of input. */
-  async function resolveAuthor(input: ProfileInput): Promise<AuthorRef> {
+  /** Resolves a profile-endpoint input to an author; 404 codes follow the kind of input unless `memberNotFound` says otherwise. */
+  async function resolveAuthor(input: ProfileInput, memberNotFound: () => ApiError = profileNotFound): Promise<AuthorRef> {
     if (input.type === 'company') {
       const companyId = await companyIdFor(input.company)
       if (companyId === undefined) throw companyNotFound()
       return { kind: 'company', id: companyId }
     }
     const profileId = await profileIdFor(input)
-    if (profileId === undefined) throw profileNotFound()
+    if (profileId === undefined) throw memberNotFound()
     return { kind: 'person', id: profileId }
   }
 
@@ -382,7 +383,9 @@ export function createContentService(deps: ContentServiceDeps) {
       requireZeroStart(q.start)
       const count = q.count ?? 10
       return cached(admit, `posts|${JSON.stringify(input)}|${count}|${q.paginationToken ?? ''}`, async () => {
-        const author = await resolveAuthor(input)
+        // 4.6 answers a missing record with COMPANY_NOT_FOUND only: a client of this endpoint branches
+        // on that code, a member's input included.
+        const author = await resolveAuthor(input, memberNotFoundAsCompany)
         const page = await feedPage(author, count, q.paginationToken)
         return json(
           '{"posts":',

@@ -75,7 +75,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
     summary: 'One member profile (a company page gives the organisation in profile form)',
     querystring: ProfileQuery,
     response: ProfileResponse,
-    errors: [...COMMON, 'PROFILE_NOT_FOUND', 'COMPANY_NOT_FOUND'],
+    errors: [...COMMON, 'PROFILE_NOT_FOUND'],
     handle: (c, r, admit) => c.profile(query(r), admit),
   },
   {
@@ -105,7 +105,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
     summary: 'Posts of a member (company pages and member URNs also accepted), newest first',
     querystring: PostsQuery,
     response: PostsResponse,
-    errors: [...COMMON, 'INVALID_PARAMETER', 'PROFILE_NOT_FOUND', 'COMPANY_NOT_FOUND'],
+    errors: [...COMMON, 'INVALID_PARAMETER', 'COMPANY_NOT_FOUND'],
     handle: (c, r, admit) => c.posts(query(r), admit),
   },
   {
