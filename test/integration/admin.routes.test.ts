@@ -45,6 +45,29 @@ describe('admin API (D12): accounts and keys', () => {
     expectError(await t.get('/api/v1/company?companyUrlOrUrn=ghost', created.apiKey.key), 404, 'COMPANY_NOT_FOUND')
   })
 
+  it('suspending a suspended account keeps the time it was first suspended', async () => {
+    const { account } = (await admin('POST', '/admin/v1/accounts', {})).json()
+    const first = (await admin('POST', `/admin/v1/accounts/${account.id}/suspend`)).json()
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    const again = await admin('POST', `/admin/v1/accounts/${account.id}/suspend`)
+    expect(again.statusCode).toBe(200)
+    expect(again.json()).toMatchObject({ suspended: true, suspendedAt: first.suspendedAt })
+    expect(first.suspendedAt).toEqual(expect.any(String))
+  })
+
+  it('POST …/keys, …/suspend and …/resume take no fields: a body holding one is refused and changes nothing', async () => {
+    const { account } = (await admin('POST', '/admin/v1/accounts', {})).json()
+    for (const action of ['keys', 'suspend', 'resume']) {
+      for (const body of [{ x: 1 }, [], 'yes']) {
+        expectError(await admin('POST', `/admin/v1/accounts/${account.id}/${action}`, body), 400, 'INVALID_PARAMETER')
+      }
+    }
+    const shown = (await admin('GET', `/admin/v1/accounts/${account.id}`)).json()
+    expect(shown.keys).toHaveLength(1)
+    expect(shown.account.suspended).toBe(false)
+    expect((await admin('POST', `/admin/v1/accounts/${account.id}/keys`, {})).statusCode).toBe(201)
+  })
+
   it('refuses a wrong token (401), bad bodies (400), unknown accounts (404)', async () => {
     expectError(await admin('GET', '/admin/v1/accounts/acc_x', undefined, 'wrong'), 401, 'UNAUTHENTICATED')
     expectError(await t.app.inject({ method: 'GET', url: '/admin/v1/accounts/acc_x' }), 401, 'UNAUTHENTICATED')

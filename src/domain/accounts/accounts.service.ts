@@ -131,8 +131,8 @@ export function createAccountsService(deps: AccountsDeps) {
     },
 
     async suspend(id: string): Promise<AccountRecord> {
-      await mustGet(id)
-      await store.setSuspended(id, clock.now())
+      // Suspending a suspended account keeps the time it was first suspended.
+      if ((await mustGet(id)).suspendedAt === null) await store.setSuspended(id, clock.now())
       await changed({ kind: 'account-suspended', accountId: id })
       return mustGet(id)
     },

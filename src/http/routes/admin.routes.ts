@@ -59,6 +59,9 @@ const SubscriptionBody = Type.Object(
   },
   { additionalProperties: false },
 )
+/** Calls that take no fields (new key, suspend, resume): a body may be left out, and one sent is held to that. */
+const NoFields = Type.Object({}, { additionalProperties: false, description: 'No fields; the body may be left out' })
+
 const PackBody = Type.Object(
   {
     credits: Type.Integer({ minimum: 1 }),
@@ -170,7 +173,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       })
     })
 
-    admin.post('/admin/v1/accounts/:id/keys', { schema: schema('Create another key', { params: AccountParams }, 201) }, async (req, reply) => {
+    admin.post('/admin/v1/accounts/:id/keys', { schema: schema('Create another key', { params: AccountParams, body: NoFields }, 201) }, async (req, reply) => {
       const { id } = req.params as Type.Static<typeof AccountParams>
       return json(reply, 201, await deps.accounts.createKey(id))
     })
@@ -181,12 +184,12 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       return reply.code(204).send()
     })
 
-    admin.post('/admin/v1/accounts/:id/suspend', { schema: schema('Suspend an account (403 FORBIDDEN on its keys)', { params: AccountParams }) }, async (req, reply) => {
+    admin.post('/admin/v1/accounts/:id/suspend', { schema: schema('Suspend an account (403 FORBIDDEN on its keys)', { params: AccountParams, body: NoFields }) }, async (req, reply) => {
       const { id } = req.params as Type.Static<typeof AccountParams>
       return json(reply, 200, accountView(await deps.accounts.suspend(id)))
     })
 
-    admin.post('/admin/v1/accounts/:id/resume', { schema: schema('Resume a suspended account', { params: AccountParams }) }, async (req, reply) => {
+    admin.post('/admin/v1/accounts/:id/resume', { schema: schema('Resume a suspended account', { params: AccountParams, body: NoFields }) }, async (req, reply) => {
       const { id } = req.params as Type.Static<typeof AccountParams>
       return json(reply, 200, accountView(await deps.accounts.resume(id)))
     })
