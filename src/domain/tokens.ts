@@ -4,7 +4,7 @@
  * HMAC-SHA256 tag under the server secret. A token that does not verify, or that belongs to another
  * feed, is refused with 400 INVALID_PARAMETER.
  */
-import { createHmac, hash, timingSafeEqual } from 'node:crypto'
+import { hash, timingSafeEqual } from 'node:crypto'
 import { invalidParameter } from './errors.ts'
 
 export interface TokenSigner {
@@ -15,13 +15,32 @@ export interface TokenSigner {
 }
 
 const TAG_BYTES = 16
+const SHA256_BLOCK = 64
+
+/**
+ * HMAC-SHA256 under `secret` (RFC 2104), truncated to TAG_BYTES, from two one-shot hashes over the
+ * key's pads, which are worked out once. A createHmac object per token cost about a quarter of a
+ * search's time outside its index on the bench (cold caches after a heavy query). Equal to createHmac's
+ * output (unit test).
+ */
+export function hmacSha256(secret: string | Buffer): (message: string) => Buffer {
+  const given = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret
+  const key = Buffer.alloc(SHA256_BLOCK)
+  ;(given.length > SHA256_BLOCK ? hash('sha256', given, 'buffer') : given).copy(key)
+  const inner = Buffer.from(key.map((b) => b ^ 0x36))
+  const outer = Buffer.from(key.map((b) => b ^ 0x5c))
+  return (message) => {
+    const innerHash = hash('sha256', Buffer.concat([inner, Buffer.from(message, 'utf8')]), 'buffer')
+    return hash('sha256', Buffer.concat([outer, innerHash]), 'buffer').subarray(0, TAG_BYTES)
+  }
+}
 
 export function createTokenSigner(secret: string | Buffer): TokenSigner {
   // One-shot hash: no Hash object to build. Measured on the 2-CPU bench machine, where a call made
   // right after a heavy search query runs with cold caches: 41-44 µs instead of 73-79 µs (0.26 and
   // 0.82 µs when called in a tight loop), and a cursor or page token hashes its scope on every page.
   const scopeHash = (scope: string) => hash('sha256', scope, 'base64url').slice(0, 16)
-  const tag = (body: string) => createHmac('sha256', secret).update(body).digest().subarray(0, TAG_BYTES)
+  const tag = hmacSha256(secret)
 
   return {
     issue(scope, position) {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { createTokenSigner } from '../../src/domain/tokens.ts'
+import { createHmac } from 'node:crypto'
+import fc from 'fast-check'
+import { createTokenSigner, hmacSha256 } from '../../src/domain/tokens.ts'
 
 const SCOPE = 'search:["manager","date"]'
 const POSITION = { m: 'd', n: 50, s: null, b: '7392749273492734' }
@@ -32,6 +34,23 @@ describe('pagination tokens and cursors (D11)', () => {
       expect(() => signer.open(token, SCOPE, 'paginationToken')).toThrow(
         expect.objectContaining({ code: 'INVALID_PARAMETER', message: expect.stringContaining('not issued by this service') }),
       )
+    }
+  })
+})
+
+describe('hmacSha256', () => {
+  it("equals node:crypto's HMAC-SHA256 (first 16 bytes) for keys shorter than, equal to and longer than a block", () => {
+    const key = fc.oneof(fc.string({ maxLength: 100, unit: 'binary' }), fc.uint8Array({ maxLength: 200 }).map((a) => Buffer.from(a)))
+    fc.assert(
+      fc.property(key, fc.string({ maxLength: 300, unit: 'binary' }), (secret, message) => {
+        const expected = createHmac('sha256', secret).update(message).digest().subarray(0, 16)
+        expect(hmacSha256(secret)(message).equals(expected)).toBe(true)
+      }),
+      { numRuns: 500 },
+    )
+    for (const length of [63, 64, 65, 128]) {
+      const secret = Buffer.alloc(length, 7)
+      expect(hmacSha256(secret)('x').equals(createHmac('sha256', secret).update('x').digest().subarray(0, 16))).toBe(true)
     }
   })
 })
