@@ -60,6 +60,29 @@ export function runLedgerContract(name: string, make: () => Promise<LedgerHandle
       await balanced(id, T0)
     })
 
+    it('a node whose clock is behind the one that opened the account or added a pack sees its credits (billingInstant)', async () => {
+      const spend = async (credits: number, at: number) => {
+        const held = await ledger.hold(id, credits, at)
+        expect(held.ok, `hold of ${credits} at T0${at - T0 >= 0 ? '+' : ''}${at - T0}`).toBe(true)
+        if (!held.ok) throw new Error('unreachable')
+        expect(await ledger.settle(held.hold, line(id, at, credits))).toEqual({ ok: true, charged: credits })
+      }
+      // Opened at T0 by a node ahead: a node 100 ms behind reads the allowance, holds and bills it.
+      const id = await custom(5)
+      expect((await ledger.state(id, T0 - 100))!.lots).toEqual([expect.objectContaining({ kind: 'plan', remaining: 5, startsAt: T0 })])
+      await spend(2, T0 - 100)
+      await spend(3, T0)
+      // A pack bought at T1 by the node ahead is spendable at once behind it.
+      const T1 = T0 + 60_000
+      await ledger.addPack(id, { credits: 100, purchasedAt: T1, priceCents: 100 })
+      await spend(1, T1 - 50)
+      expect((await ledger.state(id, T1 - 50))!.lots.map((l) => [l.kind, l.remaining])).toEqual([
+        ['plan', 0],
+        ['pack', 99],
+      ])
+      await balanced(id, T1)
+    })
+
     it('holds reduce what others can hold; settles debit at most the hold and release it', async () => {
       const id = await custom(5)
       const a = await ledger.hold(id, 3, T0)

@@ -76,6 +76,7 @@ import { metric } from '../metrics.ts'
 import {
   addPack as addPackRule,
   balanceAt,
+  billingInstant,
   changeSubscription as changeRule,
   debit,
   renew,
@@ -620,7 +621,11 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
       const hold = { id: newHoldId(), credits: h.credits, at: h.at, expiresAt: h.at + holdTtlMs }
       live.push(hold)
       granted.push(hold)
-      outcomes.push({ request: h, result: { ok: true, hold: { id: hold.id, accountId, credits: h.credits, at: h.at } } })
+      // The request is billed at its billing instant: a lot this node's clock sees as starting a few ms
+      // ahead (another node opened it) is live there. The hold's row keeps this node's instant, which
+      // its lapse is counted from.
+      const at = billingInstant(state, h.at)
+      outcomes.push({ request: h, result: { ok: true, hold: { id: hold.id, accountId, credits: h.credits, at } } })
     }
     const statements = writeSql(accountId, mutations, lines)
     if (billed.length > 0) statements.push(recordSettled(accountId, billed))

@@ -20,6 +20,7 @@
  */
 import {
   balanceAt,
+  billingInstant,
   debit,
   addPack as addPackRule,
   changeSubscription as changeRule,
@@ -313,7 +314,7 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
       const reserved = held.get(accountId) ?? 0
       if (balance.total - reserved < credits) return { ok: false, balance, held: reserved }
       held.set(accountId, reserved + credits)
-      return { ok: true, hold: { accountId, credits, at } }
+      return { ok: true, hold: { accountId, credits, at: billingInstant(state, at) } }
     },
 
     async settle(hold: Hold | null, line: UsageLine) {

@@ -66,12 +66,33 @@ export type NewLotId = () => string
 
 const live = (lot: Lot, at: number): boolean => lot.startsAt <= at && at < lot.expiresAt
 
+/**
+ * The instant the rules read `now` as for this account: never before the latest start its state
+ * records (a period's grant, a pack's purchase, a plan change). Nodes' clocks differ by milliseconds:
+ * an account created, renewed or changed on a node whose clock is ahead must not look empty on one
+ * behind it until that clock catches up (its newest lot would start "in the future" there, and a
+ * brand-new account's first calls were refused with 402). An operator's test clock set back does not
+ * take an account back to before what it has seen either. The rules that read "now" apply it (balances,
+ * renewal, operator changes); a hold records it as the instant its request is billed at.
+ */
+export function billingInstant(state: BillingState, now: number): number {
+  let at = now
+  for (const lot of state.lots) if (lot.startsAt > at) at = lot.startsAt
+  const start = state.subscription.periodStart
+  return start !== null && start > at ? start : at
+}
+
 /** The plan lot of the period containing `at`, if any. */
-export function currentPlanLot(state: BillingState, at: number): Lot | undefined {
+export function currentPlanLot(state: BillingState, now: number): Lot | undefined {
+  const at = billingInstant(state, now)
   return state.lots.find((l) => l.kind === 'plan' && live(l, at))
 }
 
-/** Lots that can be spent at `at`, in drawdown order: the plan allowance, then packs by soonest expiry. */
+/**
+ * Lots that can be spent at `at`, in drawdown order: the plan allowance, then packs by soonest expiry.
+ * `at` is a request's own billing instant (its hold's), read as given: a call admitted before a renewal
+ * that another call has since made bills the period it was admitted in.
+ */
 export function spendableLots(state: BillingState, at: number): Lot[] {
   return state.lots
     .filter((l) => l.remaining > 0 && live(l, at))
@@ -88,7 +109,8 @@ export interface Balance {
   paygExpiresAt: number | null
 }
 
-export function balanceAt(state: BillingState, at: number): Balance {
+export function balanceAt(state: BillingState, now: number): Balance {
+  const at = billingInstant(state, now)
   let subscription = 0
   let payg = 0
   let paygExpiresAt: number | null = null
@@ -140,7 +162,8 @@ function periodIndex(anchor: number, at: number): number {
  * previous period's lot simply stops being live: replaced, never topped up). Periods nobody used in
  * between are skipped, not granted.
  */
-export function renew(state: BillingState, at: number, newId: NewLotId): Mutation[] {
+export function renew(state: BillingState, now: number, newId: NewLotId): Mutation[] {
+  const at = billingInstant(state, now)
   const s = state.subscription
   if (s.plan === 'none' || (s.renewalAt !== null && at < s.renewalAt)) return []
   const out: Mutation[] = []
@@ -278,7 +301,8 @@ function endPlanLot(state: BillingState, at: number, out: Mutation[]): void {
  * the difference, so creditsUsed is kept; renewalDate moves the end of this period and the anchor of
  * the next ones. The caller checks patchProblem() first.
  */
-export function changeSubscription(state: BillingState, patch: SubscriptionPatch, at: number, newId: NewLotId): Mutation[] {
+export function changeSubscription(state: BillingState, patch: SubscriptionPatch, now: number, newId: NewLotId): Mutation[] {
+  const at = billingInstant(state, now)
   const s = state.subscription
   const out: Mutation[] = [{ type: 'event', at, change: { ...patch } }]
   const endsPlan = patch.status === 'canceled' || (patch.plan === 'none' && s.plan !== 'none')
