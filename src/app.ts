@@ -6,7 +6,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Container } from './container.ts'
-import { ApiError, invalidParameter } from './domain/errors.ts'
+import { ApiError, invalidParameter, nodeClosing } from './domain/errors.ts'
 import { randomBytes } from 'node:crypto'
 import { createGateway } from './http/gateway.ts'
 import { registerAccountRoutes } from './http/routes/account.routes.ts'
@@ -26,6 +26,8 @@ export interface AppOptions {
 export async function buildApp(c: Container, options: AppOptions = {}): Promise<FastifyInstance> {
   /** The not-found answer, set once error handling is registered (it records usage through the gateway). */
   let notFound: ((request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) | undefined
+  /** Set once close() has begun (SIGTERM, SIGINT): see the closing hooks below. */
+  let closing = false
   const app = Fastify({
     // A path Fastify's router cannot read (a malformed percent-escape: /api/v1/prof%ile) or a path
     // parameter over its length was answered with Fastify's own body and code (FST_ERR_BAD_URL, 414)
@@ -45,7 +47,9 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     // prefix and a counter, unique across restarts; no header is trusted for them.
     requestIdHeader: false,
     genReqId: requestIds(),
-    return503OnClosing: true,
+    // Fastify's own answer while closing is a 503 without the section 7 envelope, Retry-After or a
+    // usage line; ours is below (the closing hooks and the gateway).
+    return503OnClosing: false,
     // No implicit HEAD routes: a HEAD of a data route would be billed for a body it never sends.
     exposeHeadRoutes: false,
     // Unknown body fields are refused by closed schemas, never silently dropped.
@@ -79,6 +83,20 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
   })
   app.decorateRequest('principal', null)
   app.decorateRequest('meter', null)
+  // While the node closes, a call that arrives is refused with a free 503 SERVICE_UNAVAILABLE
+  // (Retry-After: 1), and every response closes its connection (onSend below): Node keeps a busy
+  // keep-alive connection open after server.close(), so a client sending back to back kept the node
+  // from ever closing, and one that had just been answered held it for the keep-alive timeout. Calls
+  // with a key are refused by the gateway, after authentication, so each is in its account's usage;
+  // the API's unknown paths are still answered (and recorded) as such. Calls admitted before run to
+  // their end, billed as usual.
+  app.addHook('preClose', (done) => {
+    closing = true
+    done()
+  })
+  app.addHook('onRequest', async (request) => {
+    if (closing && !request.url.startsWith('/api/')) throw nodeClosing()
+  })
   // Every response names its request (401s, 404s and admin calls too), so a client can quote it.
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id)
@@ -86,7 +104,8 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     // still to come. When Node has already read the whole request, the connection is in step, and
     // requests the client pipelined behind this one may already be running (and billed): closing
     // would drop their responses. Such a connection stays open, so each of them is answered.
-    if (reply.getHeader('connection') === 'close' && request.raw.complete) reply.removeHeader('connection')
+    if (closing) reply.header('connection', 'close')
+    else if (reply.getHeader('connection') === 'close' && request.raw.complete) reply.removeHeader('connection')
     done(null, payload)
   })
   // Fastify's JSON parser refuses a body holding a `__proto__` key (or `constructor.prototype`) as "not
@@ -112,6 +131,7 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     clock: c.clock,
     metered: options.metering !== false,
     classifyError: c.classifyError,
+    closing: () => closing,
     onSettleError: (err, request) => c.logger.error({ err, url: request.url }, 'settle failed; the call was answered with an error and not billed'),
   })
   notFound = registerErrorHandling(app, c.logger, gateway.recordUnknown, c.classifyError)

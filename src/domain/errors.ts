@@ -61,3 +61,6 @@ export const serviceUnavailable = (why: string, retryAfterSeconds = 2): ApiError
   new ApiError('SERVICE_UNAVAILABLE', `${why} Retry after the Retry-After delay; nothing was charged.`, undefined, {
     'retry-after': String(retryAfterSeconds),
   })
+
+/** A call that reaches a node while it closes (SIGTERM): free, and another node or this one restarted serves the retry. */
+export const nodeClosing = (): ApiError => serviceUnavailable('This node is shutting down.', 1)

@@ -14,7 +14,7 @@ import { suspendedError, type AccountsService } from '../domain/accounts/account
 import { rateHeaders, type MeteringService } from '../domain/billing/metering.service.ts'
 import { notFoundBills, priceOf, type Operation, type PriceRule } from '../domain/billing/prices.ts'
 import type { Admit } from '../domain/content/content.service.ts'
-import { ApiError } from '../domain/errors.ts'
+import { ApiError, nodeClosing } from '../domain/errors.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Hold } from '../ports/ledger.ts'
 import type { RateDecision } from '../ports/rate-limiter.ts'
@@ -62,6 +62,8 @@ export interface GatewayDeps {
   onSettleError: (error: unknown, request: FastifyRequest) => void
   /** Store failures that mean "unavailable, retry" (see error-handler.ts). */
   classifyError?: ErrorClassifier
+  /** Whether the node is closing: calls are then refused, free and recorded, with 503 (app.ts). */
+  closing?: () => boolean
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -94,18 +96,20 @@ export function createGateway(deps: GatewayDeps) {
   }
 
   const metered = deps.metered !== false
+  const closing = deps.closing ?? (() => false)
 
   const dataRoute: onRequestAsyncHookHandler = async (request: FastifyRequest) => {
     const { meter, suspended } = await identify(request)
     if (!metered) {
       request.meter = null
       if (suspended) throw suspendedError()
+      if (closing()) throw nodeClosing()
       return
     }
-    if (suspended) {
+    if (suspended || closing()) {
       // Refused (and recorded) without taking a unit; its D4 headers show the budget as it stands.
       meter.rate = await metering.standing(meter.accountId, meter.at)
-      throw suspendedError()
+      throw suspended ? suspendedError() : nodeClosing()
     }
     const operation = request.routeOptions.config.operation as Operation
     const { decision, units } = await metering.arrive(meter.accountId, operation, meter.at)
@@ -118,6 +122,7 @@ export function createGateway(deps: GatewayDeps) {
     async (request: FastifyRequest, reply: FastifyReply) => {
       const { meter, suspended } = await identify(request)
       if (suspended) throw suspendedError(await metering.accountEndpointHeaders(meter.accountId, meter.at))
+      if (closing()) throw nodeClosing()
       reply.headers(await metering.arriveAccountEndpoint(meter.accountId, which, meter.at))
     }
 
