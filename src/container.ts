@@ -30,7 +30,8 @@ import { createThreadCommitter, createWorkerCommitter } from './adapters/sqlite/
 import { createMemoryRateLimiter } from './adapters/memory/memory-rate-limiter.ts'
 import { createRedisInvalidationBus } from './adapters/redis/redis-invalidation-bus.ts'
 import { createRedisRateLimiter } from './adapters/redis/redis-rate-limiter.ts'
-import { createOffsetClock, systemClock } from './adapters/system-clock.ts'
+import { systemClock } from './adapters/system-clock.ts'
+import { createSharedTestClock } from './adapters/shared-test-clock.ts'
 import type { Config } from './config/config.ts'
 import { pino, type Logger } from 'pino'
 import { createAccountsService, type AccountsService } from './domain/accounts/accounts.service.ts'
@@ -133,8 +134,6 @@ export interface TestClock {
   set(ms: number): Promise<void>
 }
 
-/** The store setting holding the test clock's offset over real time (ms). */
-const TEST_CLOCK_OFFSET = 'test_clock_offset'
 
 const newLotId = () => `lot_${randomBytes(9).toString('base64url')}`
 
@@ -239,8 +238,6 @@ async function postgresStores(config: Config, url: string, logger: Logger, metri
 }
 
 export async function createContainer(config: Config, overrides: ContainerOverrides = {}): Promise<Container> {
-  const testClock = !overrides.clock && config.testClock ? createOffsetClock() : undefined
-  const clock: Clock = overrides.clock ?? testClock ?? systemClock
   const logger = pino({ level: config.logLevel, base: { service: 'pronet' } })
   // Process-wide default metrics are added by `serve` only: tests build many containers per process.
   const metrics = new Registry()
@@ -248,10 +245,9 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     ? await postgresStores(config, config.databaseUrl, logger, metrics)
     : sqliteStores(config, overrides, logger, metrics)
   const { contentStore, accountStore, ledger } = stores
-  if (testClock) {
-    const saved = Number(await stores.settings.get(TEST_CLOCK_OFFSET))
-    if (Number.isFinite(saved)) testClock.restore(saved)
-  }
+  const bus = config.redisUrl ? await createRedisInvalidationBus({ url: config.redisUrl, logger }) : undefined
+  const testClock = !overrides.clock && config.testClock ? await createSharedTestClock({ settings: stores.settings, ...(bus ? { bus } : {}) }) : undefined
+  const clock: Clock = overrides.clock ?? testClock ?? systemClock
   const tokens = createTokenSigner(stores.secret)
   const platformHost = config.platformHost
   // REDIS_URL: rate budgets, search leases and key revocations shared by every node. Redis's own clock
@@ -264,7 +260,6 @@ export async function createContainer(config: Config, overrides: ContainerOverri
         clock: testClock || overrides.clock ? 'caller' : 'redis',
       })
     : createMemoryRateLimiter()
-  const bus = config.redisUrl ? await createRedisInvalidationBus({ url: config.redisUrl, logger }) : undefined
   const sleep = overrides.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
   let closing: Promise<void> | undefined
   // One byte budget for every ready body: content responses and search result items.
@@ -274,13 +269,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     config,
     logger,
     clock,
-    testClock: testClock && {
-      now: testClock.now,
-      async set(ms: number) {
-        testClock.set(ms)
-        await stores.settings.set(TEST_CLOCK_OFFSET, String(testClock.offset()))
-      },
-    },
+    testClock: testClock && { now: testClock.now, set: testClock.set },
     contentStore,
     accountStore,
     firstStart: stores.firstStart,
@@ -299,6 +288,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     // Idempotent: a second close (a test that pulled the store away, then its cleanup) waits for the first.
     close() {
       closing ??= (async () => {
+        testClock?.stop()
         await limiter.close()
         await bus?.close()
         await stores.close()

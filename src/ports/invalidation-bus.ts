@@ -6,6 +6,8 @@
 export type InvalidationMessage =
   | { kind: 'key-revoked'; accountId: string; keyId: string }
   | { kind: 'account-suspended' | 'account-resumed'; accountId: string }
+  /** The operator's test clock was set (PRONET_TEST_CLOCK=1): every node runs at this offset over real time. */
+  | { kind: 'test-clock'; offset: number }
   /** The bus may have missed messages (its connection was lost): forget everything cached. */
   | { kind: 'resync' }
 

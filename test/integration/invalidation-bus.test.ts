@@ -10,6 +10,8 @@ import { createMemoryInvalidationBus } from '../../src/adapters/memory/memory-in
 import { createRedisInvalidationBus } from '../../src/adapters/redis/redis-invalidation-bus.ts'
 import { openSqlite } from '../../src/adapters/sqlite/database.ts'
 import { createSqliteAccountStore } from '../../src/adapters/sqlite/sqlite-account-store.ts'
+import { createSqliteStoreSettings } from '../../src/adapters/sqlite/sqlite-store-settings.ts'
+import { createSharedTestClock } from '../../src/adapters/shared-test-clock.ts'
 import { createManualClock } from '../../src/adapters/system-clock.ts'
 import { createAccountsService } from '../../src/domain/accounts/accounts.service.ts'
 import { isApiError } from '../../src/domain/errors.ts'
@@ -118,6 +120,24 @@ describe('key revocation across nodes', () => {
       await within(500, async () => (await codeOf(b.authenticate(acc.apiKey.key))) === 'FORBIDDEN')
       await a.resume(acc.account.id)
       await within(500, async () => (await codeOf(b.authenticate(acc.apiKey.key))) === 'ok')
+    })
+
+    it('the test clock set on one node is the clock of the others at once, and of a node started later', async () => {
+      const settings = createSqliteStoreSettings(openSqlite(':memory:'))
+      const a = await createSharedTestClock({ settings, bus: busA })
+      const b = await createSharedTestClock({ settings, bus: busB })
+      const target = Date.UTC(2027, 1, 28, 23, 59)
+      await a.set(target)
+      await within(500, async () => Math.abs(b.now() - target) < 1000)
+      expect(Math.abs(a.now() - b.now())).toBeLessThan(20)
+      const later = await createSharedTestClock({ settings })
+      expect(Math.abs(later.now() - a.now())).toBeLessThan(20)
+      // A message that is not a finite offset is not one: the clock stays where it was set.
+      await busA.publish({ kind: 'test-clock', offset: Number.NaN })
+      await sleep(50)
+      expect(Math.abs(b.now() - a.now())).toBeLessThan(20)
+      a.stop()
+      b.stop()
     })
 
     it('every node hears each message, the sender included; unknown messages are ignored', async () => {

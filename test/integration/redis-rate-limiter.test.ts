@@ -174,8 +174,15 @@ describe.skipIf(!hasRedis || !redisServerBinaryAvailable())('redis rate limiter 
     expect(during.map((d) => d.ok)).toEqual([true, true, true, false, false])
     expect(during[0]).toMatchObject({ limit: 10, remaining: 2 })
     expect(during[3]).toMatchObject({ ok: false, limit: 10, remaining: 0, retryAfterMs: 1000 - 3 })
-    // A cost the plan affords but the share does not (engagement on 5 rps: share 1): retry in a second.
-    expect(await a.take('rps:acc_small', 5, 2, T + 2_000)).toMatchObject({ ok: false, limit: 5, retryAfterMs: 1000 })
+    // A cost the plan affords is never above the share (engagement, 2 units, on 5 rps over 3 nodes:
+    // floor(5 / 3) = 1 would refuse it for as long as Redis is away): admitted, and the next one is
+    // admitted at its Retry-After.
+    expect(await a.take('rps:acc_small', 5, 2, T + 2_000)).toMatchObject({ ok: true, limit: 5 })
+    const next = await a.take('rps:acc_small', 5, 2, T + 2_100)
+    expect(next).toMatchObject({ ok: false, limit: 5, retryAfterMs: 900 })
+    expect(await a.take('rps:acc_small', 5, 2, T + 2_100 + next.retryAfterMs)).toMatchObject({ ok: true })
+    // A cost above the plan's own limit never fits, in the share or in Redis.
+    expect((await a.take('rps:acc_tiny', 1, 2, T + 2_000)).ok).toBe(false)
     // Leases too: 3 of 10.
     const leases = []
     for (let i = 0; i < 4; i++) leases.push(await a.lease('search:acc', 10, 60_000))

@@ -21,12 +21,14 @@ export interface RedisInvalidationBusOptions {
   connectTimeoutMs?: number
 }
 
-const KINDS = new Set(['key-revoked', 'account-suspended', 'account-resumed', 'resync'])
+const KINDS = new Set(['key-revoked', 'account-suspended', 'account-resumed', 'test-clock', 'resync'])
 
 function parse(text: string): InvalidationMessage | undefined {
   try {
-    const m = JSON.parse(text) as { kind?: unknown }
-    return typeof m === 'object' && m !== null && typeof m.kind === 'string' && KINDS.has(m.kind) ? (m as InvalidationMessage) : undefined
+    const m = JSON.parse(text) as { kind?: unknown; offset?: unknown }
+    if (typeof m !== 'object' || m === null || typeof m.kind !== 'string' || !KINDS.has(m.kind)) return undefined
+    if (m.kind === 'test-clock' && !Number.isFinite(m.offset)) return undefined
+    return m as InvalidationMessage
   } catch {
     return undefined
   }

@@ -151,15 +151,18 @@ export async function createRedisRateLimiter(opts: RedisRateLimiterOptions): Pro
     logger?.info({ nodes }, 'rate limiter: Redis is back; budgets are shared again')
   }
 
-  const share = (limit: number): number => Math.max(1, Math.floor(limit / nodes))
+  /**
+   * This node's part of a budget while Redis is away: the limit divided among the nodes, but never less
+   * than what a call the plan affords costs. An engagement (2 units) on a 5-per-second plan over three
+   * nodes met a share of 1: it was refused for as long as Redis stayed away, each time with a
+   * Retry-After that did not hold.
+   */
+  const share = (limit: number, cost: number): number => Math.max(1, Math.floor(limit / nodes), Math.min(limit, cost))
 
   async function localTake(key: string, limit: number, cost: number, at: number): Promise<TimedDecision> {
     localDecisions.inc()
-    const d = await local.take(key, share(limit), cost, at)
-    // A call the plan can afford but this node's share cannot: retry in a window, when Redis may be
-    // back (an infinite wait is only for a cost above the plan's own limit).
-    const retryAfterMs = !d.ok && cost <= limit && !Number.isFinite(d.retryAfterMs) ? WINDOW_MS : d.retryAfterMs
-    return { ...d, limit, retryAfterMs, at }
+    const d = await local.take(key, share(limit, cost), cost, at)
+    return { ...d, limit, at }
   }
 
   let beating: Promise<void> | undefined
@@ -239,7 +242,7 @@ export async function createRedisRateLimiter(opts: RedisRateLimiterOptions): Pro
         }
       }
       localDecisions.inc()
-      return local.lease(key, share(limit), ttlMs)
+      return local.lease(key, share(limit, 1), ttlMs)
     },
 
     status: () => ({ fallback, nodes }),
