@@ -87,14 +87,16 @@ const authorExists = (k: string, i: string): string => `CASE ${k}::text
 
 /**
  * An author's card (post-card.ts) as JSON, by kind ($k) and id ($i): NULL when there is no such author.
- * Read under a share lock: a change of the author's record, which puts its card into the author's
- * posts under the row's update lock, either waits for this transaction or is what this read sees.
+ * A post reads it under a share lock: a change of the author's record, which puts its card into the
+ * author's posts, either waits for the post's transaction or is what this read sees. A change of the
+ * record reads it under the update lock, so two changes of one record take turns and each compares
+ * its card with the one the other left.
  */
-const authorCard = (k: string, i: string): string => `CASE ${k}::text
+const authorCard = (k: string, i: string, lock: 'SHARE' | 'UPDATE'): string => `CASE ${k}::text
   WHEN 'person' THEN (SELECT json_build_object('name', name, 'headline', headline, 'url', url, 'imageUrl', picture_url)
-    FROM profiles WHERE profile_id = ${i}::text FOR SHARE)
+    FROM profiles WHERE profile_id = ${i}::text FOR ${lock})
   WHEN 'company' THEN (SELECT json_build_object('name', name, 'headline', headline, 'url', url, 'imageUrl', logo_url)
-    FROM companies WHERE company_id = ${i}::text FOR SHARE) END`
+    FROM companies WHERE company_id = ${i}::text FOR ${lock}) END`
 
 /** Posts whose card one read takes when an author's record changes it. */
 const RESTAMP_SLICE = 500
@@ -134,7 +136,7 @@ const UPSERT_COMPANY = `INSERT INTO companies (company_id, slug, page_type, name
 const POST_STATE = `WITH old AS (SELECT search_len FROM posts WHERE id = $1 FOR UPDATE)
   SELECT (SELECT id FROM posts WHERE share_kind = $2 AND share_id = $3) AS "shareOwner",
          EXISTS (SELECT 1 FROM old) AS existed, (SELECT search_len FROM old) AS "oldLen",
-         ${authorExists('$4', '$5')} AS "authorOk", ${authorCard('$4', '$5')} AS "authorCard"`
+         ${authorExists('$4', '$5')} AS "authorOk", ${authorCard('$4', '$5', 'SHARE')} AS "authorCard"`
 // $16 says whether the row existed (and is locked): a post another node inserted since is left alone
 // (nothing returned) and the write starts over from POST_STATE.
 const WRITE_POST = `WITH p AS (
@@ -250,7 +252,7 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
     const { rows } = await c.query<{ slugOwner: string | null; memberOwner: string | null; before: PostCard | null }>(
       `SELECT (SELECT profile_id FROM profiles WHERE slug = $1) AS "slugOwner",
               (SELECT profile_id FROM profiles WHERE member_id = $2) AS "memberOwner",
-              ${authorCard("'person'", '$3')} AS before`,
+              ${authorCard("'person'", '$3', 'UPDATE')} AS before`,
       [slug, r.memberId, r.profileId],
     )
     const { slugOwner, memberOwner, before } = rows[0]!
@@ -265,7 +267,7 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
     const slug = r.slug === null ? null : r.slug.toLowerCase()
     // Locked first, as a profile is (writeProfile).
     const { rows } = await c.query<{ owner: string | null; before: PostCard | null }>(
-      `SELECT (SELECT company_id FROM companies WHERE slug = $1) AS owner, ${authorCard("'company'", '$2')} AS before`,
+      `SELECT (SELECT company_id FROM companies WHERE slug = $1) AS owner, ${authorCard("'company'", '$2', 'UPDATE')} AS before`,
       [slug, r.companyId],
     )
     const { owner, before } = rows[0]!
