@@ -86,7 +86,9 @@ describe.skipIf(!up)('PostgreSQL ledger', () => {
 
     beforeAll(() => {
       pools = Array.from({ length: NODES }, (_, i) => openPostgres(url(), { max: 8, applicationName: `pronet-node-${i}` }))
-      nodes = pools.map((pool) => createPgLedger(pool, { newLotId }))
+      // No renewal here: these tests move the requests' clock past expiries in a few real milliseconds
+      // (renewal has a test of its own below).
+      nodes = pools.map((pool) => createPgLedger(pool, { newLotId, holdRenewMs: 0 }))
     })
     afterAll(async () => {
       for (const ledger of nodes) await ledger.close()
@@ -205,6 +207,36 @@ describe.skipIf(!up)('PostgreSQL ledger', () => {
       const debits = (await survivor.entries(id)).filter((e) => e.kind === 'debit')
       expect(debits.map((d) => d.delta)).toEqual([-1, -4])
       expect((await survivor.state(id, T0 + HOLD_TTL_MS))!.lots[0]!.remaining).toBe(0)
+      await rowsBalance(id)
+    })
+
+    it("a live node renews its unsettled holds, so a long call keeps its credits; a dead node's lapse a ttl after its last renewal", async () => {
+      const id = await addAccount(pools[0] as PgPool, { plan: 'custom', status: 'active', creditsLimit: 5, createdAt: T0 })
+      const ttl = 1_000
+      const livePool = openPostgres(url(), { max: 2 })
+      const live = createPgLedger(livePool, { newLotId, holdTtlMs: ttl, holdRenewMs: 50 })
+      const long = await live.hold(id, 4, T0)
+      if (!long.ok) throw new Error('refused')
+      const expiry = async () =>
+        Number((await (pools[0] as PgPool).query<{ e: string }>('SELECT expires_at AS e FROM credit_holds WHERE id = $1', [long.hold.id])).rows[0]?.e)
+      expect(await expiry()).toBe(T0 + ttl)
+      // Renewed while its call runs: the expiry follows real time (arrival + elapsed + ttl).
+      await new Promise((resolve) => setTimeout(resolve, 400))
+      const renewed = await expiry()
+      expect(renewed).toBeGreaterThanOrEqual(T0 + ttl + 250)
+      // Another node at the original expiry still sees the 4 credits held.
+      const survivor = nodes[1] as Ledger
+      expect(await survivor.hold(id, 2, T0 + ttl)).toMatchObject({ ok: false, held: 4 })
+      // The node dies (its timers stop with it, here by close): no more renewals; a ttl after the last
+      // one the hold no longer counts. A settled hold is no longer renewed either.
+      await live.close()
+      await livePool.end()
+      const last = await expiry()
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      expect(await expiry()).toBe(last)
+      const after = await survivor.hold(id, 5, last)
+      expect(after.ok).toBe(true)
+      if (after.ok) await survivor.settle(after.hold, line(id, last, 0, 404))
       await rowsBalance(id)
     })
 

@@ -90,8 +90,15 @@ import type { Hold, HoldResult, Ledger, LedgerEntry, SettleResult, UsageLine, Us
 import type { PgPool } from './database.ts'
 import { isPgUnavailable } from './pg-errors.ts'
 
-/** A hold stops counting this long after its request's arrival: longer than any request runs (a batch: 120 s). */
-export const HOLD_TTL_MS = 5 * 60_000
+/**
+ * A hold stops counting this long after its request's arrival, or after the node that took it last
+ * renewed it (every HOLD_RENEW_MS while its call runs, however long: a batch waits up to 90 s). So a
+ * node that dies holding credits blocks them for at most this long; they were blocked for 5 minutes,
+ * refusing the account's calls with 402 on every other node meanwhile.
+ */
+export const HOLD_TTL_MS = 30_000
+/** Period of the renewal of this node's holds (real time). */
+export const HOLD_RENEW_MS = 10_000
 
 /** How long a settle whose transaction lost its connection keeps trying to learn or apply its outcome. */
 export const SETTLE_DEADLINE_MS = 15_000
@@ -125,6 +132,8 @@ export interface PgLedgerOptions {
   newHoldId?: () => string
   /** Lifetime of a hold whose settle never comes, in ms of the requests' clock (default HOLD_TTL_MS). */
   holdTtlMs?: number
+  /** Period of the renewal of this node's unsettled holds, real ms (default HOLD_RENEW_MS; 0: never). */
+  holdRenewMs?: number
   /** Runs of a transaction that meets a serialization failure or a deadlock (default 5). */
   attempts?: number
   /**
@@ -421,6 +430,40 @@ interface Doubt {
  */
 export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
   const holdTtlMs = opts.holdTtlMs ?? HOLD_TTL_MS
+  const holdRenewMs = opts.holdRenewMs ?? HOLD_RENEW_MS
+  /**
+   * Holds this node granted whose settle has not come: their rows' expiry is moved on every
+   * holdRenewMs to their arrival instant plus the real time since plus holdTtlMs, so a call that runs
+   * long keeps its credits while one of a node that died lapses holdTtlMs after its last renewal.
+   */
+  const unsettled = new Map<string, { at: number; granted: number }>()
+  let renewing: Promise<unknown> | undefined
+  const renewTimer =
+    holdRenewMs > 0
+      ? setInterval(() => {
+          if (unsettled.size === 0 || renewing) return
+          const now = Date.now()
+          const ids: string[] = []
+          const expiries: number[] = []
+          for (const [id, h] of unsettled) {
+            // A settle that never came (it cannot: the gateway settles every call) is let go after an hour.
+            if (now - h.granted > 3_600_000) unsettled.delete(id)
+            else {
+              ids.push(id)
+              expiries.push(h.at + (now - h.granted) + holdTtlMs)
+            }
+          }
+          renewing = pool
+            .query(
+              `UPDATE credit_holds h SET expires_at = GREATEST(h.expires_at, u.expires_at)
+               FROM unnest($1::text[], $2::bigint[]) AS u(id, expires_at) WHERE h.id = u.id`,
+              [ids, expiries],
+            )
+            .catch((e: unknown) => logger?.warn({ err: e }, 'renewing this node\'s holds failed; will retry'))
+            .finally(() => (renewing = undefined))
+        }, holdRenewMs)
+      : undefined
+  renewTimer?.unref()
   const attempts = Math.max(1, opts.attempts ?? 5)
   const newHoldId = opts.newHoldId ?? (() => `hold_${randomBytes(12).toString('base64url')}`)
   const settleDeadlineMs = opts.settleDeadlineMs ?? SETTLE_DEADLINE_MS
@@ -625,6 +668,7 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
       // ahead (another node opened it) is live there. The hold's row keeps this node's instant, which
       // its lapse is counted from.
       const at = billingInstant(state, h.at)
+      unsettled.set(hold.id, { at: h.at, granted: Date.now() })
       outcomes.push({ request: h, result: { ok: true, hold: { id: hold.id, accountId, credits: h.credits, at } } })
     }
     const statements = writeSql(accountId, mutations, lines)
@@ -1054,6 +1098,7 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
         if (!hold) return settleFree(line, null)
         const id = hold.id
         if (id === undefined) throw new Error('this hold was not taken by the PostgreSQL ledger')
+        unsettled.delete(id)
         if (hold.accountId !== line.accountId) throw new Error('the hold and the usage line name different accounts')
         // Nothing to debit: releasing the hold and counting the line need no lock.
         if (line.credits === 0) return settleFree(line, id)
@@ -1125,6 +1170,8 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
       if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve))
       unwatch()
       clearInterval(pruneTimer)
+      clearInterval(renewTimer)
+      await renewing
       await pruning
       await checking
       if (doubts.size > 0 || orphanHolds.size > 0) await checkDoubts().catch(ignore)
