@@ -10,7 +10,7 @@
  *   X-Credits-Charged and the rate headers.
  */
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onSendAsyncHookHandler } from 'fastify'
-import { suspendedError, type AccountsService } from '../domain/accounts/accounts.service.ts'
+import { RevokedKeyError, suspendedError, type AccountsService } from '../domain/accounts/accounts.service.ts'
 import { rateHeaders, type MeteringService } from '../domain/billing/metering.service.ts'
 import { notFoundBills, priceOf, type Operation, type PriceRule } from '../domain/billing/prices.ts'
 import type { Admit } from '../domain/content/content.service.ts'
@@ -80,19 +80,21 @@ export function createGateway(deps: GatewayDeps) {
     const header = request.headers['x-api-key']
     // A repeated header is ambiguous: treat it as no valid key rather than guess.
     const key = Array.isArray(header) ? '\u0000' : header
-    const who = await accounts.identify(key?.trim())
-    request.principal = { accountId: who.accountId, keyId: who.keyId }
-    const meter: Meter = {
-      accountId: who.accountId,
-      endpoint: request.routeOptions.url ?? 'unknown',
-      at: clock.now(),
-      hold: null,
-      charge: 0,
-      rate: null,
-      units: 0,
+    const open = (accountId: string): Meter => {
+      const meter: Meter = { accountId, endpoint: request.routeOptions.url ?? 'unknown', at: clock.now(), hold: null, charge: 0, rate: null, units: 0 }
+      request.meter = meter
+      return meter
     }
-    request.meter = meter
-    return { meter, suspended: who.suspended }
+    let who: Awaited<ReturnType<AccountsService['identify']>>
+    try {
+      who = await accounts.identify(key?.trim())
+    } catch (e) {
+      // A revoked key's call is refused (401) and recorded in its account's usage, like any outcome.
+      if (e instanceof RevokedKeyError && metered) open(e.accountId)
+      throw e
+    }
+    request.principal = { accountId: who.accountId, keyId: who.keyId }
+    return { meter: open(who.accountId), suspended: who.suspended }
   }
 
   const metered = deps.metered !== false
@@ -183,8 +185,9 @@ export function createGateway(deps: GatewayDeps) {
       let accountId: string
       try {
         accountId = (await accounts.identify(header.trim())).accountId
-      } catch {
-        return
+      } catch (e) {
+        if (!(e instanceof RevokedKeyError)) return
+        accountId = e.accountId
       }
       await metering.settle(null, { accountId, at: clock.now(), endpoint: 'unknown', status, credits: 0, requestId: request.id })
     },

@@ -37,6 +37,8 @@ export interface AccountStore {
   listKeys(accountId: string): Promise<ApiKeyRecord[]>
   /** The live (not revoked) key with this hash. */
   findKeyByHash(hash: string): Promise<KeyLookup | undefined>
+  /** The account a revoked key with this hash belonged to: its calls are still that account's (spec 2.7). */
+  findRevokedKeyAccount(hash: string): Promise<string | undefined>
   setSuspended(accountId: string, at: number | null): Promise<boolean>
   /** Whether any account exists (first start creates a demo account otherwise). */
   hasAccounts(): Promise<boolean>

@@ -154,6 +154,10 @@ export function runAccountStoreContract(name: string, makeStore: () => Promise<A
         expect(await store.revokeKey(account.id, first.id, T0 + 5000)).toBe(true)
         expect(await store.findKeyByHash(first.hash)).toBeUndefined()
         expect(await store.findKeyByHash(second.hash)).toMatchObject({ keyId: second.id })
+        // A revoked key still names its account; a live or unknown one is not a revoked one.
+        expect(await store.findRevokedKeyAccount(first.hash)).toBe(account.id)
+        expect(await store.findRevokedKeyAccount(second.hash)).toBeUndefined()
+        expect(await store.findRevokedKeyAccount('0'.repeat(64))).toBeUndefined()
         expect(await store.revokeKey(account.id, first.id, T0 + 6000)).toBe(false)
         expect(await store.listKeys(account.id)).toEqual([{ ...listed(first), revokedAt: T0 + 5000 }, listed(second)])
       })

@@ -33,6 +33,32 @@ describe('key lifecycle', () => {
     expect((await t.get('/api/v1/profile')).statusCode).toBe(400)
   })
 
+  it("a revoked key's calls are refused, free, and counted in its account's usage (spec 2.7: every request made with its keys)", async () => {
+    const key = await t.c.accounts.createKey(t.accountId)
+    await t.c.accounts.revokeKey(t.accountId, key.id)
+    // The usage endpoint has its own budget of one call a second (4.1): each read is a second apart.
+    const usage = async () => {
+      t.clock.advance(1000)
+      return (await t.get('/api/v1/usage')).json() as {
+        requests: number
+        creditsUsed: number
+        endpoints: { endpoint: string; statusCodes: Record<string, number> }[]
+      }
+    }
+    const before = await usage()
+    const refused = expectError(await t.get('/api/v1/company?companyUrlOrUrn=ghost', key.key), 401, 'INVALID_API_KEY')
+    expect(refused).toEqual({ error: 'The API key is not valid.', code: 'INVALID_API_KEY' })
+    expectError(await t.get('/api/v1/no-such-endpoint', key.key), 404, 'NOT_FOUND')
+    const after = await usage()
+    expect(after.requests - before.requests).toBe(2)
+    expect(after.creditsUsed).toBe(before.creditsUsed)
+    expect(after.endpoints.find((e) => e.endpoint === '/api/v1/company')?.statusCodes['401']).toBe(1)
+    expect(after.endpoints.find((e) => e.endpoint === 'unknown')?.statusCodes['404']).toBeGreaterThanOrEqual(1)
+    // An unknown key names no account: nothing is recorded anywhere.
+    expectError(await t.get('/api/v1/company?companyUrlOrUrn=ghost', 'pk_not-a-real-key'), 401, 'INVALID_API_KEY')
+    expect((await usage()).requests).toBe(after.requests)
+  })
+
   it('a suspended account answers 403 FORBIDDEN until resumed', async () => {
     await t.c.accounts.suspend(t.accountId)
     expectError(await t.get('/api/v1/profile?profileUrlOrUrn=x'), 403, 'FORBIDDEN')

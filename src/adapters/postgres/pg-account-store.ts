@@ -109,6 +109,13 @@ export function createPgAccountStore(pool: PgPool): AccountStore {
       )
       return rows[0]
     },
+    async findRevokedKeyAccount(hash) {
+      const { rows } = await pool.query<{ accountId: string }>(
+        'SELECT account_id AS "accountId" FROM api_keys WHERE hash = $1 AND revoked_at IS NOT NULL',
+        [hash],
+      )
+      return rows[0]?.accountId
+    },
     async setSuspended(accountId, at) {
       const r = await pool.query('UPDATE accounts SET suspended_at = $1 WHERE id = $2', [at, accountId])
       return r.rowCount === 1

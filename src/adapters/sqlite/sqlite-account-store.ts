@@ -56,6 +56,7 @@ export function createSqliteAccountStore(db: SqliteDb): AccountStore {
      FROM api_keys k JOIN accounts a ON a.id = k.account_id
      WHERE k.hash = ? AND k.revoked_at IS NULL`,
   )
+  const revokedOwner = db.prepare('SELECT account_id FROM api_keys WHERE hash = ? AND revoked_at IS NOT NULL').pluck()
   const suspend = db.prepare('UPDATE accounts SET suspended_at = ? WHERE id = ?')
   const anyAccount = db.prepare('SELECT 1 FROM accounts LIMIT 1')
   const createBoth = db.transaction((account: AccountRecord, key: ApiKeyRecord & { hash: string }) => {
@@ -83,6 +84,9 @@ export function createSqliteAccountStore(db: SqliteDb): AccountStore {
     async findKeyByHash(hash) {
       const row = lookup.get(hash) as { keyId: string; accountId: string; suspended: number } | undefined
       return row && ({ keyId: row.keyId, accountId: row.accountId, suspended: row.suspended === 1 } satisfies KeyLookup)
+    },
+    async findRevokedKeyAccount(hash) {
+      return revokedOwner.get(hash) as string | undefined
     },
     async setSuspended(accountId, at) {
       return suspend.run(at, accountId).changes === 1

@@ -33,6 +33,16 @@ export interface CreatedKey {
   prefix: string
 }
 
+/**
+ * 401 INVALID_API_KEY for a key that was revoked, naming (for the gateway only) the account it was
+ * issued to: spec 2.7 counts every request made with an account's keys, whatever its outcome.
+ */
+export class RevokedKeyError extends ApiError {
+  constructor(readonly accountId: string) {
+    super('INVALID_API_KEY', 'The API key is not valid.')
+  }
+}
+
 export const suspendedError = (headers?: Record<string, string>): ApiError =>
   new ApiError('FORBIDDEN', 'This account is suspended; contact the operator.', undefined, headers)
 
@@ -156,8 +166,12 @@ export function createAccountsService(deps: AccountsDeps) {
       const cached = keyCache.get(apiKey)
       if (cached !== undefined && cached.until > now) return cached.result
       const seen = generation
-      const found = await store.findKeyByHash(hashKey(apiKey))
-      if (!found) throw new ApiError('INVALID_API_KEY', 'The API key is not valid.')
+      const hash = hashKey(apiKey)
+      const found = await store.findKeyByHash(hash)
+      if (!found) {
+        const owner = await store.findRevokedKeyAccount(hash)
+        throw owner === undefined ? new ApiError('INVALID_API_KEY', 'The API key is not valid.') : new RevokedKeyError(owner)
+      }
       if (seen !== generation) return found
       if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear()
       keyCache.set(apiKey, { result: found, until: now + KEY_CACHE_MS })
