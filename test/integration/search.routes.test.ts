@@ -548,6 +548,12 @@ describe('pagination (4.12, D8, D11)', () => {
     // A relevance cursor of the same query is another search.
     const rel = (await page({ query: broad, maxResults: 2 })).cursor as string
     expect(expectError(await post({ ...wide, cursor: rel }), 400, 'INVALID_PARAMETER').details).toEqual({ parameter: 'cursor' })
+    // …but not for the same walk asked for with sortBy 'relevance': page 2 goes on where page 1 stopped.
+    const first = (await page({ query: broad, maxResults: 2 })).results.map((r) => (r as { id: string }).id)
+    const second = await page({ query: broad, sortBy: 'relevance', maxResults: 2, cursor: rel })
+    const straight = (await page({ query: broad, maxResults: 4 })).results.map((r) => (r as { id: string }).id)
+    expect([...first, ...second.results.map((r) => (r as { id: string }).id)]).toEqual(straight)
+    expect(second.sort).toBe('relevance')
     // A posts feed token is signed by the same service but belongs to a feed.
     const feed = await t.get(`/api/v1/posts?profileUrlOrUrn=${encodeURIComponent(`urn:li:fsd_profile:${topPerson}`)}&count=1`)
     expect(feed.statusCode, feed.body).toBe(200)

@@ -412,13 +412,19 @@ describe('searchScope (what a cursor is bound to)', () => {
     expect(scope({ ...base, postedAfter: new Date(NOW - 10 * DAY).toISOString() })).toBe(s)
   })
 
+  it('follows the order walked, not its spelling: relevance with or without sortBy, and author-only searches whatever sortBy says', () => {
+    expect(scope({ ...base, sortBy: 'relevance' })).toBe(scope({ ...base, sortBy: null }))
+    expect(scope({ ...base, sortBy: 'relevance' })).not.toBe(scope(base))
+    const authorsOnly = { authorProfiles: [PID] }
+    expect(new Set([null, 'date', 'relevance'].map((sortBy) => scope({ ...authorsOnly, sortBy }))).size).toBe(1)
+  })
+
   it('differs for any change of the query or a filter', () => {
     const s = scope(base)
     const changes: Record<string, unknown>[] = [
       { query: 'data AND (remote OR onsite)' },
       { query: 'data OR (remote OR hybrid)' },
       { sortBy: 'relevance' },
-      { sortBy: null },
       { postedWithin: 'week' },
       { postedWithin: null },
       { postedAfter: NOW - 10 * DAY + 1 },

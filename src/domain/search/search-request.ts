@@ -250,14 +250,18 @@ export function parseSearchRequest(raw: unknown, now: number, host: string): Sea
 }
 
 /**
- * What a cursor is bound to (D11): the interpreted query and every filter, not maxResults (which may
- * change between pages) nor the cursor itself.
+ * What a cursor is bound to (D11): the interpreted query, every filter and the order of the walk, not
+ * maxResults (which may change between pages) nor the cursor itself. The order is the one followed,
+ * not how it was asked for: a query without sortBy is ranked by relevance, and a search without a
+ * query is newest first whatever sortBy says, so those spellings share their cursors (a client that
+ * sent `relevance` on page 2 only had its cursor refused). Written as `null` for relevance and for
+ * author-only walks, which is how cursors of requests without sortBy were bound before.
  */
 export function searchScope(r: SearchRequest): string {
   const sorted = (xs: readonly string[]) => [...new Set(xs)].sort()
   return `search:${JSON.stringify([
     r.query?.query ?? null,
-    r.sortBy,
+    r.query !== null && r.sortBy === 'date' ? 'date' : null,
     r.postedWithin,
     r.postedAfter,
     r.contentKinds,
