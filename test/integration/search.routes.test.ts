@@ -897,6 +897,33 @@ describe('a small hand-made network', () => {
   })
 })
 
+describe('a relevance walk while the set changes (4.12: a live result set)', () => {
+  // Twelve posts that score alike (ties: newest first), so the ranking is their ids, newest first.
+  const at = (i: number) => T0 + i * 3_600_000
+  const id = (i: number) => idFromTime(at(i), i)
+  const post = (i: number, content: string): IngestRecord => ({ kind: 'post', data: personPostRecord(A, at(i), i, { content }) })
+  let s: TestApp
+  beforeAll(async () => {
+    s = await makeTestApp({
+      records: [{ kind: 'company', data: companyRecord() }, { kind: 'profile', data: profileRecord(1) }, ...Array.from({ length: 12 }, (_, i) => post(i + 1, 'alpha beta'))],
+      nowMs: SMALL_NOW,
+    })
+  })
+  afterAll(async () => s?.close())
+
+  it('a post of an earlier page that leaves the set skips nothing: the next page goes on after the last one shown', async () => {
+    const first = await searchPage(s, { query: 'alpha', maxResults: 5 })
+    expect(idsOf(first)).toEqual([12, 11, 10, 9, 8].map(id))
+    // The third result of page 1 is edited so it no longer matches: every later rank moves up one.
+    expect(await s.c.writer.write([post(10, 'gamma delta')])).toEqual([{ ok: true }])
+    const second = await searchPage(s, { query: 'alpha', maxResults: 5, cursor: first.cursor })
+    expect(idsOf(second)).toEqual([7, 6, 5, 4, 3].map(id))
+    const third = await searchPage(s, { query: 'alpha', maxResults: 5, cursor: second.cursor })
+    expect(idsOf(third)).toEqual([2, 1].map(id))
+    expect(third.cursor).toBeNull()
+  })
+})
+
 describe('partial: cards that cannot be read are dropped and reported (2.11)', () => {
   let f: SearchApp
   beforeAll(async () => {

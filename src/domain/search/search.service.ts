@@ -41,12 +41,18 @@ export const SCAN_BUDGET = 20_000
  */
 export const EMPTY_SCAN_LIMIT = 100_000
 const CHUNK = 500
+/**
+ * Ranks a relevance page looks back for the last result of the page before (`l` in the cursor), to go
+ * on after it: a result of an earlier page that has since left the ranking (edited out of the match
+ * set) moved every later rank up by one, and a plain offset skipped the post that moved onto it.
+ */
+export const REANCHOR_WINDOW = 50
 
 /**
  * Where a walk stands: date order continues below `b`; relevance continues at offset `o` of the
  * ranking of ids below `t`, planned `k` (absent in cursors issued before plans existed: `newest`).
  */
-type Position = { n: number; s: string | null } & ({ m: 'd'; b: string | null } | { m: 'r'; o: number; t: string | null; k?: RankingPlan })
+type Position = { n: number; s: string | null } & ({ m: 'd'; b: string | null } | { m: 'r'; o: number; t: string | null; k?: RankingPlan; l?: string })
 
 export interface SearchServiceDeps {
   index: SearchIndex
@@ -162,7 +168,8 @@ export function createSearchService(deps: SearchServiceDeps) {
     offset: number,
     want: number,
     plan: RankingPlan | undefined,
-  ): Promise<{ ids: string[]; top: string | null; more: boolean; plan?: RankingPlan }> {
+    last?: string,
+  ): Promise<{ ids: string[]; top: string | null; more: boolean; plan?: RankingPlan; next?: number }> {
     const filter = factsFilter(r)
     if (r.authors.length === 0) {
       // The ranking is fixed for the whole walk by the first page's newest match (newer posts never
@@ -176,8 +183,19 @@ export function createSearchService(deps: SearchServiceDeps) {
       const range: IdRange = { below: fixedTop, ...(from !== undefined ? { from } : {}) }
       if (filter === null) {
         const chosen = plan ?? planRanking(query, await index.termFrequencies(planningTokens(query)), RELEVANCE_CANDIDATES)
-        const page = await index.rankedMatches(query, range, RELEVANCE_CANDIDATES, offset, want, chosen)
-        return { ...page, top: fixedTop, plan: chosen }
+        if (last === undefined || offset === 0) {
+          const page = await index.rankedMatches(query, range, RELEVANCE_CANDIDATES, offset, want, chosen)
+          return { ...page, top: fixedTop, plan: chosen, next: offset + page.ids.length }
+        }
+        // Read from a few ranks back and go on after the previous page's last result where it is now;
+        // when it is not there (it left the ranking itself), at the offset as before.
+        const back = Math.min(offset, REANCHOR_WINDOW)
+        const window = await index.rankedMatches(query, range, RELEVANCE_CANDIDATES, offset - back, back + want, chosen)
+        const found = window.ids.lastIndexOf(last)
+        const start = found >= 0 ? found + 1 : back
+        const ids = window.ids.slice(start, start + want)
+        const more = window.more || window.ids.length > start + want
+        return { ids, more, top: fixedTop, plan: chosen, next: offset - back + start + ids.length }
       }
       // Filters are checked on the newest RELEVANCE_CANDIDATES matches in ranking order: all of them
       // when fewer match, never the best-scored 10,000 of a larger set.
@@ -251,10 +269,18 @@ export function createSearchService(deps: SearchServiceDeps) {
         } else {
           // A walk begun before plans existed ranked the newest matches: it goes on doing so.
           const plan = r.cursor === null ? undefined : (pos.k ?? 'newest')
-          const page = await pageByRelevance(r, query as QueryNode, from, pos.t, pos.o, want, plan)
+          const page = await pageByRelevance(r, query as QueryNode, from, pos.t, pos.o, want, plan, pos.l)
           ids = page.ids
           if (page.more) {
-            nextPos = { ...pos, n: pos.n + ids.length, o: pos.o + ids.length, t: page.top, ...(page.plan ? { k: page.plan } : {}) }
+            const { l: _previous, ...rest } = pos
+            nextPos = {
+              ...rest,
+              n: pos.n + ids.length,
+              o: page.next ?? pos.o + ids.length,
+              t: page.top,
+              ...(page.plan ? { k: page.plan } : {}),
+              ...(page.next !== undefined && ids.length > 0 ? { l: ids[ids.length - 1] as string } : {}),
+            }
           }
         }
       }
