@@ -922,6 +922,24 @@ describe('a relevance walk while the set changes (4.12: a live result set)', () 
     expect(idsOf(third)).toEqual([2, 1].map(id))
     expect(third.cursor).toBeNull()
   })
+
+  it("so does a relevance walk over an author's posts, and one with a filter checked per post", async () => {
+    for (const narrowing of [{ authorProfiles: [A] }, { authorJobTitle: profileRecord(1).jobTitle }]) {
+      const body = { query: 'beta', maxResults: 4, ...narrowing }
+      const first = await searchPage(s, body)
+      const ranked = idsOf(first)
+      expect(ranked, JSON.stringify(narrowing)).toHaveLength(4)
+      const all = idsOf(await searchPage(s, { ...body, maxResults: 50 }))
+      // The second result of page 1 leaves the set; page 2 starts right after page 1's last.
+      const gone = ranked[1] as string
+      const n = [...Array(13).keys()].find((i) => id(i) === gone) as number
+      expect(await s.c.writer.write([post(n, 'gamma delta')])).toEqual([{ ok: true }])
+      const second = await searchPage(s, { ...body, cursor: first.cursor })
+      expect(idsOf(second), JSON.stringify(narrowing)).toEqual(all.slice(4, 8))
+      // Put it back for the next narrowing.
+      expect(await s.c.writer.write([post(n, 'alpha beta')])).toEqual([{ ok: true }])
+    }
+  })
 })
 
 describe('partial: cards that cannot be read are dropped and reported (2.11)', () => {

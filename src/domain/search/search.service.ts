@@ -25,7 +25,7 @@ import { invalidParameter } from '../errors.ts'
 import type { TokenSigner } from '../tokens.ts'
 import type { QueryNode } from './query-grammar.ts'
 import { tokenize } from './query-tokens.ts'
-import { byRelevance, planningTokens, planRanking, rankScored } from './ranking.ts'
+import { byRelevance, planningTokens, planRanking } from './ranking.ts'
 import { POSTED_WITHIN_MS, parseSearchRequest, searchScope, type SearchRequest } from './search-request.ts'
 
 /** Results one query yields at most, over all its pages (D8). */
@@ -200,33 +200,40 @@ export function createSearchService(deps: SearchServiceDeps) {
       // Filters are checked on the newest RELEVANCE_CANDIDATES matches in ranking order: all of them
       // when fewer match, never the best-scored 10,000 of a larger set.
       const ranked = await index.rankedMatches(query, range, RELEVANCE_CANDIDATES, 0, RELEVANCE_CANDIDATES, 'newest')
-      return { ...(await filtered(ranked.ids, filter, offset, want)), top: fixedTop }
+      return { ...(await filtered(ranked.ids, filter, offset, want, last)), top: fixedTop }
     }
     const range: IdRange = { ...(top !== null ? { below: top } : {}), ...(from !== undefined ? { from } : {}) }
     const scored = await index.matchAmong(query, await index.authorPosts(r.authors, range, RELEVANCE_CANDIDATES))
     if (scored.length === 0) return { ids: [], top, more: false }
     const fixedTop = top ?? next(scored.reduce((a, s) => (compareIds(s.id, a) > 0 ? s.id : a), scored[0]!.id))
-    if (filter === null) return { ...rankScored(scored, offset, want), top: fixedTop }
     scored.sort(byRelevance)
-    return { ...(await filtered(scored.map((s) => s.id), filter, offset, want)), top: fixedTop }
+    const ranked = scored.map((s) => s.id)
+    if (filter === null) return { ...pageAfter(ranked, offset, want, last), top: fixedTop }
+    return { ...(await filtered(ranked, filter, offset, want, last)), top: fixedTop }
   }
 
-  /** Filters checked lazily in ranking order, only as far as this page needs. */
+  /**
+   * Filters checked lazily in ranking order, only as far as this page needs (REANCHOR_WINDOW more, for
+   * a previous page's last result that has moved down).
+   */
   async function filtered(
     ranked: readonly string[],
     filter: (f: PostFacts | undefined) => boolean,
     offset: number,
     want: number,
-  ): Promise<{ ids: string[]; more: boolean }> {
+    last: string | undefined,
+  ): Promise<{ ids: string[]; more: boolean; next: number }> {
     const kept: string[] = []
     let seen = 0
-    for (let i = 0; i < ranked.length && kept.length < offset + want + 1; i += CHUNK) {
+    const enough = offset + want + 1 + (last === undefined ? 0 : REANCHOR_WINDOW)
+    for (let i = 0; i < ranked.length && kept.length < enough; i += CHUNK) {
       const slice = ranked.slice(i, i + CHUNK)
       const facts = await index.facts(slice)
       for (const id of slice) if (filter(facts.get(id))) kept.push(id)
       seen = i + slice.length
     }
-    return { ids: kept.slice(offset, offset + want), more: kept.length > offset + want || seen < ranked.length }
+    const page = pageAfter(kept, offset, want, last)
+    return { ...page, more: page.more || seen < ranked.length }
   }
 
   return {
@@ -344,6 +351,22 @@ export function distinct(ids: string[]): string[] {
   }
   return out ?? ids
 }
+/**
+ * A page of a ranking known as far as it needs: after the previous page's last result (`last`) where
+ * it is now, looked for from REANCHOR_WINDOW ranks before `offset` on; at `offset` when it is not
+ * there (or on a first page). `next` is where the page after starts.
+ */
+export function pageAfter(ranked: readonly string[], offset: number, want: number, last: string | undefined): { ids: string[]; more: boolean; next: number } {
+  let start = offset
+  if (last !== undefined && offset > 0) {
+    const from = Math.max(0, offset - REANCHOR_WINDOW)
+    const found = ranked.slice(from, offset + want + REANCHOR_WINDOW).lastIndexOf(last)
+    if (found >= 0) start = from + found + 1
+  }
+  const ids = ranked.slice(start, start + want)
+  return { ids, more: ranked.length > start + want, next: start + ids.length }
+}
+
 /** Result items' key space in the response cache. */
 const ITEM_KEY = 'search-item|'
 
