@@ -50,7 +50,9 @@ export const REANCHOR_WINDOW = 50
 
 /**
  * Where a walk stands: date order continues below `b`; relevance continues at offset `o` of the
- * ranking of ids below `t`, planned `k` (absent in cursors issued before plans existed: `newest`).
+ * ranking of ids below `t`, planned `k` (absent in cursors issued before plans existed: `newest`),
+ * after `l`, the last result of the page before, where it now ranks (absent in cursors issued before
+ * it was kept: at the offset alone).
  */
 type Position = { n: number; s: string | null } & ({ m: 'd'; b: string | null } | { m: 'r'; o: number; t: string | null; k?: RankingPlan; l?: string })
 
@@ -191,11 +193,8 @@ export function createSearchService(deps: SearchServiceDeps) {
         // when it is not there (it left the ranking itself), at the offset as before.
         const back = Math.min(offset, REANCHOR_WINDOW)
         const window = await index.rankedMatches(query, range, RELEVANCE_CANDIDATES, offset - back, back + want, chosen)
-        const found = window.ids.lastIndexOf(last)
-        const start = found >= 0 ? found + 1 : back
-        const ids = window.ids.slice(start, start + want)
-        const more = window.more || window.ids.length > start + want
-        return { ids, more, top: fixedTop, plan: chosen, next: offset - back + start + ids.length }
+        const page = pageAfter(window.ids, back, want, last)
+        return { ...page, more: page.more || window.more, top: fixedTop, plan: chosen, next: offset - back + page.next }
       }
       // Filters are checked on the newest RELEVANCE_CANDIDATES matches in ranking order: all of them
       // when fewer match, never the best-scored 10,000 of a larger set.
@@ -351,6 +350,7 @@ export function distinct(ids: string[]): string[] {
   }
   return out ?? ids
 }
+
 /**
  * A page of a ranking known as far as it needs: after the previous page's last result (`last`) where
  * it is now, looked for from REANCHOR_WINDOW ranks before `offset` on; at `offset` when it is not
