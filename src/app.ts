@@ -100,6 +100,7 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
   // Every response names its request (401s, 404s and admin calls too), so a client can quote it.
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id)
+    // While closing, every answer ends its connection (see the closing hooks above). Otherwise:
     // Fastify closes the connection after any body it could not parse, in case more of the body is
     // still to come. When Node has already read the whole request, the connection is in step, and
     // requests the client pipelined behind this one may already be running (and billed): closing

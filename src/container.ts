@@ -134,7 +134,6 @@ export interface TestClock {
   set(ms: number): Promise<void>
 }
 
-
 const newLotId = () => `lot_${randomBytes(9).toString('base64url')}`
 
 /**
@@ -269,7 +268,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     config,
     logger,
     clock,
-    testClock: testClock && { now: testClock.now, set: testClock.set },
+    testClock,
     contentStore,
     accountStore,
     firstStart: stores.firstStart,

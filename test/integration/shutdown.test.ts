@@ -23,6 +23,7 @@ interface Answer {
   charged: string | undefined
   requestId: string | undefined
   connection: string | undefined
+  rateLimit: string | undefined
 }
 
 const dirs: string[] = []
@@ -45,7 +46,7 @@ function call(agent: http.Agent, base: URL, path: string, key: string): Promise<
           code = `unparsable: ${text.slice(0, 80)}`
         }
         const h = (name: string) => res.headers[name] as string | undefined
-        resolve({ status: res.statusCode!, code, retryAfter: h('retry-after'), charged: h('x-credits-charged'), requestId: h('x-request-id'), connection: h('connection') })
+        resolve({ status: res.statusCode!, code, retryAfter: h('retry-after'), charged: h('x-credits-charged'), requestId: h('x-request-id'), connection: h('connection'), rateLimit: h('x-ratelimit-limit') })
       })
     })
     req.on('error', reject)
@@ -99,7 +100,8 @@ describe('a node stopped with SIGTERM under keep-alive load', () => {
     expect(served.length).toBeGreaterThanOrEqual(200)
     for (const a of served) expect([a.code, a.charged, a.requestId !== undefined]).toEqual([undefined, '1', true])
     for (const a of refused) {
-      expect(a).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', retryAfter: '1', charged: '0', connection: 'close' })
+      // D4: a data route's every response carries the rate headers, a refusal while closing too.
+      expect(a).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', retryAfter: '1', charged: '0', connection: 'close', rateLimit: '100000' })
       expect(a.requestId).toBeDefined()
     }
 

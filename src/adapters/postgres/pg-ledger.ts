@@ -430,6 +430,14 @@ interface Doubt {
  */
 export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
   const holdTtlMs = opts.holdTtlMs ?? HOLD_TTL_MS
+  const attempts = Math.max(1, opts.attempts ?? 5)
+  const newHoldId = opts.newHoldId ?? (() => `hold_${randomBytes(12).toString('base64url')}`)
+  const settleDeadlineMs = opts.settleDeadlineMs ?? SETTLE_DEADLINE_MS
+  const runTimeoutMs = opts.runTimeoutMs ?? 10_000
+  const inDoubtCheckMs = opts.inDoubtCheckMs ?? 1000
+  const retentionMs = opts.settledRetentionMs ?? SETTLED_RETENTION_MS
+  const pruneEveryMs = opts.pruneEveryMs ?? 3_600_000
+  const logger = opts.logger
   const holdRenewMs = opts.holdRenewMs ?? HOLD_RENEW_MS
   /**
    * Holds this node granted whose settle has not come: their rows' expiry is moved on every
@@ -464,14 +472,6 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
         }, holdRenewMs)
       : undefined
   renewTimer?.unref()
-  const attempts = Math.max(1, opts.attempts ?? 5)
-  const newHoldId = opts.newHoldId ?? (() => `hold_${randomBytes(12).toString('base64url')}`)
-  const settleDeadlineMs = opts.settleDeadlineMs ?? SETTLE_DEADLINE_MS
-  const runTimeoutMs = opts.runTimeoutMs ?? 10_000
-  const inDoubtCheckMs = opts.inDoubtCheckMs ?? 1000
-  const retentionMs = opts.settledRetentionMs ?? SETTLED_RETENTION_MS
-  const pruneEveryMs = opts.pruneEveryMs ?? 3_600_000
-  const logger = opts.logger
   const compensatedTotal = metric(opts.registry, 'pronet_ledger_in_doubt_compensated_total', () =>
     new Counter({
       name: 'pronet_ledger_in_doubt_compensated_total',

@@ -73,13 +73,13 @@ const live = (lot: Lot, at: number): boolean => lot.startsAt <= at && at < lot.e
  * behind it until that clock catches up (its newest lot would start "in the future" there, and a
  * brand-new account's first calls were refused with 402). An operator's test clock set back does not
  * take an account back to before what it has seen either. The rules that read "now" apply it (balances,
- * renewal, operator changes); a hold records it as the instant its request is billed at.
+ * renewal, operator changes); a hold records it as the instant its request is billed at. (A period's
+ * start is its plan lot's: grantPeriod sets both.)
  */
 export function billingInstant(state: BillingState, now: number): number {
   let at = now
   for (const lot of state.lots) if (lot.startsAt > at) at = lot.startsAt
-  const start = state.subscription.periodStart
-  return start !== null && start > at ? start : at
+  return at
 }
 
 /** The plan lot of the period containing `at`, if any. */
