@@ -222,6 +222,9 @@ describe('normalisation', () => {
     expect(normaliseSearchQuery('“open')).toBe('"open')
     expect(normaliseSearchQuery('a || b')).toBe('a || b')
     expect(normaliseSearchQuery('(and)')).toBe('(AND)')
+    // An empty term whose dropping would change how the rest reads is kept (and the query refused).
+    expect(normaliseSearchQuery("’python\"\"students'")).toBe(`'python "" students'`)
+    expect(normaliseSearchQuery(`'python "" students'`)).toBe(`'python "" students'`)
     expect(normaliseSearchQuery('')).toBe('')
   })
 })
@@ -330,6 +333,8 @@ describe('refusals name what is wrong', () => {
     ['a OR !!! ???', "'!!!' has no letters or digits to search for"],
     ['""', 'the phrase "" has no letters or digits to search for'],
     ['a OR "?!"', 'the phrase "?!" has no letters or digits to search for'],
+    // Dropping the "" would let the first quote pair with the last and read a phrase the input is not.
+    ["’python\"\"students'", 'the phrase "" has no letters or digits to search for'],
     ['a || b', "'||' is not an operator; write OR"],
     ['a | b', "'|' is not an operator; write OR"],
   ])('%j: %s', (raw, why) => {

@@ -243,8 +243,20 @@ function dropEmptyTerms(lexemes: readonly Lexeme[]): Lexeme[] {
   return kept.reverse()
 }
 
+const sameLexemes = (a: readonly Lexeme[], b: readonly Lexeme[]): boolean =>
+  a.length === b.length && a.every((lx, k) => JSON.stringify(lx) === JSON.stringify(b[k]))
+
+/**
+ * The lexemes with empty terms dropped, unless dropping changes how the rest reads. A dropped phrase
+ * can stand between an opening single quote and its would-be closer, which its double quotes had
+ * blocked: `'python""students'` is the words `'python` and `students'`, but without the `""` the
+ * echo `'python students'` would read as a phrase. Such a query keeps its empty terms, and so is
+ * refused for them, rather than echoed as something that searches differently.
+ */
 function normalisedLexemes(raw: string): Lexeme[] {
-  return dropEmptyTerms(lex(raw))
+  const lexemes = lex(raw)
+  const kept = dropEmptyTerms(lexemes)
+  return kept.length === lexemes.length || sameLexemes(lex(print(kept)), kept) ? kept : lexemes
 }
 
 function print(lexemes: readonly Lexeme[]): string {
