@@ -215,6 +215,27 @@ describe.skipIf(!hasRedis || !redisServerBinaryAvailable())('redis rate limiter 
     await until('the node count to come back', () => a.status().nodes === 3)
   })
 
+  it('a node stalled past the command timeout still reads the answer Redis sent in time (no false fallback)', async () => {
+    const log = recordingLogger()
+    const prefix = uniquePrefix('rl-stall')
+    const limiter = await createRedisRateLimiter({ url: server.url, prefix, clock: 'caller', commandTimeoutMs: 50, logger: log })
+    limiters.push(limiter)
+    await until('the node to be on Redis', () => !limiter.status().fallback)
+    const T = 1_950_000_000_000
+    for (let i = 0; i < 3; i++) {
+      const taken = limiter.take('rps:acc_s', 10, 1, T + i)
+      // The command is on the wire; Redis answers at once, but this process is busy for 4 timeouts.
+      const stallUntil = performance.now() + 200
+      while (performance.now() < stallUntil);
+      expect(await taken).toMatchObject({ ok: true, remaining: 10 - (i + 1) })
+    }
+    expect(limiter.status().fallback).toBe(false)
+    expect(log.lines).toEqual([])
+    const client = new Redis(server.url)
+    expect(await client.llen(`${prefix}rl:rps:acc_s`)).toBe(3)
+    client.disconnect()
+  })
+
   it('a Redis that stops answering (connections open, no replies) costs one command timeout, then the local share', async () => {
     const log = recordingLogger()
     const limiter = await createRedisRateLimiter({ url: server.url, prefix: uniquePrefix('rl-pause'), clock: 'caller', commandTimeoutMs: 150, heartbeatMs: 200, logger: log })

@@ -17,6 +17,7 @@ import { metric } from '../metrics.ts'
 import type { RateDecision, RateLimiter } from '../../ports/rate-limiter.ts'
 import { createMemoryRateLimiter } from '../memory/memory-rate-limiter.ts'
 import { closeRedisClient, DISCONNECT_TIMEOUT_MS } from './close-client.ts'
+import { withReplyDeadline } from './reply-deadline.ts'
 import { HEARTBEAT, LEASE, TAKE, type LuaScript } from './redis-scripts.ts'
 
 const WINDOW_MS = 1000
@@ -40,7 +41,10 @@ export interface RedisRateLimiterOptions {
   logger?: LimiterLogger
   /** Where the limiter's metrics are registered (none when absent). */
   registry?: Registry
-  /** A command not answered within this many ms counts as a failure (default 150). */
+  /**
+   * A command not answered within this many ms, and by the next read of the node's sockets after
+   * that (reply-deadline.ts), counts as a failure (default 150).
+   */
   commandTimeoutMs?: number
   /** How long the first connection may take before the node starts on its local share (default 1000). */
   connectTimeoutMs?: number
@@ -84,6 +88,7 @@ export async function createRedisRateLimiter(opts: RedisRateLimiterOptions): Pro
   const keyTtlMs = String(opts.keyTtlMs ?? (callerClock ? 60_000 : 2 * WINDOW_MS))
   const nodeId = opts.nodeId ?? `node-${randomBytes(6).toString('hex')}`
   const nodesKey = `${prefix}nodes`
+  const replyTimeoutMs = opts.commandTimeoutMs ?? 150
   let leaseSeq = 0
 
   const fallbackGauge = metric(opts.registry, 'pronet_rate_limiter_fallback', () =>
@@ -100,7 +105,9 @@ export async function createRedisRateLimiter(opts: RedisRateLimiterOptions): Pro
   )
 
   const redis = new Redis(opts.url, {
-    commandTimeout: opts.commandTimeoutMs ?? 150,
+    // Decisions use withReplyDeadline; this only lets ioredis drop a command a partitioned Redis
+    // never answers, long after its caller has moved on.
+    commandTimeout: 10 * replyTimeoutMs,
     connectTimeout: opts.connectTimeoutMs ?? 1000,
     disconnectTimeout: DISCONNECT_TIMEOUT_MS,
     // A request never waits for a connection: commands fail at once while Redis is away, and one in
@@ -120,11 +127,13 @@ export async function createRedisRateLimiter(opts: RedisRateLimiterOptions): Pro
   fallbackGauge.set(0)
   let local = createMemoryRateLimiter()
 
+  const answer = <T>(reply: Promise<T>): Promise<T> => withReplyDeadline(reply, replyTimeoutMs)
+
   async function run(s: LuaScript, key: string, args: (string | number)[]): Promise<unknown> {
     try {
-      return await redis.evalsha(s.sha, 1, key, ...args)
+      return await answer(redis.evalsha(s.sha, 1, key, ...args))
     } catch (e) {
-      if (errorText(e).startsWith('NOSCRIPT')) return redis.eval(s.lua, 1, key, ...args)
+      if (errorText(e).startsWith('NOSCRIPT')) return answer(redis.eval(s.lua, 1, key, ...args))
       throw e
     }
   }
@@ -235,7 +244,7 @@ export async function createRedisRateLimiter(opts: RedisRateLimiterOptions): Pro
             if (released) return
             released = true
             // A lease that cannot be given back (Redis away) lapses after its ttl.
-            await redis.zrem(redisKey, id).catch((e: unknown) => failed(e))
+            await answer(redis.zrem(redisKey, id)).catch((e: unknown) => failed(e))
           }
         } catch (e) {
           failed(e)
@@ -254,7 +263,7 @@ export async function createRedisRateLimiter(opts: RedisRateLimiterOptions): Pro
       await beating
       closed = true
       // Leave the node count at once rather than when the heartbeat lapses.
-      if (redis.status === 'ready') await redis.zrem(nodesKey, nodeId).catch(() => {})
+      if (redis.status === 'ready') await answer(redis.zrem(nodesKey, nodeId)).catch(() => {})
       await closeRedisClient(redis)
       await local.close()
     },
