@@ -272,6 +272,29 @@ describe('GET /api/v1/usage (4.1)', () => {
   })
 })
 
+describe('GET /api/v1/usage on the last day an instant may name (9999-12-31)', () => {
+  it('lists the days of the range and ends (the day after is no longer a YYYY-MM-DD day)', async () => {
+    const last = await makeTestApp({ nowMs: Date.UTC(9999, 11, 31, 12), account: { plan: 'custom', creditsLimit: 10, rpsLimit: 1000 } })
+    try {
+      await last.get('/api/v1/profile?profileUrlOrUrn=nobody-here', last.key)
+      last.clock.advance(1000)
+      const res = await last.get('/api/v1/usage?from=9999-12-30&to=9999-12-31', last.key)
+      expect(res.statusCode, res.body).toBe(200)
+      expect(res.json().days).toEqual([
+        { date: '9999-12-30', requests: 0, billableRequests: 0, creditsUsed: 0 },
+        { date: '9999-12-31', requests: 1, billableRequests: 1, creditsUsed: 1 },
+      ])
+      last.clock.advance(1000)
+      const byDefault = await last.get('/api/v1/usage', last.key)
+      expect(byDefault.statusCode, byDefault.body).toBe(200)
+      expect(byDefault.json()).toMatchObject({ from: '9999-12-01', to: '9999-12-31', requests: 1 })
+      expect(byDefault.json().days).toHaveLength(31)
+    } finally {
+      await last.close()
+    }
+  })
+})
+
 describe('GET /api/v1/subscription (4.2) and the operator interface (D9, D10, D12)', () => {
   it('a new account is on the free plan with 1,000 credits a month', async () => {
     const a = await account({ name: 'new' })

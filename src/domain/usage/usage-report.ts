@@ -76,8 +76,12 @@ export function createUsageReporter(deps: { ledger: Ledger; clock: Clock }) {
       endpoint.statusCodes[String(r.status)] = (endpoint.statusCodes[String(r.status)] ?? 0) + r.requests
     }
     const days: UsageReport['days'] = []
-    // Every started day of the range, idle days with zeros; days not yet started are not listed.
-    for (let t = parseDay(from) as number; utcDay(t) <= lastDay; t += DAY_MS) {
+    // Every started day of the range, idle days with zeros; days not yet started are not listed. The
+    // loop runs on instants: the day after 9999-12-31 is written '+010000-01-01', which sorts before
+    // it as text, and a loop comparing day strings never ended (a usage call at the test clock's
+    // last day ran the process out of memory).
+    const end = parseDay(lastDay) as number
+    for (let t = parseDay(from) as number; t <= end; t += DAY_MS) {
       const date = utcDay(t)
       days.push({ date, ...(byDay.get(date) ?? { requests: 0, billableRequests: 0, creditsUsed: 0 }) })
     }
