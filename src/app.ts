@@ -157,7 +157,7 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
 
   registerMetaRoutes(app)
   registerAccountRoutes(app, { gateway, metering: c.metering, usage: c.usage })
-  registerDataRoutes(app, { content: c.content, search: c.search, gateway, metering: c.metering })
+  registerDataRoutes(app, { content: c.content, search: c.search, gateway, metering: c.metering, prices: c.config.prices })
   if (c.config.adminToken) {
     registerAdminRoutes(app, {
       token: c.config.adminToken,

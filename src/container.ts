@@ -278,7 +278,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     accounts: createAccountsService({ store: accountStore, clock, randomBytes, ...(bus ? { bus } : {}) }),
     ledger,
     limiter,
-    metering: createMeteringService({ ledger, limiter, clock, sleep, buyCreditsUrl: config.buyCreditsUrl }),
+    metering: createMeteringService({ ledger, limiter, clock, sleep, buyCreditsUrl: config.buyCreditsUrl, packTiers: config.packTiers }),
     usage: createUsageReporter({ ledger, clock }),
     search: createSearchService({ index: overrides.wrapSearchIndex?.(stores.searchIndex) ?? stores.searchIndex, tokens, clock, platformHost, cache }),
     metrics,

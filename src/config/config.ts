@@ -1,5 +1,7 @@
 import Type from 'typebox'
 import Value from 'typebox/value'
+import { packTiersFrom, type PriceTier } from '../domain/billing/pack-pricing.ts'
+import { pricesWithOverrides, type PriceTable } from '../domain/billing/prices.ts'
 
 /** Environment variables of the operator interface (decisions D12). */
 export const EnvSchema = Type.Object({
@@ -17,6 +19,8 @@ export const EnvSchema = Type.Object({
   PRONET_CACHE_MB: Type.Integer({ minimum: 0, default: 64 }),
   PRONET_BUY_CREDITS_URL: Type.Optional(Type.String({ minLength: 1 })),
   PRONET_COMMIT_WORKER: Type.Enum(['auto', 'on', 'off'] as const, { default: 'auto' }),
+  PRONET_PRICES: Type.Optional(Type.String()),
+  PRONET_PACK_TIERS: Type.Optional(Type.String()),
 })
 
 export type SeedSize = 'none' | 'small' | 'medium' | 'large' | number
@@ -42,6 +46,10 @@ export interface Config {
    * (`off`), or `auto`: the worker when the machine has more than two CPUs.
    */
   readonly commitWorker: 'auto' | 'on' | 'off'
+  /** Credit prices of the data endpoints: D3's table with PRONET_PRICES's overrides. */
+  readonly prices: PriceTable
+  /** Pack price tiers: D10's table, or PRONET_PACK_TIERS. */
+  readonly packTiers: readonly PriceTier[]
 }
 
 export class ConfigError extends Error {}
@@ -81,6 +89,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = withDefaults as Type.Static<typeof EnvSchema>
   if (e.DATABASE_URL !== undefined) checkDatabaseUrl(e.DATABASE_URL)
+  const table = <T>(parse: () => T): T => {
+    try {
+      return parse()
+    } catch (err) {
+      throw new ConfigError(`invalid environment: ${(err as Error).message}`)
+    }
+  }
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
@@ -96,5 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cacheMb: e.PRONET_CACHE_MB,
     buyCreditsUrl: e.PRONET_BUY_CREDITS_URL ?? `http://${e.HOST}:${e.PORT}/docs#/admin`,
     commitWorker: e.PRONET_COMMIT_WORKER,
+    prices: table(() => pricesWithOverrides(e.PRONET_PRICES)),
+    packTiers: table(() => packTiersFrom(e.PRONET_PACK_TIERS)),
   })
 }

@@ -117,6 +117,57 @@ describe('prices (D3) and X-Credits-Charged', () => {
   })
 })
 
+describe("the operator's price tables (PRONET_PRICES, PRONET_PACK_TIERS)", () => {
+  it('bill and quote by the configured tables; a 404 still bills 1 and a free call holds nothing', async () => {
+    const priced = await makeTestApp({
+      nowMs: NOW,
+      records: fixtureRecords(),
+      account: { plan: 'custom', creditsLimit: 20, rpsLimit: 1000 },
+      env: {
+        PRONET_PRICES: JSON.stringify({ profile: 3, 'company/batch': 2, 'post/comments': 0 }),
+        PRONET_PACK_TIERS: JSON.stringify([{ upTo: 100_000, per1000: 2 }, { per1000: 0.5 }]),
+      },
+    })
+    try {
+      const charged = async (url: string) => (await priced.get(url, priced.key)).headers['x-credits-charged']
+      expect(await charged('/api/v1/profile?profileUrlOrUrn=member-1')).toBe('3')
+      expect(await charged('/api/v1/profile?profileUrlOrUrn=nobody-here')).toBe('1')
+      expect(await charged(`/api/v1/company?companyUrlOrUrn=${COMPANY_ID}`)).toBe('1')
+      expect(await charged(`/api/v1/post/comments?postUrlOrUrn=${PERSON_POST_ID}`)).toBe('0')
+      const found = await priced.app.inject({
+        method: 'POST',
+        url: '/api/v1/company/batch',
+        headers: { 'x-api-key': priced.key, 'content-type': 'application/json' },
+        payload: JSON.stringify({ companies: [COMPANY_ID, 'ghost-co'] }),
+      })
+      expect(found.json()).toMatchObject({ found: 1, notFound: 1 })
+      expect(found.headers['x-credits-charged']).toBe('2')
+      // 20 - 3 - 1 - 1 - 0 - 2 = 13 left: a batch of 7 distinct entries holds 14 and is refused.
+      const refused = await priced.app.inject({
+        method: 'POST',
+        url: '/api/v1/company/batch',
+        headers: { 'x-api-key': priced.key, 'content-type': 'application/json' },
+        payload: JSON.stringify({ companies: ['a', 'b', 'c', 'd', 'e', 'f', 'g'] }),
+      })
+      expect(expectError(refused, 402, 'QUOTA_EXHAUSTED').details).toMatchObject({ creditsRemaining: 13, creditsRequired: 14 })
+      // A call priced 0 never needs the balance.
+      const operator = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }
+      const id = priced.accountId
+      await priced.app.inject({ method: 'PUT', url: `/admin/v1/accounts/${id}/subscription`, headers: operator, payload: JSON.stringify({ creditsLimit: 0 }) })
+      expect(await charged(`/api/v1/post/comments?postUrlOrUrn=${PERSON_POST_ID}`)).toBe('0')
+      expectError(await priced.get('/api/v1/profile?profileUrlOrUrn=member-1', priced.key), 402, 'QUOTA_EXHAUSTED')
+
+      const quote = await priced.app.inject({ method: 'GET', url: '/admin/v1/packs/quote?credits=300000', headers: operator })
+      expect(quote.json()).toEqual({ credits: 300_000, price: 300 })
+      const pack = await priced.app.inject({ method: 'POST', url: `/admin/v1/accounts/${id}/packs`, headers: operator, payload: JSON.stringify({ credits: 50_000 }) })
+      expect(pack.statusCode, pack.body).toBe(201)
+      expect(pack.json().price).toBe(100)
+    } finally {
+      await priced.close()
+    }
+  })
+})
+
 describe('402 QUOTA_EXHAUSTED', () => {
   it('refuses a call the balance cannot cover, free, with the balances; 400 still wins for bad input', async () => {
     const a = await account({ plan: 'custom', creditsLimit: 1, rpsLimit: 1000 })

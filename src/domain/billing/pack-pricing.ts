@@ -12,7 +12,7 @@ export interface PriceTier {
   centsPer1000: number
 }
 
-/** D10's table; configuration may replace it. */
+/** D10's table; PRONET_PACK_TIERS may replace it (packTiersFrom). */
 export const DEFAULT_PACK_TIERS: readonly PriceTier[] = [
   { upTo: 100_000, centsPer1000: 150 },
   { upTo: 500_000, centsPer1000: 120 },
@@ -54,4 +54,44 @@ export function quotePack(credits: number, tiers?: readonly PriceTier[]): { cred
   const problem = packSizeProblem(credits)
   if (problem) throw new ApiError('INVALID_PARAMETER', `Invalid parameter 'credits': ${problem}`, { parameter: 'credits' })
   return { credits, price: packPriceCents(credits, tiers) / 100 }
+}
+
+/**
+ * PRONET_PACK_TIERS (D10: "the table is configuration"): a JSON array of tiers, cheapest last, each
+ * `{"upTo": credits, "per1000": price}` with the last one open (no upTo), e.g.
+ * `[{"upTo":100000,"per1000":1.5},{"per1000":1.2}]`. Prices are in currency units with at most two
+ * decimals. Returns the tiers, or throws an Error saying what is wrong.
+ */
+export function packTiersFrom(json: string | undefined): readonly PriceTier[] {
+  if (json === undefined) return DEFAULT_PACK_TIERS
+  const example = 'such as [{"upTo":100000,"per1000":1.5},{"per1000":1.2}]'
+  let given: unknown
+  try {
+    given = JSON.parse(json)
+  } catch {
+    throw new Error(`PRONET_PACK_TIERS must be a JSON array of tiers ${example}`)
+  }
+  if (!Array.isArray(given) || given.length === 0) throw new Error(`PRONET_PACK_TIERS must be a non-empty JSON array of tiers ${example}`)
+  let below = 0
+  return given.map((tier: unknown, i): PriceTier => {
+    const where = `PRONET_PACK_TIERS[${i}]`
+    const last = i === given.length - 1
+    if (typeof tier !== 'object' || tier === null || Array.isArray(tier)) throw new Error(`${where} must be an object ${example}`)
+    const { upTo, per1000, ...rest } = tier as { upTo?: unknown; per1000?: unknown }
+    const extra = Object.keys(rest)
+    if (extra.length > 0) throw new Error(`${where} has unknown field(s) ${extra.join(', ')}; a tier has upTo and per1000`)
+    const cents = typeof per1000 === 'number' ? Math.round(per1000 * 100) : NaN
+    if (!Number.isFinite(cents) || cents < 0 || Math.abs(cents - (per1000 as number) * 100) > 1e-6) {
+      throw new Error(`${where}.per1000 must be a price of at least 0 with at most two decimals`)
+    }
+    if (last) {
+      if (upTo !== undefined) throw new Error(`${where} is the last tier: it has no upTo (it covers every credit above the one before)`)
+      return { upTo: Infinity, centsPer1000: cents }
+    }
+    if (typeof upTo !== 'number' || !Number.isSafeInteger(upTo) || upTo <= below) {
+      throw new Error(`${where}.upTo must be a whole number of credits above ${below.toLocaleString('en-US')} (tiers go upwards; the last has no upTo)`)
+    }
+    below = upTo
+    return { upTo, centsPer1000: cents }
+  })
 }

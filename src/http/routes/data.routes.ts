@@ -32,7 +32,7 @@ import {
 } from '../../contract/endpoints.schemas.ts'
 import { ErrorSchema } from '../../contract/resources.schemas.ts'
 import type { Operation } from '../../domain/billing/prices.ts'
-import { PRICES, priceOf } from '../../domain/billing/prices.ts'
+import { priceOf, type PriceTable } from '../../domain/billing/prices.ts'
 import { BATCH_WAIT_MS, type MeteringService } from '../../domain/billing/metering.service.ts'
 import type { Admit, ContentService, Delivered } from '../../domain/content/content.service.ts'
 import { GatheredBody } from '../gathered-body.ts'
@@ -202,7 +202,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
     method: 'POST',
     url: '/api/v1/search/posts',
     operation: 'search.posts',
-    summary: 'Keyword and author search over posts (1 credit per call, empty pages included)',
+    summary: 'Keyword and author search over posts (one flat price per call, empty pages included)',
     body: SearchPostsBody,
     response: SearchPostsResponse,
     errors: [...COMMON, 'INVALID_PARAMETER'],
@@ -260,9 +260,10 @@ function documentedRequired(schema: TSchema | undefined): string[] {
 
 export function registerDataRoutes(
   app: FastifyInstance,
-  deps: { content: ContentService; search: SearchService; gateway: Gateway; metering: MeteringService },
+  deps: { content: ContentService; search: SearchService; gateway: Gateway; metering: MeteringService; prices: PriceTable },
 ): void {
   for (const route of DATA_ROUTES) {
+    const price = deps.prices[route.operation]
     const integers = strictIntegers(route.querystring)
     const required = documentedRequired(route.querystring)
     app.route({
@@ -270,7 +271,7 @@ export function registerDataRoutes(
       url: route.url,
       config: {
         operation: route.operation,
-        price: PRICES[route.operation],
+        price,
         ...(required.length > 0
           ? {
               swaggerTransform: ({ schema, url }: { schema: FastifySchema; url: string }) => ({
@@ -302,7 +303,7 @@ export function registerDataRoutes(
         })
         if (meter) {
           const count = (request.query as { count?: number } | undefined)?.count
-          meter.charge = priceOf(PRICES[route.operation], { count, units: delivered.units })
+          meter.charge = priceOf(price, { count, units: delivered.units })
         }
         // The body is returned, not `reply`: an async handler resolving to the reply (a thenable) makes
         // Fastify watch the response stream for its end, about 1.5 µs of listeners per request.
