@@ -86,8 +86,25 @@ describe('admin API (D12): accounts and keys', () => {
       [{ plan: 'free', rpsLimit: 50 }, 'rpsLimit'],
       [{ plan: 'none', creditsLimit: 5000 }, 'creditsLimit'],
       [{ plan: 'none', rpsLimit: 50 }, 'rpsLimit'],
+      // 'canceled' ends a plan, as on a subscription change: with another plan it contradicts itself
+      // (it was created as an account without a plan), and the refusal names status, not the limits.
+      [{ plan: 'custom', status: 'canceled' }, 'status'],
+      [{ plan: 'free', status: 'canceled' }, 'status'],
+      [{ plan: 'custom', creditsLimit: 5000, status: 'canceled' }, 'status'],
     ] as const) {
       expect(expectError(await admin('POST', '/admin/v1/accounts', body), 400, 'INVALID_PARAMETER').details, JSON.stringify(body)).toEqual({ parameter: field })
+      // The subscription change of the same fields is refused for the same field.
+      if ('status' in body) {
+        const other = (await admin('POST', '/admin/v1/accounts', {})).json().account.id as string
+        expect(expectError(await admin('PUT', `/admin/v1/accounts/${other}/subscription`, body), 400, 'INVALID_PARAMETER').details).toEqual({ parameter: field })
+      }
+    }
+    // Without a plan, or with plan none, 'canceled' is an account without a plan.
+    for (const body of [{ status: 'canceled' }, { plan: 'none', status: 'canceled' }]) {
+      const created = await admin('POST', '/admin/v1/accounts', body)
+      expect(created.statusCode, created.body).toBe(201)
+      const shown = await admin('GET', `/admin/v1/accounts/${created.json().account.id}`)
+      expect(shown.json().subscription).toMatchObject({ plan: 'free', status: 'canceled', creditsLimit: 0, renewalDate: null })
     }
     const free = await admin('POST', '/admin/v1/accounts', { plan: 'free', creditsLimit: 1000, rpsLimit: 5 })
     expect(free.statusCode).toBe(201)

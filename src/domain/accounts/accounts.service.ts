@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import type { AccountRecord, AccountStore, ApiKeyRecord, PlanName, SubscriptionStatus } from '../../ports/account-store.ts'
 import type { Clock } from '../../ports/clock.ts'
 import type { InvalidationBus, InvalidationMessage } from '../../ports/invalidation-bus.ts'
-import { DEFAULT_RPS, FREE_CREDITS, STATUSES_BY_PLAN, planLimitsProblem } from '../billing/billing-rules.ts'
+import { DEFAULT_RPS, FREE_CREDITS, planLimitsProblem, planWithStatus } from '../billing/billing-rules.ts'
 import { ApiError, invalidParameter } from '../errors.ts'
 
 
@@ -94,13 +94,11 @@ export function createAccountsService(deps: AccountsDeps) {
   return {
     /** Creates an account with its first key; a new account starts on the free plan (spec 5.4). */
     async create(input: NewAccount = {}): Promise<{ account: AccountRecord; apiKey: CreatedKey }> {
-      const plan = input.status === 'canceled' ? 'none' : (input.plan ?? 'free')
+      // The same rules as a subscription change, from the free plan a new account starts on (spec 5.4).
+      const resulting = planWithStatus(input.plan, input.status, 'free')
+      if (resulting.problem) throw invalidParameter(resulting.problem.field, resulting.problem.why)
+      const plan = resulting.plan
       const status = input.status ?? (plan === 'custom' ? 'active' : 'free')
-      if (!STATUSES_BY_PLAN[plan].includes(status)) {
-        throw new ApiError('INVALID_PARAMETER', `Invalid parameter 'status': plan '${plan}' takes status ${STATUSES_BY_PLAN[plan].join(', ')}.`, {
-          parameter: 'status',
-        })
-      }
       const limits = planLimitsProblem(plan, input)
       if (limits) throw invalidParameter(limits.field, limits.why)
       const account: AccountRecord = {

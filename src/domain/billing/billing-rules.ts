@@ -263,17 +263,31 @@ export function planLimitsProblem(plan: PlanName, limits: { creditsLimit?: numbe
   return undefined
 }
 
+/**
+ * The plan that a plan and a status given together leave, from `current` (D9: `canceled` ends the
+ * plan), or why they contradict each other. Account creation and subscription changes both ask here.
+ */
+export function planWithStatus(
+  given: PlanName | undefined,
+  status: SubscriptionStatus | undefined,
+  current: PlanName,
+): { plan: PlanName; problem?: undefined } | { problem: { field: string; why: string } } {
+  const cancelling = status === 'canceled'
+  const plan = cancelling ? 'none' : (given ?? current)
+  if (cancelling && given !== undefined && given !== 'none') {
+    return { problem: { field: 'status', why: `'canceled' ends the plan; it cannot be combined with plan '${given}'.` } }
+  }
+  if (status !== undefined && !STATUSES_BY_PLAN[plan].includes(status)) {
+    return { problem: { field: 'status', why: `plan '${plan}' takes status ${STATUSES_BY_PLAN[plan].join(', ')}.` } }
+  }
+  return { plan }
+}
+
 /** Why a patch cannot apply to this state, or undefined when it can (checked before any change). */
 export function patchProblem(state: BillingState, patch: SubscriptionPatch, at: number): { field: string; why: string } | undefined {
-  const s = state.subscription
-  const cancelling = patch.status === 'canceled'
-  const plan = cancelling ? 'none' : (patch.plan ?? s.plan)
-  if (cancelling && patch.plan !== undefined && patch.plan !== 'none') {
-    return { field: 'status', why: `'canceled' ends the plan; it cannot be combined with plan '${patch.plan}'.` }
-  }
-  if (patch.status !== undefined && !STATUSES_BY_PLAN[plan].includes(patch.status)) {
-    return { field: 'status', why: `plan '${plan}' takes status ${STATUSES_BY_PLAN[plan].join(', ')}.` }
-  }
+  const resulting = planWithStatus(patch.plan, patch.status, state.subscription.plan)
+  if (resulting.problem) return resulting.problem
+  const plan = resulting.plan
   if (plan === 'none') {
     for (const field of ['renewalAt', 'cancelAtPeriodEnd'] as const) {
       if (patch[field] !== undefined) return { field: field === 'renewalAt' ? 'renewalDate' : field, why: 'the account has no plan; set plan first.' }
