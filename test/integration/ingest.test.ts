@@ -235,7 +235,7 @@ describe('pronet ingest', () => {
       { kind: 'profile', data: base }, // 2
       { kind: 'profile', data: { ...profileRecord(3), currentPosition: { ...profileRecord(3).currentPosition!, positionUrn: 'urn:li:fsd_profilePosition:(ACoAAx,999)' } } }, // 3
       { kind: 'profile', data: { ...twoCurrent, experiences: [twoCurrent.experiences[0]!, second] } }, // 4
-      { kind: 'company', data: { ...companyRecord('77'), id: 'urn:li:fsd_company:77', publicIdentifier: 'other-co', domain: 'other.example' } }, // 5
+      { kind: 'company', data: { ...companyRecord('77'), id: 'urn:li:fsd_company:77', publicIdentifier: 'other-co', url: 'https://www.linkedin.com/company/other-co/', domain: 'other.example' } }, // 5
       { kind: 'post', data: personPostRecord(`ACoAA${'Zz'.repeat(17)}`, Date.UTC(2025, 1, 4), 13) }, // 6 author not ingested
       { kind: 'post', data: companyPostRecord('999999999', Date.UTC(2025, 1, 5), 14) }, // 7 company page not ingested
       { kind: 'article', data: articleRecord(`ACoAA${'Zz'.repeat(17)}`, Date.UTC(2024, 5, 1), 15) }, // 8 author not ingested
@@ -254,6 +254,43 @@ describe('pronet ingest', () => {
     expect(byLine[7]).toBe('company 999999999 does not exist')
     expect(byLine[8]).toBe(`profile ACoAA${'Zz'.repeat(17)} does not exist`)
     expect(await store.counts()).toEqual({ ...EMPTY_COUNTS, companies: 1, profiles: 1, posts: 1 })
+  })
+
+  it('positions keep to 2.4 and D7 (ongoing exactly without an end, only an ongoing one current, currentPosition is that one); a page URL is canonical (2.5)', async () => {
+    const p = profileRecord(1)
+    const job = p.experiences[0]!
+    const past = { ...job, current: false, ongoing: false, positionUrn: `${job.positionUrn.slice(0, -1)}8)`, dateRange: 'Jan 2019 - Dec 2020', timePeriod: { startDate: { year: 2019, month: 1 }, endDate: { year: 2020, month: 12 } } }
+    const ended = { year: 2024, month: 1 }
+    const school = { ...companyRecord('78'), publicIdentifier: 'leeds-uni', url: 'https://www.linkedin.com/school/leeds-uni/', pageType: 'school' as const }
+    const lines = [
+      { kind: 'profile', data: { ...p, experiences: [{ ...job, timePeriod: { ...job.timePeriod, endDate: ended } }] } }, // 1 ongoing with an end
+      { kind: 'profile', data: { ...p, experiences: [{ ...job, current: false, ongoing: false }] , currentPosition: null } }, // 2 not ongoing without an end
+      { kind: 'profile', data: { ...p, experiences: [{ ...job, ongoing: false, timePeriod: { ...job.timePeriod, endDate: ended } }] } }, // 3 current, ended
+      { kind: 'profile', data: { ...p, experiences: [job, past], currentPosition: { ...p.currentPosition!, positionUrn: past.positionUrn } } }, // 4 names a past one
+      { kind: 'profile', data: { ...p, currentPosition: { ...p.currentPosition!, title: 'Totally Different' } } }, // 5 another title
+      { kind: 'profile', data: { ...p, currentPosition: { ...p.currentPosition!, companyId: '1' } } }, // 6 another company
+      { kind: 'company', data: { ...companyRecord('77'), url: 'https://example.com/whatever' } }, // 7
+      { kind: 'company', data: { ...companyRecord('76'), url: 'https://www.linkedin.com/school/northwind-76/' } }, // 8 the wrong section
+      { kind: 'company', data: { ...companyRecord('75'), url: 'https://www.linkedin.com/company/75' } }, // 9 by id: fine
+      { kind: 'company', data: school }, // 10 fine
+      { kind: 'profile', data: { ...p, experiences: [job, past] } }, // 11 fine
+    ].map((r) => JSON.stringify(r))
+    const path = await file('positions.ndjson', `${lines.join('\n')}\n`)
+    const { io } = captureIo()
+    const { exitCode, summary } = await runIngest({ writer }, [path], io)
+    expect(exitCode).toBe(1)
+    const byLine = Object.fromEntries(summary.errors.map((e) => [e.line, e.reason]))
+    expect(byLine).toEqual({
+      1: 'data.experiences[0].ongoing must be false: a position is ongoing exactly when its timePeriod.endDate is null',
+      2: 'data.experiences[0].ongoing must be true: a position is ongoing exactly when its timePeriod.endDate is null',
+      3: 'data.experiences[0].current: a position that has ended (timePeriod.endDate set) cannot be current',
+      4: 'data.currentPosition must name the current experience (the one with current: true)',
+      5: 'data.currentPosition.title must be that of the experience it names ("Data engineer")',
+      6: `data.currentPosition.companyId must be that of the experience it names ("${COMPANY_ID}")`,
+      7: 'data.url must be the canonical page URL https://www.linkedin.com/company/northwind-77/ (got "https://example.com/whatever")',
+      8: 'data.url must be the canonical page URL https://www.linkedin.com/company/northwind-76/ (got "https://www.linkedin.com/school/northwind-76/")',
+    })
+    expect(await store.counts()).toEqual({ ...EMPTY_COUNTS, companies: 2, profiles: 1 })
   })
 
   it('dates come from the ids in UTC (D2, 2.1); ids from the future, comment ids not of 19 digits and comments naming a ugcPost are refused', async () => {

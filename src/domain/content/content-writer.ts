@@ -27,20 +27,53 @@ const fail = (message: string): never => {
   throw new RecordError(message)
 }
 
-/** https://<platform host>/in/<publicIdentifier>, with or without the trailing slash; the slug in any case. */
-function isCanonicalProfileUrl(url: string, platformHost: string, publicIdentifier: string): boolean {
-  const base = `https://${platformHost}/in/`
+/**
+ * Whether `url` is https://<platform host>/<section>/<name> with or without the trailing slash, for
+ * one of `names` (in any case): /in/<publicIdentifier> for a profile, /company|school|showcase/<slug
+ * or id> for a page.
+ */
+function isCanonicalUrl(url: string, platformHost: string, section: string, names: readonly string[]): boolean {
+  const base = `https://${platformHost}/${section}/`
   if (!url.startsWith(base)) return false
   const rest = url.slice(base.length)
-  const slug = rest.endsWith('/') ? rest.slice(0, -1) : rest
+  const name = rest.endsWith('/') ? rest.slice(0, -1) : rest
   // A slug may be written percent-encoded (D1: slugs are URL-decoded): /in/jos%C3%A9-b names josé-b.
-  let decoded = slug
+  let decoded = name
   try {
-    decoded = decodeURIComponent(slug)
+    decoded = decodeURIComponent(name)
   } catch {
     return false
   }
-  return decoded.toLowerCase() === publicIdentifier.toLowerCase()
+  return names.some((n) => decoded.toLowerCase() === n.toLowerCase())
+}
+
+/**
+ * Spec 2.4 and D7 on the experience list: `ongoing` is true exactly for a position without an end
+ * date; `current` marks the primary ongoing position, at most one; a displayed currentPosition is that
+ * primary position, with its title and company.
+ */
+function checkPositions(p: Extract<IngestRecord, { kind: 'profile' }>['data']): void {
+  p.experiences.forEach((e, i) => {
+    const ended = e.timePeriod.endDate !== null
+    if (e.ongoing === ended) {
+      fail(`data.experiences[${i}].ongoing must be ${!ended}: a position is ongoing exactly when its timePeriod.endDate is null`)
+    }
+    if (e.current && ended) fail(`data.experiences[${i}].current: a position that has ended (timePeriod.endDate set) cannot be current`)
+  })
+  if (p.experiences.filter((e) => e.current).length > 1) fail('data.experiences: at most one entry is current (the primary ongoing position)')
+  const position = p.currentPosition
+  if (position) {
+    const named = p.experiences.find((e) => e.positionUrn === position.positionUrn)
+    if (!named) fail('data.currentPosition.positionUrn must be the positionUrn of one of data.experiences')
+    const e = named as (typeof p.experiences)[number]
+    if (!e.current) fail('data.currentPosition must name the current experience (the one with current: true)')
+    const expected = { title: e.jobTitle, name: e.company.name, companyId: e.company.companyId, companyUrn: e.company.urn, url: e.company.url }
+    for (const [field, value] of Object.entries(expected)) {
+      if (position[field as keyof typeof expected] !== value) {
+        fail(`data.currentPosition.${field} must be that of the experience it names (${JSON.stringify(value)})`)
+      }
+    }
+  }
 }
 
 const POST_FIELDS = Object.keys(PostSchema.properties) as (keyof Post)[]
@@ -205,19 +238,15 @@ export function prepareRecord(record: IngestRecord, nowMs: number, platformHost:
       if (p.publicIdentifier.trim() === '') fail('data.publicIdentifier must not be empty')
       requireUsableSlug(p.publicIdentifier)
       // Spec 2.4: url is the canonical public profile URL, which the API shows as it is stored.
-      if (!isCanonicalProfileUrl(p.url, platformHost, p.publicIdentifier)) {
+      if (!isCanonicalUrl(p.url, platformHost, 'in', [p.publicIdentifier])) {
         fail(`data.url must be the canonical profile URL https://${platformHost}/in/${p.publicIdentifier}/ (got "${p.url}")`)
       }
-      // Spec 2.4: positionUrn and educationUrn name entries of the lists; one position at most is current.
-      const position = p.currentPosition
-      if (position && !p.experiences.some((e) => e.positionUrn === position.positionUrn)) {
-        fail('data.currentPosition.positionUrn must be the positionUrn of one of data.experiences')
-      }
+      // Spec 2.4: positionUrn and educationUrn name entries of the lists.
+      checkPositions(p)
       const school = p.currentSchool
       if (school && !p.educations.some((e) => e.educationUrn === school.educationUrn)) {
         fail('data.currentSchool.educationUrn must be the educationUrn of one of data.educations')
       }
-      if (p.experiences.filter((e) => e.current).length > 1) fail('data.experiences: at most one entry is current (the primary ongoing position)')
       return {
         kind: 'profile',
         row: {
@@ -237,6 +266,11 @@ export function prepareRecord(record: IngestRecord, nowMs: number, platformHost:
       const { pageType, ...c } = record.data
       if (c.id !== `urn:li:fsd_company:${c.companyId}`) fail('data.id must be urn:li:fsd_company:<companyId>')
       if (c.publicIdentifier !== undefined) requireUsableSlug(c.publicIdentifier)
+      // Spec 2.5: url is the canonical page URL, under the page's own section, by slug or id.
+      const section = pageType ?? 'company'
+      if (!isCanonicalUrl(c.url, platformHost, section, c.publicIdentifier !== undefined ? [c.publicIdentifier, c.companyId] : [c.companyId])) {
+        fail(`data.url must be the canonical page URL https://${platformHost}/${section}/${c.publicIdentifier ?? c.companyId}/ (got "${c.url}")`)
+      }
       // Spec 2.5: domain is websiteUrl without a leading www.
       if (c.domain !== undefined && c.websiteUrl !== undefined && c.domain !== websiteDomain(c.websiteUrl)) {
         fail(`data.domain must be the host of data.websiteUrl without a leading www. (${websiteDomain(c.websiteUrl)})`)
