@@ -75,6 +75,16 @@ describe('GET /api/v1/posts', () => {
     expectSchema(PostsResponse, byCompany)
     expect(byCompany.posts.every((p: { authorType: string }) => p.authorType === 'Company')).toBe(true)
     expect(byCompany.posts).toHaveLength(13)
+    // A bare slug no member has may be a page's: the same posts, paged as the page's feed.
+    const bySlug = await t.get('/api/v1/posts?profileUrlOrUrn=Northwind-1035&count=50')
+    expect(bySlug.statusCode, bySlug.body).toBe(200)
+    expect(bySlug.json().posts).toEqual(byCompany.posts)
+    const page1 = (await t.get('/api/v1/posts?profileUrlOrUrn=northwind-1035&count=5')).json()
+    const page2 = (await t.get(`/api/v1/posts?profileUrlOrUrn=northwind-1035&count=5&paginationToken=${q(page1.paginationToken)}`)).json()
+    expect([...page1.posts, ...page2.posts]).toEqual(byCompany.posts.slice(0, 10))
+    // A member's slug comes first, and a page slug in a /in/ URL names no one.
+    expect((await t.get('/api/v1/posts?profileUrlOrUrn=member-1')).json().posts[0].authorType).toBe('Person')
+    expectError(await t.get(`/api/v1/posts?profileUrlOrUrn=${q('https://www.linkedin.com/in/northwind-1035/')}`), 404, 'COMPANY_NOT_FOUND')
   })
 
   it('never returns reposts without commentary', async () => {

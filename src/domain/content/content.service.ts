@@ -9,6 +9,7 @@ import type { ActorCard, AuthorRef, CommentView, ContentStore, PostReactionView 
 import { ApiError, invalidParameter, isApiError, missingParameter } from '../errors.ts'
 import type { TokenSigner } from '../tokens.ts'
 import {
+  companySlug,
   parseCompanyInput,
   parsePostInput,
   parseProfileInput,
@@ -157,16 +158,21 @@ export function createContentService(deps: ContentServiceDeps) {
     }
   }
 
-  /** Resolves a profile-endpoint input to an author; 404 codes follow the kind of input unless `memberNotFound` says otherwise. */
-  async function resolveAuthor(input: ProfileInput, memberNotFound: () => ApiError = profileNotFound): Promise<AuthorRef> {
+  /**
+   * Resolves a profile-endpoint input to an author; 404 codes follow the kind of input unless
+   * `memberNotFound` says otherwise. With `pages`, a bare slug no member has may name a company page.
+   */
+  async function resolveAuthor(input: ProfileInput, memberNotFound: () => ApiError = profileNotFound, pages = false): Promise<AuthorRef> {
     if (input.type === 'company') {
       const companyId = await companyIdFor(input.company)
       if (companyId === undefined) throw companyNotFound()
       return { kind: 'company', id: companyId }
     }
     const profileId = await profileIdFor(input)
-    if (profileId === undefined) throw memberNotFound()
-    return { kind: 'person', id: profileId }
+    if (profileId !== undefined) return { kind: 'person', id: profileId }
+    const companyId = pages && input.type === 'slug' && input.bare ? await companyIdFor(companySlug(input.slug)) : undefined
+    if (companyId === undefined) throw memberNotFound()
+    return { kind: 'company', id: companyId }
   }
 
   async function resolvePostId(input: PostInput): Promise<string> {
@@ -384,8 +390,9 @@ export function createContentService(deps: ContentServiceDeps) {
       const count = q.count ?? 10
       return cached(admit, `posts|${JSON.stringify(input)}|${count}|${q.paginationToken ?? ''}`, async () => {
         // 4.6 answers a missing record with COMPANY_NOT_FOUND only: a client of this endpoint branches
-        // on that code, a member's input included.
-        const author = await resolveAuthor(input, memberNotFoundAsCompany)
+        // on that code, a member's input included. The endpoint takes company pages (4.0), so a bare
+        // slug that no member has is looked for as a page's slug (a member's slug comes first).
+        const author = await resolveAuthor(input, memberNotFoundAsCompany, true)
         const page = await feedPage(author, count, q.paginationToken)
         return json(
           '{"posts":',

@@ -20,7 +20,8 @@ export type CompanyInput =
   | { type: 'slug'; slug: string; numeric: boolean }
 export type ProfileInput =
   | { type: 'profileId'; profileId: string }
-  | { type: 'slug'; slug: string }
+  /** `bare`: given as a bare slug, not in a /in/ URL (it may then name a company page too, on /posts). */
+  | { type: 'slug'; slug: string; bare?: true }
   | { type: 'memberId'; memberId: string }
   | { type: 'company'; company: CompanyInput }
 export type PostInput = { type: 'activity' | 'ugcPost' | 'share'; id: string }
@@ -76,8 +77,9 @@ export function parseProfileInput(
     case 'profileId':
       return { type: 'profileId', profileId: ref.profileId }
     case 'profileSlug':
-    case 'bareSlug':
       return { type: 'slug', slug: ref.slug }
+    case 'bareSlug':
+      return { type: 'slug', slug: ref.slug, bare: true }
     case 'memberId':
       // The member kind is a URN kind this endpoint does not know, hence INVALID_URN (brief), not 400
       // INVALID_PARAMETER as for a company page.
@@ -178,7 +180,8 @@ function entityFromPath(segments: string[], param: string): EntityRef {
   throw invalidUrn(param, 'expected a /in/<slug>, /company/<slug>, /school/<slug> or /showcase/<slug> URL.')
 }
 
-function companySlug(slug: string): CompanyInput {
+/** A company input naming a page by slug. */
+export function companySlug(slug: string): CompanyInput {
   // An all-digit slug may be a page id (/company/1035/); the caller tries it as a slug, then as an id.
   return { type: 'slug', slug, numeric: ASCII_DIGITS_RE.test(slug) }
 }
