@@ -90,6 +90,11 @@ describe('GET /api/v1/post/engagement', () => {
     expectError(await t.get(`/api/v1/post/engagement?postUrlOrUrn=${q(`urn:li:share:${PERSON_POST_ID}`)}`), 400, 'INVALID_URN')
     const viaShare = await t.get(`/api/v1/post/comments?postUrlOrUrn=${q(`urn:li:share:${PERSON_POST_ID}`)}`)
     expect(viaShare.statusCode).toBe(200)
+    // A post URL holding the share URN is a post URL (4.11): engagement takes it as comments does.
+    const shareUrl = q(`https://www.linkedin.com/feed/update/urn:li:share:${PERSON_POST_ID}/`)
+    const engagement = await t.get(`/api/v1/post/engagement?postUrlOrUrn=${shareUrl}`)
+    expect(engagement.statusCode, engagement.body).toBe(200)
+    expect(engagement.json().comments).toEqual((await t.get(`/api/v1/post/comments?postUrlOrUrn=${shareUrl}`)).json().comments)
   })
 
   it('refusals', async () => {

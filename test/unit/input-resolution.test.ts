@@ -359,8 +359,6 @@ describe('parsePostInput', () => {
 
     it.each([
       ['a share URN without allowShare', `urn:li:share:${ACTIVITY}`],
-      ['a share feed URL without allowShare', `https://www.linkedin.com/feed/update/urn:li:share:${ACTIVITY}`],
-      ['a share posts URL without allowShare', `https://www.linkedin.com/posts/jane_hello-share-${ACTIVITY}-AbCd`],
       ['an id over 19 digits', `urn:li:activity:${ACTIVITY}0`],
       ['an empty id', 'urn:li:activity:'],
       ['a non-numeric id', 'urn:li:activity:abc'],
@@ -487,7 +485,9 @@ describe('properties', () => {
                   ? `linkedin.com/feed/update/${encodeURIComponent(urn)}`
                   : `https://www.linkedin.com/posts/jane_x-${type}-${id}-AbCd`
           expect(post(raw, true)).toEqual({ type, id })
-          if (type === 'share') expectRefused(() => post(raw, false), 'INVALID_URN', 'postUrlOrUrn')
+          // A post URL is one whatever URN it carries (4.11); only a bare share URN needs allowShare.
+          if (type === 'share' && form === 'urn') expectRefused(() => post(raw, false), 'INVALID_URN', 'postUrlOrUrn')
+          else expect(post(raw, false)).toEqual({ type, id })
         },
       ),
     )

@@ -108,7 +108,10 @@ export function parseCompanyInput(raw: string | undefined, opts: ResolveOptions)
   }
 }
 
-/** A post input: `/post/engagement`, `/post/comments`, `/post/reactions` (the last two allowShare, D6). */
+/**
+ * A post input: `/post/engagement`, `/post/comments`, `/post/reactions`. Any post URL; a bare share
+ * URN only with allowShare (comments and reactions, D6; 4.11 lists activity and ugcPost URNs).
+ */
 export function parsePostInput(raw: string | undefined, opts: ResolveOptions & { allowShare: boolean }): PostInput {
   const value = required(raw, opts.param)
   if (URN_START_RE.test(value)) return postFromUrn(value, opts)
@@ -201,12 +204,13 @@ function postFromUrl(segments: string[], opts: ResolveOptions & { allowShare: bo
   if (lower[at] === 'feed' && lower[at + 1] === 'update') {
     // The segment is already decoded, so /feed/update/urn%3Ali%3Aactivity%3A<id>/ works too; any
     // later segment is a view of the same post and is ignored, as on profile URLs.
+    // Every post URL is a post URL (4.11), whatever URN it carries: allowShare is about bare share URNs.
     const urn = segments[at + 2]
     if (urn === undefined) throw invalidUrn(opts.param, "'/feed/update/' needs a post URN after it.")
-    return postFromUrn(urn, opts)
+    return postFromUrn(urn, { ...opts, allowShare: true })
   }
   if (lower[0] === 'posts' && segments[1] !== undefined) {
-    const found = postFromPostsSlug(segments[1], opts.allowShare)
+    const found = postFromPostsSlug(segments[1])
     if (found) return found
   }
   throw invalidUrn(opts.param, expectedPost(opts.allowShare))
@@ -217,12 +221,12 @@ function postFromUrl(segments: string[], opts: ResolveOptions & { allowShare: bo
  * `-activity-2024-`, so the last well-formed marker wins. Decision: the trailing `-<tag>` is optional,
  * since copies of these URLs sometimes lose it.
  */
-function postFromPostsSlug(slug: string, allowShare: boolean): PostInput | undefined {
+function postFromPostsSlug(slug: string): PostInput | undefined {
   let found: PostInput | undefined
   for (const m of slug.matchAll(/-(activity|ugcPost|share)-(\d+)(?=-|$)/g)) {
     const type = m[1] as PostInput['type']
     const id = m[2] as string
-    if ((type !== 'share' || allowShare) && NUMERIC_ID_RE.test(id)) found = { type, id }
+    if (NUMERIC_ID_RE.test(id)) found = { type, id }
   }
   return found
 }
