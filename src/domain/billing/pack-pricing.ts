@@ -57,7 +57,7 @@ export function quotePack(credits: number, tiers?: readonly PriceTier[]): { cred
 }
 
 /**
- * PRONET_PACK_TIERS (D10: "the table is configuration"): a JSON array of tiers, cheapest last, each
+ * PRONET_PACK_TIERS (D10: "the table is configuration"): a JSON array of tiers going upwards, each
  * `{"upTo": credits, "per1000": price}` with the last one open (no upTo), e.g.
  * `[{"upTo":100000,"per1000":1.5},{"per1000":1.2}]`. Prices are in currency units with at most two
  * decimals. Returns the tiers, or throws an Error saying what is wrong.
