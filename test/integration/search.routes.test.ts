@@ -923,6 +923,29 @@ describe('a relevance walk while the set changes (4.12: a live result set)', () 
     expect(third.cursor).toBeNull()
   })
 
+  it("the last results of page 1 leaving the set skip nothing either (the page before's last ones anchor the next)", async () => {
+    const numberOf = (postId: string) => [...Array(13).keys()].find((i) => id(i) === postId) as number
+    // Page 1 ranks 0-4 (its last three, 2-4, are the cursor's anchors): the last one, the first and the
+    // last, the first two and the last, and all three anchors (the page then starts three ranks early).
+    for (const leaving of [[4], [0, 4], [0, 1, 4], [2, 3, 4]]) {
+      const body = { query: 'beta', maxResults: 5 }
+      const all = idsOf(await searchPage(s, { ...body, maxResults: 50 }))
+      const first = await searchPage(s, body)
+      expect(idsOf(first)).toEqual(all.slice(0, 5))
+      const gone = leaving.map((k) => numberOf(all[k] as string))
+      expect(await s.c.writer.write(gone.map((n) => post(n, 'gamma delta')))).toEqual(gone.map(() => ({ ok: true })))
+      const rest: string[] = []
+      for (let cursor = first.cursor; cursor !== null; ) {
+        const page = await searchPage(s, { ...body, cursor })
+        rest.push(...idsOf(page))
+        cursor = page.cursor
+      }
+      // Every post still in the set that page 1 did not show comes on a later page, once.
+      expect(rest, JSON.stringify(leaving)).toEqual(all.slice(5))
+      expect(await s.c.writer.write(gone.map((n) => post(n, 'alpha beta')))).toEqual(gone.map(() => ({ ok: true })))
+    }
+  })
+
   it("so does a relevance walk over an author's posts, and one with a filter checked per post", async () => {
     for (const narrowing of [{ authorProfiles: [A] }, { authorJobTitle: profileRecord(1).jobTitle }]) {
       const body = { query: 'beta', maxResults: 4, ...narrowing }

@@ -42,19 +42,24 @@ export const SCAN_BUDGET = 20_000
 export const EMPTY_SCAN_LIMIT = 100_000
 const CHUNK = 500
 /**
- * Ranks a relevance page looks back for the last result of the page before (`l` in the cursor), to go
- * on after it: a result of an earlier page that has since left the ranking (edited out of the match
+ * Ranks a relevance page looks back for the last results of the page before (`l` in the cursor), to go
+ * on after them: a result of an earlier page that has since left the ranking (edited out of the match
  * set) moved every later rank up by one, and a plain offset skipped the post that moved onto it.
  */
 export const REANCHOR_WINDOW = 50
+/**
+ * Results of a page its cursor keeps to go on after (`l`): when the last one has itself left the
+ * ranking, the one before it still marks where the page ended.
+ */
+export const ANCHORS = 3
 
 /**
  * Where a walk stands: date order continues below `b`; relevance continues at offset `o` of the
  * ranking of ids below `t`, planned `k` (absent in cursors issued before plans existed: `newest`),
- * after `l`, the last result of the page before, where it now ranks (absent in cursors issued before
- * it was kept: at the offset alone).
+ * after `l`, the last results of the page before (ANCHORS of them; one id, the last, in cursors issued
+ * before there were several; absent in cursors older still: at the offset alone), where they now rank.
  */
-type Position = { n: number; s: string | null } & ({ m: 'd'; b: string | null } | { m: 'r'; o: number; t: string | null; k?: RankingPlan; l?: string })
+type Position = { n: number; s: string | null } & ({ m: 'd'; b: string | null } | { m: 'r'; o: number; t: string | null; k?: RankingPlan; l?: string | string[] })
 
 export interface SearchServiceDeps {
   index: SearchIndex
@@ -170,7 +175,7 @@ export function createSearchService(deps: SearchServiceDeps) {
     offset: number,
     want: number,
     plan: RankingPlan | undefined,
-    last?: string,
+    last?: readonly string[],
   ): Promise<{ ids: string[]; top: string | null; more: boolean; plan?: RankingPlan; next?: number }> {
     const filter = factsFilter(r)
     if (r.authors.length === 0) {
@@ -189,8 +194,7 @@ export function createSearchService(deps: SearchServiceDeps) {
           const page = await index.rankedMatches(query, range, RELEVANCE_CANDIDATES, offset, want, chosen)
           return { ...page, top: fixedTop, plan: chosen, next: offset + page.ids.length }
         }
-        // Read from a few ranks back and go on after the previous page's last result where it is now;
-        // when it is not there (it left the ranking itself), at the offset as before.
+        // Read from a few ranks back and go on after the previous page's last results where they are now.
         const back = Math.min(offset, REANCHOR_WINDOW)
         const window = await index.rankedMatches(query, range, RELEVANCE_CANDIDATES, offset - back, back + want, chosen)
         const page = pageAfter(window.ids, back, want, last)
@@ -213,14 +217,14 @@ export function createSearchService(deps: SearchServiceDeps) {
 
   /**
    * Filters checked lazily in ranking order, only as far as this page needs (REANCHOR_WINDOW more, for
-   * a previous page's last result that has moved down).
+   * a previous page's last results that have moved down).
    */
   async function filtered(
     ranked: readonly string[],
     filter: (f: PostFacts | undefined) => boolean,
     offset: number,
     want: number,
-    last: string | undefined,
+    last: readonly string[] | undefined,
   ): Promise<{ ids: string[]; more: boolean; next: number }> {
     const kept: string[] = []
     let seen = 0
@@ -275,7 +279,8 @@ export function createSearchService(deps: SearchServiceDeps) {
         } else {
           // A walk begun before plans existed ranked the newest matches: it goes on doing so.
           const plan = r.cursor === null ? undefined : (pos.k ?? 'newest')
-          const page = await pageByRelevance(r, query as QueryNode, from, pos.t, pos.o, want, plan, pos.l)
+          const anchors = pos.l === undefined || Array.isArray(pos.l) ? pos.l : [pos.l]
+          const page = await pageByRelevance(r, query as QueryNode, from, pos.t, pos.o, want, plan, anchors)
           ids = page.ids
           if (page.more) {
             const { l: _previous, ...rest } = pos
@@ -285,7 +290,7 @@ export function createSearchService(deps: SearchServiceDeps) {
               o: page.next ?? pos.o + ids.length,
               t: page.top,
               ...(page.plan ? { k: page.plan } : {}),
-              ...(page.next !== undefined && ids.length > 0 ? { l: ids[ids.length - 1] as string } : {}),
+              ...(page.next !== undefined && ids.length > 0 ? { l: ids.slice(-ANCHORS) } : {}),
             }
           }
         }
@@ -352,16 +357,22 @@ export function distinct(ids: string[]): string[] {
 }
 
 /**
- * A page of a ranking known as far as it needs: after the previous page's last result (`last`) where
- * it is now, looked for from REANCHOR_WINDOW ranks before `offset` on; at `offset` when it is not
- * there (or on a first page). `next` is where the page after starts.
+ * A page of a ranking known as far as it needs: after the previous page's last results (`last`, in
+ * page order) where they are now, looked for from REANCHOR_WINDOW ranks before `offset` on, the latest
+ * of them that is still there: results after it that have gone moved the rest up, so starting after
+ * it skips nothing. When none is there, every one of them left (or moved far): the ranks after them
+ * moved up by as many, and the page starts that much before `offset`, where at worst it shows again a
+ * post that moved up (4.12 allows a post on two pages; skipping one is what must not happen). On a
+ * first page, or without them, at `offset`. `next` is where the page after starts.
  */
-export function pageAfter(ranked: readonly string[], offset: number, want: number, last: string | undefined): { ids: string[]; more: boolean; next: number } {
+export function pageAfter(ranked: readonly string[], offset: number, want: number, last: readonly string[] | undefined): { ids: string[]; more: boolean; next: number } {
   let start = offset
-  if (last !== undefined && offset > 0) {
+  if (last !== undefined && last.length > 0 && offset > 0) {
     const from = Math.max(0, offset - REANCHOR_WINDOW)
-    const found = ranked.slice(from, offset + want + REANCHOR_WINDOW).lastIndexOf(last)
-    if (found >= 0) start = from + found + 1
+    const window = ranked.slice(from, offset + want + REANCHOR_WINDOW)
+    let found = -1
+    for (let k = last.length - 1; k >= 0 && found < 0; k--) found = window.lastIndexOf(last[k] as string)
+    start = found >= 0 ? from + found + 1 : Math.max(0, offset - last.length)
   }
   const ids = ranked.slice(start, start + want)
   return { ids, more: ranked.length > start + want, next: start + ids.length }
