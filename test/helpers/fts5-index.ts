@@ -3,8 +3,9 @@
  * (src/domain/search/query-tokens.ts) against the engine it models.
  */
 import Database from 'better-sqlite3'
+import { POST_SEARCH_TOKENIZER } from '../../src/adapters/sqlite/fts5-tokenizer.ts'
 
-export const FTS5_TOKENIZER = `unicode61 remove_diacritics 2 tokenchars '#'`
+export const FTS5_TOKENIZER = POST_SEARCH_TOKENIZER
 
 export interface Fts5Index {
   /** Stores documents under rowids 1..n in one transaction. */

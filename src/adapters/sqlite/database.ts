@@ -4,6 +4,7 @@
  */
 import Database from 'better-sqlite3'
 import { migrationsDir, pendingMigrations } from '../migrations-dir.ts'
+import { POST_SEARCH_TOKENIZER } from './fts5-tokenizer.ts'
 
 export type SqliteDb = Database.Database
 
@@ -23,7 +24,37 @@ export function openSqlite(path: string): SqliteDb {
   // rank) on the same connection slow: a 50-row newest-first query took 3.5 ms instead of 0.14 ms
   // (measured on the 1.9M-post search bench).
   migrate(db)
+  ensurePostSearchTokenizer(db)
   return db
+}
+
+/**
+ * The post index is derived data (post_docs keeps the text): when post_search was made with another
+ * tokenizer than POST_SEARCH_TOKENIZER (migration 006's, or an older generation of it), it is made
+ * again and refilled, once, by the first connection to open the file. Other processes opening it
+ * meanwhile wait for that (a rebuild of a 2M-post index takes a minute or two) and find it done.
+ */
+function ensurePostSearchTokenizer(db: SqliteDb): void {
+  const definition = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'post_search'").pluck()
+  const current = () => {
+    const sql = definition.get() as string | undefined
+    return sql === undefined || sql.includes(`tokenize = "${POST_SEARCH_TOKENIZER}"`)
+  }
+  if (current()) return
+  const busy = db.pragma('busy_timeout', { simple: true }) as number
+  db.pragma('busy_timeout = 600000')
+  try {
+    db.transaction(() => {
+      if (current()) return
+      db.exec('DROP TABLE post_search')
+      db.exec(
+        `CREATE VIRTUAL TABLE post_search USING fts5(text, content = '', contentless_delete = 1, tokenize = "${POST_SEARCH_TOKENIZER}")`,
+      )
+      db.exec('INSERT INTO post_search (rowid, text) SELECT d.id, d.text FROM post_docs d JOIN posts p ON p.id = d.id WHERE p.is_repost = 0')
+    }).immediate()
+  } finally {
+    db.pragma(`busy_timeout = ${busy}`)
+  }
 }
 
 /** Applies every migration file (NNN_name.sql) not yet recorded, each in its own transaction. */
