@@ -54,6 +54,7 @@ export async function seedSynthetic(
       { writer: c.writer },
       { ...options, onProgress: (done: number, total: number) => bar?.update(done, { total }) },
     )
+    await c.contentStore.analyze()
     return result.records
   } finally {
     bar?.stop()

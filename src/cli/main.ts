@@ -122,12 +122,13 @@ export function buildCli(): Command {
     .option('--batch-size <n>', 'records per transaction', int('--batch-size', 1))
     .action(async (files: string[], opts: { json?: boolean; batchSize?: number }) =>
       withContainer(async (c) => {
-        const { exitCode } = await runIngest(
+        const { exitCode, summary } = await runIngest(
           { writer: c.writer },
           files,
           { stdout: process.stdout, stderr: process.stderr, isTTY: process.stderr.isTTY === true },
           { ...(opts.json ? { json: true } : {}), ...(opts.batchSize ? { batchSize: opts.batchSize } : {}) },
         )
+        if (summary.ok > 0) await c.contentStore.analyze()
         return exitCode
       }),
     )

@@ -223,6 +223,12 @@ export interface ContentStore {
   version(): string
   /** Row counts of every table (a full count: for reports, not for every start). */
   counts(): Promise<ContentCounts>
+  /**
+   * Refreshes the statistics the database plans with after a bulk load (seeding, an ingest): on
+   * PostgreSQL they also give the search its common terms' document frequencies (BM25), which a
+   * database never analysed (autovacuum off) would otherwise lack.
+   */
+  analyze(): Promise<void>
   /** Whether the store holds no profile, company or post; an empty store is seeded on first start. */
   isEmpty(): Promise<boolean>
   close(): Promise<void>

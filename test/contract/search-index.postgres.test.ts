@@ -124,7 +124,8 @@ describe.skipIf(!available)('postgres search index', () => {
     })
 
     it('estimates the document frequency of a common term from the planner statistics, close to the count', async () => {
-      await db.pool.query('ANALYZE posts')
+      // What seeding and `pronet ingest` do after a bulk load.
+      await createPgContentStore(db.pool).analyze()
       // Every term counts as common here: statistics, not counts, give the frequencies.
       const estimating = createPgSearchIndex(db.pool, { exactCountLimit: 1 })
       const tree = parseSearchQuery('python OR remote OR hiring').tree

@@ -80,6 +80,10 @@ describe.skipIf(!available)('three nodes on one PostgreSQL and one Redis', () =>
     expect(accounts).toEqual([{ name: 'demo' }])
     const printed = nodes.filter((n) => /demo/i.test(n.stdout()) && /pk_/.test(n.stdout()))
     expect(printed).toHaveLength(1)
+    // The seed analysed what it loaded: the search's common terms have their statistics (BM25's
+    // document frequencies) even where autovacuum is off.
+    const stats = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stats WHERE tablename = 'posts' AND attname = 'search'`)
+    expect(stats.rows[0]!.n).toBe(1)
   })
 
   it('300 concurrent calls over three nodes against 11 credits: exactly 11 billed, the rest 402, balance 0', async () => {

@@ -794,6 +794,10 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
       }
     },
 
+    async analyze() {
+      await pool.query('ANALYZE posts, profiles, companies')
+    },
+
     async counts() {
       const n = (await one<Record<keyof ContentCounts, string>>(
         `SELECT (SELECT count(*) FROM profiles) AS profiles, (SELECT count(*) FROM companies) AS companies,

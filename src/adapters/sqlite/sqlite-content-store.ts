@@ -514,6 +514,10 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
     async counts() {
       return counts.get() as ContentCounts
     },
+    async analyze() {
+      // Analyses only what has changed enough since the last time (cheap when little has).
+      db.pragma('optimize')
+    },
     async isEmpty() {
       return isEmpty.get() === 1
     },
