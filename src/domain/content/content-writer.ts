@@ -63,9 +63,9 @@ function checkPositions(p: Extract<IngestRecord, { kind: 'profile' }>['data']): 
   if (p.experiences.filter((e) => e.current).length > 1) fail('data.experiences: at most one entry is current (the primary ongoing position)')
   const position = p.currentPosition
   if (position) {
-    const named = p.experiences.find((e) => e.positionUrn === position.positionUrn)
-    if (!named) fail('data.currentPosition.positionUrn must be the positionUrn of one of data.experiences')
-    const e = named as (typeof p.experiences)[number]
+    const e =
+      p.experiences.find((x) => x.positionUrn === position.positionUrn) ??
+      fail('data.currentPosition.positionUrn must be the positionUrn of one of data.experiences')
     if (!e.current) fail('data.currentPosition must name the current experience (the one with current: true)')
     const expected = { title: e.jobTitle, name: e.company.name, companyId: e.company.companyId, companyUrn: e.company.urn, url: e.company.url }
     for (const [field, value] of Object.entries(expected)) {
