@@ -63,6 +63,8 @@ export interface SearchIndex {
   termFrequencies(tokens: readonly string[]): Promise<TermFrequencies>
   /** Which of `ids` match `query`, with their scores (order of `ids`). */
   matchAmong(query: QueryNode, ids: readonly string[]): Promise<ScoredId[]>
+  /** Which of `ids` match `query` (order of `ids`), unscored: what a walk newest first asks, without a score's cost. */
+  matchingAmong(query: QueryNode, ids: readonly string[]): Promise<string[]>
   /** Searchable posts (reposts without commentary excluded) of any of `authors` within `range`, newest first. */
   authorPosts(authors: readonly AuthorRef[], range: IdRange, limit: number): Promise<string[]>
   /** Facts of each id that exists (absent ids are missing from the map). */

@@ -154,11 +154,18 @@ export function runSearchIndexContract(name: string, makeIndex: () => Promise<Se
         expect(scored.map((s) => s.id)).toEqual(ids(4, 3))
       })
 
-      it('matchAmong keeps the order of the ids asked about and leaves out the rest', async () => {
-        const got = await index.matchAmong(q('remote OR python'), [postIdAt(1), postIdAt(99), postIdAt(4), postIdAt(3), postIdAt(2)])
+      it('matchAmong and matchingAmong keep the order of the ids asked about and leave out the rest', async () => {
+        const asked = [postIdAt(1), postIdAt(99), postIdAt(4), postIdAt(3), postIdAt(2)]
+        const got = await index.matchAmong(q('remote OR python'), asked)
         expect(got.map((s) => s.id)).toEqual(ids(1, 3, 2))
         expect(got.every((s) => Number.isFinite(s.score) && s.score > 0)).toBe(true)
+        expect(await index.matchingAmong(q('remote OR python'), asked)).toEqual(ids(1, 3, 2))
         expect(await index.matchAmong(q('remote'), [])).toEqual([])
+        expect(await index.matchingAmong(q('remote'), [])).toEqual([])
+        // Ids that are no activity id match nothing; more ids than matchingAmong seeks one by one.
+        const odd = ['', 'abc', '-1', '99999999999999999999', ...Array.from({ length: 20 }, (_, i) => postIdAt(100 + i)), postIdAt(3)]
+        expect(await index.matchingAmong(q('remote'), odd)).toEqual(ids(3))
+        expect((await index.matchAmong(q('remote'), odd)).map((s) => s.id)).toEqual(ids(3))
       })
 
       it('re-indexes a re-written post: the old text no longer matches, a repost leaves the index, a post comes back', async () => {
@@ -294,13 +301,13 @@ export function runSearchIndexContract(name: string, makeIndex: () => Promise<Se
         expect(informative).toBeGreaterThan(120)
       })
 
-      it('scoredMatches and matchAmong select the same posts, within ranges', async () => {
+      it('scoredMatches, matchAmong and matchingAmong select the same posts, within ranges, and score alike', async () => {
         await fc.assert(
           fc.asyncProperty(
             queryTreeArb,
             fc.integer({ min: 1, max: 300 }),
             fc.integer({ min: 0, max: 150 }),
-            fc.subarray(posts.map((p) => p.id)),
+            fc.oneof(fc.subarray(posts.map((p) => p.id)), fc.shuffledSubarray(posts.map((p) => p.id), { maxLength: 40 })),
             async (tree, top, span, among) => {
               const below = postIdAt(top + 1)
               const from = postIdAt(Math.max(1, top - span))
@@ -310,7 +317,13 @@ export function runSearchIndexContract(name: string, makeIndex: () => Promise<Se
               expect(scored.map((s) => s.id)).toEqual(want)
               expect(scored.every((s) => Number.isFinite(s.score) && s.score > 0)).toBe(true)
               const hits = new Set(expected(tree))
-              expect((await index.matchAmong(tree, among)).map((s) => s.id)).toEqual(among.filter((id) => hits.has(id)))
+              const amongHits = among.filter((id) => hits.has(id))
+              const amongScored = await index.matchAmong(tree, among)
+              expect(amongScored.map((s) => s.id)).toEqual(amongHits)
+              expect(await index.matchingAmong(tree, among)).toEqual(amongHits)
+              // Scored together or each on its own, a post's score is its score among all matches.
+              const everyScore = new Map((await index.scoredMatches(tree, {}, 1000)).map((s) => [s.id, s.score]))
+              for (const s of amongScored) expect(s.score).toBeCloseTo(everyScore.get(s.id) as number, 9)
             },
           ),
           { numRuns: 120, seed: 412 },

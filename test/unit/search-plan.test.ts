@@ -37,6 +37,9 @@ function stubIndex(frequencies: { current: TermFrequencies }) {
     async matchAmong() {
       return []
     },
+    async matchingAmong() {
+      return []
+    },
     async authorPosts() {
       return []
     },

@@ -41,6 +41,9 @@ function stubIndex(count: number, mentioned: (i: number) => boolean) {
     async matchAmong(_q, list) {
       return list.map((id) => ({ id, score: 1 }))
     },
+    async matchingAmong(_q, list) {
+      return [...list]
+    },
     async authorPosts() {
       return []
     },

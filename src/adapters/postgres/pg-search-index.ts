@@ -311,6 +311,15 @@ export function createPgSearchIndex(pool: PgPool, opts: PgSearchIndexOptions = {
       })
     },
 
+    async matchingAmong(query, ids) {
+      const tsquery = toTsquery(query)
+      const wanted = [...new Set(ids.filter(isStorableId))]
+      if (tsquery === null || wanted.length === 0) return []
+      const { rows } = await pool.query<{ id: string }>(`SELECT id::text AS id FROM posts WHERE id = ANY($1::bigint[]) AND search @@ $2::tsquery`, [wanted, tsquery])
+      const hits = new Set(rows.map((r) => r.id))
+      return ids.filter((id) => hits.has(id))
+    },
+
     async authorPosts(authors, range, limit) {
       const from = lower(range.from)
       if (authors.length === 0 || from === null || limit <= 0) return []

@@ -16,7 +16,7 @@ import { toFts5Match } from '../../domain/search/query-tokens.ts'
 import type { AuthorRef } from '../../ports/content-store.ts'
 import type { IdRange, PostFacts, ScoredId, SearchIndex } from '../../ports/search-index.ts'
 import type { SqliteDb } from './database.ts'
-import { compareIds } from '../../domain/content/ids.ts'
+import { compareIds, isStorableId } from '../../domain/content/ids.ts'
 
 /** Bounds of a 64-bit rowid, for an open side of a range. */
 const MAX_ID = '9223372036854775807'
@@ -38,6 +38,20 @@ function leadingVarint(b: Buffer): number {
     if ((c & 0x80) === 0) return v
   }
   return v
+}
+
+/** Posts up to which matchAmong and matchingAmong seek each one rather than walking the matches between them. */
+const ONE_BY_ONE = 16
+
+/** The lowest and highest of some ids. */
+function span(ids: readonly string[]): [string, string] {
+  let low = ids[0] as string
+  let high = low
+  for (const id of ids) {
+    if (compareIds(id, low) < 0) low = id
+    if (compareIds(id, high) > 0) high = id
+  }
+  return [low, high]
 }
 
 interface FactsRow {
@@ -82,9 +96,29 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
   const docFrequency = db.prepare('SELECT doc FROM temp.post_search_vocab WHERE term = ?').pluck()
   const averages = db.prepare('SELECT block FROM post_search_data WHERE id = 1').pluck()
   const dfCache = new Map<string, number>()
+  // bm25() works out each phrase's inverse document frequency by counting the phrase's matches in the
+  // whole index, once per statement (per cursor): scoring posts one statement each paid that count
+  // per matching post (3.3 ms for a word in 5% of posts, 58 ms for 'the', on the 1.9M-post bench).
+  // One statement walks the query's matches between the oldest and newest post asked about, and
+  // scores only those asked about (`+rowid` keeps the list out of FTS5's plan, so the walk stays one
+  // cursor): three prolific authors' 2,556 posts with a common word took 16-72 ms instead of 0.5-3 s,
+  // with the same scores.
   const scoreOne = db
     .prepare('SELECT -bm25(post_search) FROM post_search WHERE post_search MATCH ? AND rowid = CAST(? AS INTEGER)')
     .pluck()
+  const scoreAmong = db.prepare(
+    `SELECT CAST(rowid AS TEXT) AS id, -bm25(post_search) AS score FROM post_search
+     WHERE post_search MATCH ? AND rowid >= CAST(? AS INTEGER) AND rowid <= CAST(? AS INTEGER)
+       AND +rowid IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
+  )
+  const matchesIn = db
+    .prepare(
+      `SELECT CAST(rowid AS TEXT) FROM post_search
+       WHERE post_search MATCH ? AND rowid >= CAST(? AS INTEGER) AND rowid <= CAST(? AS INTEGER)
+         AND +rowid IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
+    )
+    .pluck()
+  const matchesOne = db.prepare('SELECT 1 FROM post_search WHERE post_search MATCH ? AND rowid = CAST(? AS INTEGER)').pluck()
   const byAuthor = db
     .prepare(
       `SELECT CAST(id AS TEXT) FROM posts
@@ -158,13 +192,39 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
     },
 
     async matchAmong(query, ids) {
+      let wanted = [...new Set(ids.filter(isStorableId))]
+      if (wanted.length === 0) return []
       const match = toFts5Match(query)
-      const out: ScoredId[] = []
-      for (const id of ids) {
-        const score = scoreOne.get(match, id) as number | undefined
-        if (score !== undefined) out.push({ id, score })
+      const scores = new Map<string, number>()
+      if (wanted.length <= ONE_BY_ONE) {
+        // A few posts (an author's handful): which match, by a seek each, and when one does, its score
+        // alone, which counts the query's matches once, as one statement over the span would.
+        wanted = wanted.filter((id) => matchesOne.get(match, id) !== undefined)
+        if (wanted.length === 1) scores.set(wanted[0] as string, scoreOne.get(match, wanted[0]) as number)
       }
-      return out
+      if (wanted.length > 1) {
+        const [low, high] = span(wanted)
+        for (const r of scoreAmong.all(match, low, high, JSON.stringify(wanted)) as ScoredId[]) scores.set(r.id, r.score)
+      }
+      return ids.flatMap((id) => {
+        const score = scores.get(id)
+        return score === undefined ? [] : [{ id, score }]
+      })
+    },
+
+    async matchingAmong(query, ids) {
+      const wanted = [...new Set(ids.filter(isStorableId))]
+      if (wanted.length === 0) return []
+      const match = toFts5Match(query)
+      let hits: Set<string>
+      if (wanted.length <= ONE_BY_ONE) {
+        // A few posts: a seek each (about 10 µs) costs less than walking the matches between them.
+        hits = new Set(wanted.filter((id) => matchesOne.get(match, id) !== undefined))
+      } else {
+        const [low, high] = span(wanted)
+        hits = new Set(matchesIn.all(match, low, high, JSON.stringify(wanted)) as string[])
+      }
+      return ids.filter((id) => hits.has(id))
     },
 
     async authorPosts(authors, range, limit) {

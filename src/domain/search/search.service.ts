@@ -124,8 +124,7 @@ export function createSearchService(deps: SearchServiceDeps) {
     }
     const posts = await index.authorPosts(r.authors, range, limit)
     if (query === null || posts.length === 0) return { ids: posts, looked: posts.length, last: posts.at(-1) }
-    const hits = new Set((await index.matchAmong(query, posts)).map((s) => s.id))
-    return { ids: posts.filter((id) => hits.has(id)), looked: posts.length, last: posts.at(-1) }
+    return { ids: await index.matchingAmong(query, posts), looked: posts.length, last: posts.at(-1) }
   }
 
   /** A page newest first; `below` is where the next page starts, null when nothing is left. */
