@@ -43,6 +43,9 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     // handler through the container's logger.
     logger: false,
     bodyLimit: 1024 * 1024,
+    // Node answers an HTTP/1.1 request without a Host header itself, with an empty 400; the hook
+    // below answers it with the section 7 envelope instead.
+    http: { requireHostHeader: false },
     // Request ids name debits in the ledger and come back as X-Request-Id: a per-process random
     // prefix and a counter, unique across restarts; no header is trusted for them.
     requestIdHeader: false,
@@ -83,6 +86,15 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
   })
   app.decorateRequest('principal', null)
   app.decorateRequest('meter', null)
+  // An expectation other than 100-continue: Node's default is a 417 with an empty body, a status
+  // section 7 does not list. RFC 9110 (10.1.1) lets a server ignore it, as this one does: the request
+  // is answered as if the header were absent.
+  app.server.on('checkExpectation', (req, res) => app.server.emit('request', req, res))
+  app.addHook('onRequest', async (request) => {
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      throw new ApiError('INVALID_PARAMETER', 'An HTTP/1.1 request needs a Host header.')
+    }
+  })
   // While the node closes, a call that arrives is refused with a free 503 SERVICE_UNAVAILABLE
   // (Retry-After: 1), and every response closes its connection (onSend below): Node keeps a busy
   // keep-alive connection open after server.close(), so a client sending back to back kept the node
@@ -113,6 +125,10 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
   // valid JSON"; it is valid JSON with a field no route accepts, so it is refused naming that field.
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
+  // Fastify reads text/plain bodies as strings by default: a JSON body labelled text/plain reached the
+  // routes as a string and was refused for its fields ("'companies' is required"). Every body here is
+  // JSON, so text/plain is an unsupported content type like any other, and the 400 says so.
+  app.removeContentTypeParser('text/plain')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     // Bodies are read as sent: a compressed one would be refused as "not valid JSON", and a plain one
     // labelled compressed accepted. Either way the label is the mistake, so it is what the 400 names.

@@ -28,6 +28,7 @@ import { createSqliteSearchIndex } from './adapters/sqlite/sqlite-search-index.t
 import { createSearchService, type SearchService } from './domain/search/search.service.ts'
 import { createThreadCommitter, createWorkerCommitter } from './adapters/sqlite/ledger-committer.ts'
 import { createMemoryRateLimiter } from './adapters/memory/memory-rate-limiter.ts'
+import { checkRedisDatabase } from './adapters/redis/redis-database-check.ts'
 import { createRedisInvalidationBus } from './adapters/redis/redis-invalidation-bus.ts'
 import { createRedisRateLimiter } from './adapters/redis/redis-rate-limiter.ts'
 import { systemClock } from './adapters/system-clock.ts'
@@ -244,6 +245,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     ? await postgresStores(config, config.databaseUrl, logger, metrics)
     : sqliteStores(config, overrides, logger, metrics)
   const { contentStore, accountStore, ledger } = stores
+  if (config.redisUrl) await checkRedisDatabase(config.redisUrl)
   const bus = config.redisUrl ? await createRedisInvalidationBus({ url: config.redisUrl, logger }) : undefined
   const testClock = !overrides.clock && config.testClock ? await createSharedTestClock({ settings: stores.settings, ...(bus ? { bus } : {}) }) : undefined
   const clock: Clock = overrides.clock ?? testClock ?? systemClock

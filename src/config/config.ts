@@ -75,6 +75,26 @@ function checkDatabaseUrl(raw: string): void {
   if (!URL.canParse(raw)) throw new ConfigError('invalid environment: DATABASE_URL is not a valid URL')
 }
 
+/**
+ * REDIS_URL reaches ioredis, which reads anything: a bare word as a host name, an http: URL as
+ * redis:. Such a node never reached Redis and served every account's whole budget from its own
+ * (found by a scale-out probe), so a value that cannot name a Redis database is refused at start.
+ * The database is the path (`/0` to `/15` on a default Redis); whether Redis has it is checked
+ * when the node connects (redis-database-check.ts).
+ */
+function checkRedisUrl(raw: string): void {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(raw)?.[1]
+  if (scheme === undefined || !/^rediss?$/i.test(scheme)) {
+    const got = scheme === undefined ? 'not a URL' : `a ${scheme}: URL`
+    throw new ConfigError(`invalid environment: REDIS_URL must be a redis:// or rediss:// URL (got ${got})`)
+  }
+  if (!URL.canParse(raw)) throw new ConfigError('invalid environment: REDIS_URL is not a valid URL')
+  const path = new URL(raw).pathname
+  if (path !== '' && path !== '/' && !/^\/\d{1,9}$/.test(path)) {
+    throw new ConfigError(`invalid environment: REDIS_URL's path must be a database number such as /0 (got ${JSON.stringify(path.slice(0, 40))})`)
+  }
+}
+
 /** Parses the environment once; the result is frozen and passed to whoever needs it. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const picked: Record<string, unknown> = {}
@@ -89,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = withDefaults as Type.Static<typeof EnvSchema>
   if (e.DATABASE_URL !== undefined) checkDatabaseUrl(e.DATABASE_URL)
+  if (e.REDIS_URL !== undefined) checkRedisUrl(e.REDIS_URL)
   const table = <T>(parse: () => T): T => {
     try {
       return parse()

@@ -81,6 +81,25 @@ describe('a client that leaves before its response', () => {
     expect((await t.c.ledger.entries(acct.account.id)).filter((e) => e.kind === 'debit')).toEqual([])
   })
 
+  it("takes no more of the account's rate units once its client has gone: the next call is admitted", async () => {
+    t.clock.advance(5_000)
+    const acct = await t.c.accounts.create({ name: 'gone-units', plan: 'custom', creditsLimit: 100, rpsLimit: 1 })
+    const call = sendBatch(acct.apiKey.key)
+    // One unit taken on arrival; the second company waits for the next one (1 rps).
+    await waits.started
+    call.socket.destroy()
+    await call.closed
+    await new Promise((r) => setTimeout(r, 50))
+    const open = waits.open
+    armGate()
+    // The wait ends when the unit is free again: the batch, whose client has gone, must leave it.
+    open()
+    expect(await usageOf(acct.account.id)).toEqual([expect.objectContaining({ status: 499, credits: 0 })])
+    const next = await t.app.inject({ method: 'GET', url: `/api/v1/company?companyUrlOrUrn=${COMPANY_ID}`, headers: { 'x-api-key': acct.apiKey.key } })
+    expect(next.statusCode).toBe(200)
+    expect(next.headers['x-ratelimit-remaining']).toBe('0')
+  })
+
   it('a client that stays gets its 200 and is billed for the company found', async () => {
     t.clock.advance(5_000)
     const acct = await t.c.accounts.create({ name: 'stays', plan: 'custom', creditsLimit: 100, rpsLimit: 1 })

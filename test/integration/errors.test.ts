@@ -2,7 +2,10 @@
 import { connect } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { checkRedisDatabase } from '../../src/adapters/redis/redis-database-check.ts'
 import { ConfigError, loadConfig } from '../../src/config/config.ts'
+import { StartupError } from '../../src/config/startup-failure.ts'
+import { REDIS_URL, redisAvailable } from '../helpers/redis.ts'
 import { expectError, makeTestApp, type TestApp } from '../helpers/test-app.ts'
 
 let t: TestApp
@@ -40,6 +43,30 @@ describe('configuration', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u:p@h:5432/db' }).databaseUrl).toBe('postgres://u:p@h:5432/db')
     expect(loadConfig({ DATABASE_URL: 'postgresql://h/db' }).databaseUrl).toBe('postgresql://h/db')
     expect(loadConfig({ DATABASE_URL: 'POSTGRES:///db?host=/var/run/postgresql' }).databaseUrl).toBe('POSTGRES:///db?host=/var/run/postgresql')
+  })
+
+  it('REDIS_URL must be a redis:// or rediss:// URL whose path, if any, is a database number', () => {
+    expect(() => loadConfig({ REDIS_URL: 'garbage' })).toThrow(/^invalid environment: REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL \(got not a URL\)$/)
+    expect(() => loadConfig({ REDIS_URL: 'http://127.0.0.1:6379' })).toThrow(/REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL \(got a http: URL\)/)
+    expect(() => loadConfig({ REDIS_URL: 'redis://127.0.0.1:port/0' })).toThrow(/^invalid environment: REDIS_URL is not a valid URL$/)
+    expect(() => loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379/seven' })).toThrow(/REDIS_URL's path must be a database number/)
+    expect(() => loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379/7/x' })).toThrow(/REDIS_URL's path must be a database number/)
+    for (const ok of ['redis://127.0.0.1:6379', 'redis://127.0.0.1:6379/', 'redis://:pw@h:6379/7', 'rediss://h/15', 'REDIS://h']) {
+      expect(loadConfig({ REDIS_URL: ok }).redisUrl).toBe(ok)
+    }
+  })
+})
+
+describe.skipIf(!(await redisAvailable()))('REDIS_URL naming a database Redis does not have', () => {
+  it('stops the start with one line naming it (ioredis would go on in database 0)', async () => {
+    const url = new URL(REDIS_URL)
+    url.pathname = '/99999'
+    await expect(checkRedisDatabase(url.toString())).rejects.toThrow(/^REDIS_URL names database 99999, which this Redis does not have \(.*\); use one of its databases, such as \/0$/)
+    await expect(checkRedisDatabase(url.toString())).rejects.toBeInstanceOf(StartupError)
+    url.pathname = '/3'
+    await expect(checkRedisDatabase(url.toString())).resolves.toBeUndefined()
+    // Redis not there now: the node starts on its local share (D4), so this is no failure.
+    await expect(checkRedisDatabase('redis://127.0.0.1:1/3', 200)).resolves.toBeUndefined()
   })
 })
 
@@ -98,6 +125,23 @@ describe("errors of Node's HTTP parser (before Fastify routes the request)", () 
   it('a malformed request is a 400 INVALID_PARAMETER envelope', async () => {
     expectEnvelope(await rawRequest(port, 'NOT HTTP AT ALL\r\n\r\n'), /HTTP/)
     expectEnvelope(await rawRequest(port, 'GET /api/v1/usage HTTP/1.1\r\nHost: localhost\r\nBad Header: x\r\n\r\n'), /HTTP/)
+  })
+
+  it('an HTTP/1.1 request without a Host header is a 400 INVALID_PARAMETER envelope, not an empty 400', async () => {
+    expectEnvelope(await rawRequest(port, `GET /api/v1/usage HTTP/1.1\r\nX-API-Key: ${s.key}\r\nConnection: close\r\n\r\n`), /Host/)
+    // HTTP/1.0 has no Host requirement.
+    const old = await rawRequest(port, `GET /api/v1/usage HTTP/1.0\r\nX-API-Key: ${s.key}\r\n\r\n`)
+    expect(old.status, old.body).toBe(200)
+  })
+
+  it('an expectation other than 100-continue is ignored (RFC 9110 10.1.1), not an empty 417', async () => {
+    // The subscription endpoint: the usage endpoint's budget (1 a second) went to the test above.
+    const res = await rawRequest(port, `GET /api/v1/subscription HTTP/1.1\r\nHost: localhost\r\nExpect: foo\r\nX-API-Key: ${s.key}\r\nConnection: close\r\n\r\n`)
+    expect(res.status, res.body).toBe(200)
+    expect(JSON.parse(res.body)).toHaveProperty('rpsLimit')
+    const anon = await rawRequest(port, 'GET /api/v1/usage HTTP/1.1\r\nHost: localhost\r\nExpect: foo\r\nConnection: close\r\n\r\n')
+    expect(anon.status).toBe(401)
+    expect(JSON.parse(anon.body)).toMatchObject({ code: 'UNAUTHENTICATED' })
   })
 
   it('well-formed requests on the same server are answered as usual', async () => {

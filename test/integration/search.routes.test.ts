@@ -270,9 +270,11 @@ describe('refusals are free 400s naming the field (4.12, 7)', () => {
       method: 'POST',
       url: '/api/v1/search/posts',
       headers: { 'content-type': 'text/plain', 'x-api-key': t.key },
-      payload: 'query=data',
+      payload: '{"query":"data"}',
     })
     expectError(res, 400, 'INVALID_PARAMETER')
+    // The label is the mistake, and the message names it (not the body's fields).
+    expect(res.json().error).toMatch(/content type; send application\/json/)
     expect(res.headers['x-credits-charged']).toBe('0')
   })
 

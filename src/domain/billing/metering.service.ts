@@ -221,17 +221,20 @@ export function createMeteringService(deps: MeteringDeps) {
 
     /**
      * The units a batch's entries after the first will take (4.9 rule 6), each waiting while the
-     * window is full and given up (undefined) once `deadline` has passed. Until `end()`, the units
-     * not yet taken count in the Retry-After of this account's other calls refused meanwhile.
+     * window is full and given up (undefined) once `deadline` has passed, or once `abandoned` says
+     * the batch's client has gone: a unit taken for a response nobody receives is budget the
+     * account's other calls lose (a dropped 50-company batch on 1 rps held the budget for 49 s).
+     * Until `end()`, the units not yet taken count in the Retry-After of this account's other calls
+     * refused meanwhile.
      */
-    batchUnits(accountId: string, count: number, deadline: number) {
+    batchUnits(accountId: string, count: number, deadline: number, abandoned: () => boolean = () => false) {
       let left = Math.max(0, count)
       queue(accountId, left)
       return {
         async take(): Promise<RateDecision | undefined> {
           for (;;) {
             const at = clock.now()
-            if (at > deadline) return undefined
+            if (at > deadline || abandoned()) return undefined
             const rps = effectiveRps((await stateOf(accountId, at)).subscription)
             const decision = await limiter.take(`rps:${accountId}`, rps, 1, at)
             if (decision.ok) {

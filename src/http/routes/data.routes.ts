@@ -141,8 +141,10 @@ export const DATA_ROUTES: readonly DataRoute[] = [
       // 4.9 rule 4: the whole batch is checked against the balance before anything is fetched.
       await admit(entries.length)
       const results = []
-      // Rule 6: one unit was taken on arrival; each further company waits for one, up to 90 s.
-      const units = meter ? metering.batchUnits(meter.accountId, entries.length - 1, (meter.at ?? 0) + BATCH_WAIT_MS) : undefined
+      // Rule 6: one unit was taken on arrival; each further company waits for one, up to 90 s, while
+      // its client is still there to receive the answer.
+      const gone = () => r.raw.socket?.destroyed === true
+      const units = meter ? metering.batchUnits(meter.accountId, entries.length - 1, (meter.at ?? 0) + BATCH_WAIT_MS, gone) : undefined
       let outOfTime = false
       try {
         for (const [i, entry] of entries.entries()) {
