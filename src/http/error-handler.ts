@@ -90,7 +90,10 @@ export function registerErrorHandling(
     // The one other failure before the not-found handler is the admin API's 401, which stands.
     if (request.is404 && !(isApiError(error) && error.code === 'UNAUTHENTICATED')) return notFound(request, reply)
     const e = toApiError(error, classify)
-    if (e.status >= 500) logger.error({ err: error, method: request.method, url: request.url }, 'request failed')
+    // Failures are logged with their cause. A 5xx the service chose (a node refusing calls while it
+    // shuts down) is no failure: at error level, with a stack, every call of a rolling restart was one.
+    if (e.status >= 500 && !isApiError(error)) logger.error({ err: error, method: request.method, url: request.url }, 'request failed')
+    else if (e.status >= 500) logger.debug({ code: e.code, method: request.method, url: request.url }, e.message)
     return sendError(reply, e)
   })
   app.setNotFoundHandler(notFound)
