@@ -90,10 +90,12 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
   // section 7 does not list. RFC 9110 (10.1.1) lets a server ignore it, as this one does: the request
   // is answered as if the header were absent.
   app.server.on('checkExpectation', (req, res) => app.server.emit('request', req, res))
-  app.addHook('onRequest', async (request) => {
+  // A callback hook, not an async one: it runs on every request, and has nothing to wait for.
+  app.addHook('onRequest', (request, _reply, done) => {
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-      throw new ApiError('INVALID_PARAMETER', 'An HTTP/1.1 request needs a Host header.')
+      return done(new ApiError('INVALID_PARAMETER', 'An HTTP/1.1 request needs a Host header.'))
     }
+    done()
   })
   // While the node closes, a call that arrives is refused with a free 503 SERVICE_UNAVAILABLE
   // (Retry-After: 1), and every response closes its connection (onSend below): Node keeps a busy

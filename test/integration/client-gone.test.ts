@@ -64,18 +64,22 @@ async function usageOf(accountId: string) {
   return []
 }
 
+/** The client leaves while its batch waits for a rate unit; then the wait ends. */
+async function leaveWhileWaiting(call: ReturnType<typeof sendBatch>): Promise<void> {
+  await waits.started
+  call.socket.destroy()
+  await call.closed
+  // Let the server see the close before the call goes on.
+  await new Promise((r) => setTimeout(r, 50))
+  const open = waits.open
+  armGate()
+  open()
+}
+
 describe('a client that leaves before its response', () => {
   it('is not billed, and its call is counted as 499', async () => {
     const acct = await t.c.accounts.create({ name: 'gone', plan: 'custom', creditsLimit: 100, rpsLimit: 1 })
-    const call = sendBatch(acct.apiKey.key)
-    await waits.started
-    call.socket.destroy()
-    await call.closed
-    // Let the server see the close before the call goes on.
-    await new Promise((r) => setTimeout(r, 50))
-    const open = waits.open
-    armGate()
-    open()
+    await leaveWhileWaiting(sendBatch(acct.apiKey.key))
     const rows = await usageOf(acct.account.id)
     expect(rows).toEqual([expect.objectContaining({ endpoint: '/api/v1/company/batch', status: 499, requests: 1, billable: 0, credits: 0 })])
     expect((await t.c.ledger.entries(acct.account.id)).filter((e) => e.kind === 'debit')).toEqual([])
@@ -84,16 +88,9 @@ describe('a client that leaves before its response', () => {
   it("takes no more of the account's rate units once its client has gone: the next call is admitted", async () => {
     t.clock.advance(5_000)
     const acct = await t.c.accounts.create({ name: 'gone-units', plan: 'custom', creditsLimit: 100, rpsLimit: 1 })
-    const call = sendBatch(acct.apiKey.key)
-    // One unit taken on arrival; the second company waits for the next one (1 rps).
-    await waits.started
-    call.socket.destroy()
-    await call.closed
-    await new Promise((r) => setTimeout(r, 50))
-    const open = waits.open
-    armGate()
-    // The wait ends when the unit is free again: the batch, whose client has gone, must leave it.
-    open()
+    // One unit taken on arrival; the second company waits for the next one (1 rps). The wait ends
+    // when the unit is free again: the batch, whose client has gone, must leave it.
+    await leaveWhileWaiting(sendBatch(acct.apiKey.key))
     expect(await usageOf(acct.account.id)).toEqual([expect.objectContaining({ status: 499, credits: 0 })])
     const next = await t.app.inject({ method: 'GET', url: `/api/v1/company?companyUrlOrUrn=${COMPANY_ID}`, headers: { 'x-api-key': acct.apiKey.key } })
     expect(next.statusCode).toBe(200)
