@@ -82,6 +82,12 @@ async function file(name: string, text: string): Promise<string> {
   return path
 }
 
+/** Ingests `records`, one NDJSON line each, from a file named `name`; its refusals by line. */
+async function ingestRecords(name: string, records: readonly unknown[]) {
+  const path = await file(name, `${records.map((r) => JSON.stringify(r)).join('\n')}\n`)
+  const result = await runIngest({ writer }, [path], captureIo().io)
+  return { ...result, byLine: Object.fromEntries(result.summary.errors.map((e) => [e.line, e.reason])) }
+}
 
 const FIXTURE_COUNTS = {
   profiles: 2,
@@ -240,12 +246,9 @@ describe('pronet ingest', () => {
       { kind: 'post', data: companyPostRecord('999999999', Date.UTC(2025, 1, 5), 14) }, // 7 company page not ingested
       { kind: 'article', data: articleRecord(`ACoAA${'Zz'.repeat(17)}`, Date.UTC(2024, 5, 1), 15) }, // 8 author not ingested
       { kind: 'post', data: personPostRecord(base.profileId, Date.UTC(2025, 1, 6), 16) }, // 9 fine
-    ].map((r) => JSON.stringify(r))
-    const path = await file('links.ndjson', `${lines.join('\n')}\n`)
-    const { io } = captureIo()
-    const { exitCode, summary } = await runIngest({ writer }, [path], io)
+    ]
+    const { exitCode, byLine } = await ingestRecords('links.ndjson', lines)
     expect(exitCode).toBe(1)
-    const byLine = Object.fromEntries(summary.errors.map((e) => [e.line, e.reason]))
     expect(Object.keys(byLine).map(Number)).toEqual([3, 4, 5, 6, 7, 8])
     expect(byLine[3]).toBe('data.currentPosition.positionUrn must be the positionUrn of one of data.experiences')
     expect(byLine[4]).toBe('data.experiences: at most one entry is current (the primary ongoing position)')
@@ -274,12 +277,9 @@ describe('pronet ingest', () => {
       { kind: 'company', data: { ...companyRecord('75'), url: 'https://www.linkedin.com/company/75' } }, // 9 by id: fine
       { kind: 'company', data: school }, // 10 fine
       { kind: 'profile', data: { ...p, experiences: [job, past] } }, // 11 fine
-    ].map((r) => JSON.stringify(r))
-    const path = await file('positions.ndjson', `${lines.join('\n')}\n`)
-    const { io } = captureIo()
-    const { exitCode, summary } = await runIngest({ writer }, [path], io)
+    ]
+    const { exitCode, byLine } = await ingestRecords('positions.ndjson', lines)
     expect(exitCode).toBe(1)
-    const byLine = Object.fromEntries(summary.errors.map((e) => [e.line, e.reason]))
     expect(byLine).toEqual({
       1: 'data.experiences[0].ongoing must be false: a position is ongoing exactly when its timePeriod.endDate is null',
       2: 'data.experiences[0].ongoing must be true: a position is ongoing exactly when its timePeriod.endDate is null',
@@ -315,11 +315,9 @@ describe('pronet ingest', () => {
       { kind: 'comment', data: commentRecord(postId, idFromTime(FIXTURE_NOW + 60_000, 7), authorUrn) }, // 9 from the future
       // 10 a post named by a ugcPost id, which is not its activity id (the number was read as one)
       { kind: 'comment', data: commentRecord(postId, idFromTime(at + 3_700_000, 8), authorUrn, { urn: `urn:li:comment:(ugcPost:${postId},${idFromTime(at + 3_700_000, 8)})` }) },
-    ].map((r) => JSON.stringify(r))
-    const path = await file('dates.ndjson', `${lines.join('\n')}\n`)
-    const { exitCode, summary } = await runIngest({ writer }, [path], captureIo().io)
+    ]
+    const { exitCode, byLine } = await ingestRecords('dates.ndjson', lines)
     expect(exitCode).toBe(1)
-    const byLine = Object.fromEntries(summary.errors.map((e) => [e.line, e.reason]))
     expect(Object.keys(byLine).map(Number)).toEqual([5, 7, 8, 9, 10])
     expect(byLine[5]).toMatch(/^data\.id encodes a time in the future \(2025-06-02T12:00:00\.\d{3}Z\)/)
     expect(byLine[7]).toBe('data.urn must name a 19-digit comment id (D2)')
@@ -341,10 +339,8 @@ describe('pronet ingest', () => {
       { kind: 'profile', data: { ...spaced, url: 'https://www.linkedin.com/in/has space b/' } }, // 2
       { kind: 'profile', data: { ...jose, url: 'https://www.linkedin.com/in/jos%C3%A9-b/' } }, // 3
       { kind: 'company', data: { ...companyRecord('78'), id: 'urn:li:fsd_company:78', publicIdentifier: 'two words', domain: 'northwind.example' } }, // 4
-    ].map((r) => JSON.stringify(r))
-    const path = await file('slugs.ndjson', `${lines.join('\n')}\n`)
-    const { summary } = await runIngest({ writer }, [path], captureIo().io)
-    const byLine = Object.fromEntries(summary.errors.map((e) => [e.line, e.reason]))
+    ]
+    const { byLine } = await ingestRecords('slugs.ndjson', lines)
     expect(Object.keys(byLine).map(Number)).toEqual([2, 4])
     expect(byLine[2]).toBe(`data.publicIdentifier must be a slug that lookups can name: letters, digits, '-', '_' and '.' (got "has space b")`)
     expect(byLine[4]).toMatch(/^data\.publicIdentifier must be a slug that lookups can name/)
@@ -369,12 +365,9 @@ describe('pronet ingest', () => {
       { kind: 'profile', data: member(5, { url: `https://${HOST}/in/someone-else/` }) }, // 10 another member's slug
       { kind: 'profile', data: member(6, { countryCode: '', url: `https://${HOST}/in/${profileRecord(6).publicIdentifier.toUpperCase()}` }) }, // 11 fine
       { kind: 'post', data: { ...post(5, { like: 1 }), resharedPostUrn: 'urn:li:activity:7000000000000000000', permissions: { ...post(5, { like: 1 }).permissions, rootShare: true } } }, // 12 a reshare is no root share
-    ].map((r) => JSON.stringify(r))
-    const path = await file('spec-rules.ndjson', `${lines.join('\n')}\n`)
-    const { io } = captureIo()
-    const { exitCode, summary } = await runIngest({ writer }, [path], io)
+    ]
+    const { exitCode, byLine } = await ingestRecords('spec-rules.ndjson', lines)
     expect(exitCode).toBe(1)
-    const byLine = Object.fromEntries(summary.errors.map((e) => [e.line, e.reason]))
     expect(Object.keys(byLine).map(Number)).toEqual([3, 4, 5, 7, 8, 9, 10, 12])
     expect(byLine[12]).toBe('data.permissions.rootShare must be false on a post that reshares another (2.2)')
     for (const line of [3, 4, 5]) expect(byLine[line]).toMatch(/reactionsByType/)
