@@ -34,6 +34,7 @@ import { createRedisRateLimiter } from './adapters/redis/redis-rate-limiter.ts'
 import { systemClock } from './adapters/system-clock.ts'
 import { createSharedTestClock } from './adapters/shared-test-clock.ts'
 import type { Config } from './config/config.ts'
+import { dataDirFailure, databaseFailure, isProgrammingError, StartupError } from './config/startup-failure.ts'
 import { pino, type Logger } from 'pino'
 import { createAccountsService, type AccountsService } from './domain/accounts/accounts.service.ts'
 import { createMeteringService, type MeteringService } from './domain/billing/metering.service.ts'
@@ -234,6 +235,20 @@ async function postgresStores(config: Config, url: string, logger: Logger, metri
       await accountStore.close()
       await pool.end()
     },
+  }
+}
+
+/**
+ * createContainer for the entry points (`npm start`, the CLI): a store that cannot be opened (a data
+ * dir that cannot be used, a database that cannot be reached) is told in one line naming the setting,
+ * not with a driver's stack trace; a bug keeps its stack.
+ */
+export async function openContainer(config: Config, overrides: ContainerOverrides = {}): Promise<Container> {
+  try {
+    return await createContainer(config, overrides)
+  } catch (e) {
+    if (e instanceof StartupError || isProgrammingError(e)) throw e
+    throw config.databaseUrl ? databaseFailure(config.databaseUrl, e) : dataDirFailure(config.dataDir, e)
   }
 }
 

@@ -9,9 +9,9 @@ import { accessSync, constants, mkdirSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { buildApp } from './app.ts'
 import type { Config } from './config/config.ts'
-import { dataDirFailure, databaseFailure, isProgrammingError, listenFailure } from './config/startup-failure.ts'
+import { dataDirFailure, listenFailure } from './config/startup-failure.ts'
 import { collectDefaultMetrics } from 'prom-client'
-import { createContainer, type Container } from './container.ts'
+import { openContainer } from './container.ts'
 import { seedSynthetic } from './seed.ts'
 import { prepareStore } from './startup.ts'
 
@@ -91,12 +91,3 @@ async function checkBindable(host: string, port: number): Promise<void> {
   await new Promise<void>((resolve) => probe.close(() => resolve()))
 }
 
-/** Opening the stores touches only the data dir (embedded) or the database (DATABASE_URL). */
-async function openContainer(config: Config): Promise<Container> {
-  try {
-    return await createContainer(config)
-  } catch (e) {
-    if (isProgrammingError(e)) throw e
-    throw config.databaseUrl ? databaseFailure(config.databaseUrl, e) : dataDirFailure(config.dataDir, e)
-  }
-}

@@ -13,6 +13,7 @@ import type { SeedSize } from './config/config.ts'
 import { dataDirFailure } from './config/startup-failure.ts'
 import type { Container } from './container.ts'
 import { defaultAnchor } from './seed.ts'
+import { profileCountProblem } from './synth/network-plan.ts'
 
 /** Builds the synthetic network into the container's store; returns how many records were written. */
 export type Seeder = (
@@ -69,6 +70,13 @@ async function prepare(c: Container, seeder: Seeder, log: (line: string) => void
   let record = parseRecord(await c.firstStart.read())
   if (record?.state === 'building') {
     log('Resuming the first start, which was interrupted…')
+    if (typeof record.size === 'number' && profileCountProblem(record.size) !== undefined) {
+      // Recorded before sizes were bounded: that network can never be built, and finishing it failed
+      // on every start whatever PRONET_SEED said. Nothing of it was written (planning failed first).
+      log(`(the interrupted first start asked for ${String(record.size)} profiles, which cannot be built; building PRONET_SEED's network, ${String(c.config.seed)}, instead)`)
+      record = { ...record, size: c.config.seed }
+      await save(record)
+    }
   } else {
     const empty = await c.contentStore.isEmpty()
     const hasAccounts = await c.accountStore.hasAccounts()

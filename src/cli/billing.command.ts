@@ -5,6 +5,8 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander'
 import type { Container } from '../container.ts'
+import { loadConfig } from '../config/config.ts'
+import { quotePack } from '../domain/billing/pack-pricing.ts'
 import { MAX_CREDITS_LIMIT, MAX_RPS_LIMIT, type SubscriptionPatch } from '../domain/billing/billing-rules.ts'
 import { INSTANT_FORMS, parseDay, parseInstant } from '../domain/billing/calendar.ts'
 import type { SubscriptionView } from '../domain/billing/metering.service.ts'
@@ -160,10 +162,9 @@ export function registerBillingCommands(program: Command, { withContainer, print
       }
       const credits = opts.credits ?? positional
       if (credits === undefined) throw new InvalidArgumentError('give the pack size: pronet packs quote --credits N')
-      return withContainer(async (c) => {
-        const quote = c.metering.quote(credits)
-        print(opts.json, quote, `${quote.credits} credits cost ${money(quote.price)}`)
-      })
+      // Arithmetic on the configured tiers: no store to open (it failed with the database unreachable).
+      const quote = quotePack(credits, loadConfig().packTiers)
+      print(opts.json, quote, `${quote.credits} credits cost ${money(quote.price)}`)
     })
 
   program

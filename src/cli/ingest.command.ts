@@ -45,9 +45,17 @@ export interface IngestOptions {
   json?: boolean
   batchSize?: number
   maxErrorsShown?: number
+  /** The longest line read (default MAX_LINE_BYTES). */
+  maxLineBytes?: number
 }
 
 export const INVALID_KIND = 'invalid'
+/**
+ * The longest line read: records are kilobytes, and this leaves room for any real one. A line of
+ * 600 MiB stopped the whole ingest at V8's longest string (512 MiB), with a stack and no summary; a
+ * line past this is refused as too long, without holding its bytes, and the lines after it are read.
+ */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024
 const DEFAULT_BATCH_SIZE = 500
 const DEFAULT_MAX_ERRORS_SHOWN = 1000
 
@@ -86,24 +94,45 @@ function foreignKind(value: unknown): boolean {
  * The lines of a byte stream, split at \n (NDJSON's separator; a \r before it is dropped, also when
  * the two arrive in different chunks), each decoded and told whether its bytes were UTF-8.
  */
-async function* byteLines(input: AsyncIterable<Buffer>, onBytes: (n: number) => void): AsyncGenerator<{ text: string; utf8: boolean }> {
+async function* byteLines(
+  input: AsyncIterable<Buffer>,
+  onBytes: (n: number) => void,
+  maxLineBytes = MAX_LINE_BYTES,
+): AsyncGenerator<{ text: string; utf8: boolean; tooLong?: true }> {
   const line = (bytes: Buffer) => {
     const b = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.subarray(0, -1) : bytes
     return { text: b.toString('utf8'), utf8: isUtf8(b) }
   }
   let parts: Buffer[] = []
+  let held = 0
+  // Past maxLineBytes a line's bytes are dropped until its end, which yields it as too long.
+  let skipping = false
+  const end = (last: Buffer) => {
+    const out = skipping || held + last.length > maxLineBytes ? { text: '', utf8: true, tooLong: true as const } : line(parts.length === 0 ? last : Buffer.concat([...parts, last]))
+    parts = []
+    held = 0
+    skipping = false
+    return out
+  }
   for await (const chunk of input) {
     onBytes(chunk.length)
     let start = 0
     for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, start)) {
-      parts.push(chunk.subarray(start, i))
+      const last = chunk.subarray(start, i)
       start = i + 1
-      yield line(parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts))
-      parts = []
+      yield end(last)
     }
-    if (start < chunk.length) parts.push(chunk.subarray(start))
+    if (start < chunk.length && !skipping) {
+      parts.push(chunk.subarray(start))
+      held += chunk.length - start
+      if (held > maxLineBytes) {
+        parts = []
+        held = 0
+        skipping = true
+      }
+    }
   }
-  if (parts.length > 0) yield line(Buffer.concat(parts))
+  if (parts.length > 0 || skipping) yield end(Buffer.alloc(0))
 }
 
 /** A line as a record for the writer, or the reason it never reaches it. */
@@ -221,6 +250,7 @@ export async function runIngest(
 ): Promise<{ exitCode: number; summary: IngestSummary }> {
   const batchSize = opts.batchSize ?? DEFAULT_BATCH_SIZE
   const maxErrorsShown = opts.maxErrorsShown ?? DEFAULT_MAX_ERRORS_SHOWN
+  const maxLineBytes = opts.maxLineBytes ?? MAX_LINE_BYTES
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError('batchSize must be a positive integer')
   if (!Number.isInteger(maxErrorsShown) || maxErrorsShown < 0) {
     throw new RangeError('maxErrorsShown must be a non-negative integer')
@@ -299,8 +329,12 @@ export async function runIngest(
       const pending: Pending[] = []
       let lineNo = 0
       try {
-        for await (const raw of byteLines(input, (n) => (fileBytes += n))) {
+        for await (const raw of byteLines(input, (n) => (fileBytes += n), maxLineBytes)) {
           lineNo++
+          if (raw.tooLong) {
+            pending.push({ line: lineNo, kind: INVALID_KIND, reason: `the line is longer than ${formatBytes(maxLineBytes)}` })
+            continue
+          }
           // A BOM from Windows editors is not part of the JSON.
           const text = lineNo === 1 && raw.text.charCodeAt(0) === 0xfeff ? raw.text.slice(1) : raw.text
           if (text.trim() === '') continue

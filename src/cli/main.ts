@@ -12,13 +12,15 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
 import { ConfigError, loadConfig, type SeedSize } from '../config/config.ts'
 import { StartupError } from '../config/startup-failure.ts'
-import { createContainer, type Container } from '../container.ts'
+import { openContainer, type Container } from '../container.ts'
 import { isApiError, type ErrorCode } from '../domain/errors.ts'
 import { MAX_CREDITS_LIMIT, MAX_RPS_LIMIT } from '../domain/billing/billing-rules.ts'
+import { INSTANT_FORMS, parseInstant } from '../domain/billing/calendar.ts'
 import { accountView, keyView } from '../http/routes/admin.routes.ts'
 import { intIn, registerBillingCommands, subscriptionText } from './billing.command.ts'
 import type { SubscriptionView } from '../domain/billing/metering.service.ts'
 import { runIngest } from './ingest.command.ts'
+import { PROFILE_COUNT_RULE, profileCountProblem } from '../synth/network-plan.ts'
 
 const int = (name: string, min: number) => (value: string) => {
   if (!/^\d+$/.test(value) || Number(value) < min) throw new InvalidArgumentError(`${name} must be an integer ≥ ${min}.`)
@@ -45,7 +47,7 @@ function reportError(body: { error: string; code: ErrorCode; details?: Record<st
 
 /** Runs a command against a fresh container and closes it, mapping domain errors to exit code 1. */
 async function withContainer(fn: (c: Container) => Promise<number | void>): Promise<void> {
-  const c = await createContainer(loadConfig(), { commitInWorker: false })
+  const c = await openContainer(loadConfig(), { commitInWorker: false })
   try {
     process.exitCode = (await fn(c)) ?? 0
   } catch (e) {
@@ -96,12 +98,13 @@ export function buildCli(): Command {
       withContainer(async (c) => {
         const rawSize = opts.size ?? (c.config.seed === 'none' ? 'small' : String(c.config.seed))
         const size: Exclude<SeedSize, 'none'> = /^\d+$/.test(rawSize)
-          ? Number(rawSize) >= 1
+          ? profileCountProblem(Number(rawSize)) === undefined
             ? Number(rawSize)
-            : fail('--size must be small, medium, large or a profile count of at least 1')
-          : (['small', 'medium', 'large'].includes(rawSize) ? rawSize : fail(`--size must be small, medium, large or a number`)) as 'small'
-        const anchorMs = opts.anchor === undefined ? undefined : Date.parse(opts.anchor)
-        if (anchorMs !== undefined && !Number.isFinite(anchorMs)) fail('--anchor must be an ISO 8601 instant')
+            : fail(`--size must be small, medium, large or ${PROFILE_COUNT_RULE}`)
+          : (['small', 'medium', 'large'].includes(rawSize) ? rawSize : fail(`--size must be small, medium, large or ${PROFILE_COUNT_RULE}`)) as 'small'
+        // Read as every other instant of the CLI and the admin API: 2025-02-30 is refused, not rolled over.
+        const anchorMs = opts.anchor === undefined ? undefined : parseInstant(opts.anchor)
+        if (anchorMs === undefined && opts.anchor !== undefined) fail(`--anchor must be ${INSTANT_FORMS}`)
         const lines: string[] = []
         // Loaded here: the HTTP stack and the synthetic network are heavy, and other commands need neither.
         const { seedSynthetic } = await import('../seed.ts')

@@ -2,6 +2,7 @@ import Type from 'typebox'
 import Value from 'typebox/value'
 import { packTiersFrom, type PriceTier } from '../domain/billing/pack-pricing.ts'
 import { pricesWithOverrides, type PriceTable } from '../domain/billing/prices.ts'
+import { PROFILE_COUNT_RULE, profileCountProblem } from '../synth/network-plan.ts'
 
 /** Environment variables of the operator interface (decisions D12). */
 export const EnvSchema = Type.Object({
@@ -57,8 +58,18 @@ export class ConfigError extends Error {}
 function parseSeed(raw: string): SeedSize {
   const v = raw.trim().toLowerCase()
   if (v === 'none' || v === 'small' || v === 'medium' || v === 'large') return v
-  if (/^\d+$/.test(v) && Number(v) > 0) return Number(v)
-  throw new ConfigError(`PRONET_SEED must be none, small, medium, large or a profile count (got "${raw}")`)
+  if (/^\d+$/.test(v) && profileCountProblem(Number(v)) === undefined) return Number(v)
+  throw new ConfigError(`PRONET_SEED must be none, small, medium, large or ${PROFILE_COUNT_RULE} (got "${raw}")`)
+}
+
+/**
+ * D12: `1` turns the test clock on. Anything else but `0` is refused: an operator who wrote `true` or
+ * `yes` got no clock and no word about it (its admin endpoints simply answered 404).
+ */
+function parseTestClock(raw: string | undefined): boolean {
+  if (raw === undefined || raw === '0') return false
+  if (raw === '1') return true
+  throw new ConfigError(`invalid environment: PRONET_TEST_CLOCK must be 1 (on) or 0 (off) (got ${JSON.stringify(raw.slice(0, 40))})`)
 }
 
 /**
@@ -125,7 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: e.REDIS_URL,
     adminToken: e.PRONET_ADMIN_TOKEN,
     seed: parseSeed(e.PRONET_SEED),
-    testClock: e.PRONET_TEST_CLOCK === '1',
+    testClock: parseTestClock(e.PRONET_TEST_CLOCK),
     secret: e.PRONET_SECRET,
     platformHost: e.PRONET_PLATFORM_HOST.toLowerCase(),
     logLevel: e.LOG_LEVEL,

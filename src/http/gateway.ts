@@ -7,7 +7,8 @@
  * - admit(): called by the handler once the input is valid; holds the full price (402 otherwise).
  * - onSend: settles the actual price (delivered → its price, 404 of a record → 1, anything else → 0)
  *   with the usage line in one durable transaction, and only then lets the response go, with
- *   X-Credits-Charged and the rate headers.
+ *   X-Credits-Charged and the rate headers (X-Credits-Charged: 0 on a call refused before its account
+ *   was known).
  */
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onSendAsyncHookHandler } from 'fastify'
 import { RevokedKeyError, suspendedError, type AccountsService } from '../domain/accounts/accounts.service.ts'
@@ -130,7 +131,12 @@ export function createGateway(deps: GatewayDeps) {
 
   const onSend: onSendAsyncHookHandler<unknown> = async (request, reply, payload) => {
     const meter = request.meter
-    if (!meter) return payload
+    if (!meter) {
+      // Refused before an account was known (no valid key, or the store could not be asked): nothing
+      // billed, and the header says so, as on every other answer of a metered route.
+      if (metered) reply.header('x-credits-charged', '0')
+      return payload
+    }
     request.meter = null
     if (meter.rate) reply.headers(rateHeaders(meter.rate, meter.units))
     // A client that has gone (closed its connection, or timed out, while the call waited) gets no

@@ -153,6 +153,18 @@ export function runLedgerContract(name: string, make: () => Promise<LedgerHandle
       expect(after!.subscription).toMatchObject({ plan: 'none', status: 'canceled', renewalAt: null, cancelAtPeriodEnd: false })
       const hold = await ledger.hold(id, 50_001, Date.UTC(2027, 1, 28, 9, 30))
       expect(hold).toMatchObject({ ok: false, balance: { subscription: 0, payg: 50_000 } })
+      // A clock set back before the renewal date does not give the discarded allowance back.
+      const before = Date.UTC(2027, 1, 28, 9, 29)
+      expect((await ledger.hold(id, 50_001, before)) as unknown).toMatchObject({ ok: false, balance: { subscription: 0, payg: 50_000 } })
+      expect((await ledger.state(id, before))!.subscription).toMatchObject({ plan: 'none', status: 'canceled' })
+    })
+
+    it('a plan cancelled at once stays ended for a clock set back before the cancellation', async () => {
+      const id = await custom(10)
+      await ledger.changeSubscription(id, { status: 'canceled' }, T0 + 5_000)
+      const hold = await ledger.hold(id, 1, T0 + 1_000)
+      expect(hold).toMatchObject({ ok: false, balance: { subscription: 0, payg: 0, total: 0 } })
+      await balanced(id, T0 + 5_000)
     })
 
     it('operator changes: a new limit adjusts this period, a new plan starts a period now', async () => {

@@ -106,6 +106,10 @@ describe('admin API (D12): accounts and keys', () => {
       const shown = await admin('GET', `/admin/v1/accounts/${created.json().account.id}`)
       expect(shown.json().subscription).toMatchObject({ plan: 'free', status: 'canceled', creditsLimit: 0, renewalDate: null })
     }
+    // What an account without a plan has, 0 credits at 5 per second, may be restated as the free plan's may.
+    const restated = await admin('POST', '/admin/v1/accounts', { plan: 'none', creditsLimit: 0, rpsLimit: 5 })
+    expect(restated.statusCode, restated.body).toBe(201)
+    expect((await admin('GET', `/admin/v1/accounts/${restated.json().account.id}`)).json().subscription).toMatchObject({ plan: 'free', creditsLimit: 0, rpsLimit: 5 })
     const free = await admin('POST', '/admin/v1/accounts', { plan: 'free', creditsLimit: 1000, rpsLimit: 5 })
     expect(free.statusCode).toBe(201)
     const freeId = free.json().account.id as string

@@ -14,13 +14,36 @@ const call = (method: 'GET' | 'POST', url: string, headers: Record<string, strin
   t.app.inject({ method, url, headers: { 'content-type': 'application/json', ...headers }, ...(method === 'POST' ? { payload: '{}' } : {}) })
 
 describe.each(DATA_ROUTES.map((r) => [r.method, r.url] as const))('%s %s', (method, url) => {
-  it('401 UNAUTHENTICATED without X-API-Key, even with bad parameters', async () => {
-    const body = expectError(await call(method, `${url}?count=-5`, {}), 401, 'UNAUTHENTICATED')
+  it('401 UNAUTHENTICATED without X-API-Key, even with bad parameters; nothing charged, and the header says so', async () => {
+    const res = await call(method, `${url}?count=-5`, {})
+    const body = expectError(res, 401, 'UNAUTHENTICATED')
     expect(String(body.error)).toMatch(/X-API-Key/)
+    expect(res.headers['x-credits-charged']).toBe('0')
   })
 
   it('401 INVALID_API_KEY for an unknown key', async () => {
-    expectError(await call(method, url, { 'x-api-key': 'pk_not-a-real-key' }), 401, 'INVALID_API_KEY')
+    const res = await call(method, url, { 'x-api-key': 'pk_not-a-real-key' })
+    expectError(res, 401, 'INVALID_API_KEY')
+    expect(res.headers['x-credits-charged']).toBe('0')
+  })
+
+  it('503 with X-Credits-Charged: 0 when the store cannot be asked about the key', async () => {
+    const identify = t.c.accounts.identify
+    // What each store throws when it cannot answer: a refused connection, a file locked past the busy timeout.
+    const unavailable = t.c.config.databaseUrl
+      ? Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })
+      : Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' })
+    t.c.accounts.identify = async () => {
+      throw unavailable
+    }
+    try {
+      const res = await call(method, url, { 'x-api-key': t.key })
+      expectError(res, 503, 'SERVICE_UNAVAILABLE')
+      expect(res.headers['x-credits-charged']).toBe('0')
+      expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1)
+    } finally {
+      t.c.accounts.identify = identify
+    }
   })
 })
 

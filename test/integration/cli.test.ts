@@ -92,6 +92,11 @@ describe('pronet CLI', () => {
     const future = await pronet('seed', '--size', '40', '--anchor', '2999-01-01T00:00:00Z')
     expect(future.code).not.toBe(0)
     expect(future.stderr).toMatch(/future/)
+    // A day that does not exist is refused as a usage error, not rolled over into March (it seeded
+    // a network anchored at 2025-03-02).
+    const rolled = await pronet('seed', '--size', '40', '--anchor', '2025-02-30T10:00:00Z')
+    expect([rolled.code, rolled.stdout]).toEqual([2, ''])
+    expect(rolled.stderr).toMatch(/^pronet: --anchor must be an ISO 8601 instant/)
   }, 120_000)
 
   it('subscription set, packs add and quote, and accounts show with the subscription', async () => {
@@ -255,7 +260,7 @@ describe('pronet CLI', () => {
       return body
     }
     const { account } = JSON.parse((await pronet('accounts', 'create', '--json')).stdout)
-    const [missing, badChoice, unknownOption, badArg, noSize, badPack, rules, missingArg, noSubcommand, earlyJson, zeroSize, hugeAllowance] = await Promise.all([
+    const [missing, badChoice, unknownOption, badArg, noSize, badPack, rules, missingArg, noSubcommand, earlyJson, zeroSize, hugeAllowance, hugeSize] = await Promise.all([
       pronet('accounts', 'show', 'acc_nope', '--json'),
       pronet('accounts', 'create', '--plan', 'gold', '--json'),
       pronet('keys', 'create', account.id, '--bogus', '--json'),
@@ -269,6 +274,8 @@ describe('pronet CLI', () => {
       // A network of no profiles (it reached the planner, which threw: exit 1, INTERNAL_ERROR, a stack trace without --json).
       pronet('seed', '--size', '0', '--json'),
       pronet('accounts', 'create', '--plan', 'custom', '--credits-limit', '1000000000000', '--json'),
+      // Past what the generator can plan in memory (it failed with "Invalid array length" and a stack).
+      pronet('seed', '--size', '99999999999', '--json'),
     ])
     // Refused by the service's rules: exit 1, the HTTP API's envelope and code.
     expect([missing.code, missing.stdout]).toEqual([1, ''])
@@ -283,7 +290,8 @@ describe('pronet CLI', () => {
       [noSize, /give the pack size/],
       [missingArg, /missing required argument 'accountId'/],
       [noSubcommand, /--json/],
-      [zeroSize, /--size must be small, medium, large or a profile count of at least 1/],
+      [zeroSize, /--size must be small, medium, large or a profile count from 20 to 500,000/],
+      [hugeSize, /--size must be small, medium, large or a profile count from 20 to 500,000/],
       [hugeAllowance, /--credits-limit must be an integer from 0 to 1000000000/],
     ] as const) {
       expect([r.code, r.stdout], r.stderr).toEqual([2, ''])
@@ -300,6 +308,18 @@ describe('pronet CLI', () => {
     writeFileSync(notADir, '')
     const broken = await pronetWith({ PRONET_DATA_DIR: join(notADir, 'data') }, 'accounts', 'show', 'acc_nope', '--json')
     expect([broken.code, envelope(broken).code]).toEqual([1, 'INTERNAL_ERROR'])
+    // A store that cannot be opened is told in one line naming the setting, as `npm start` tells it,
+    // never as a driver's stack trace; a quote needs no store at all.
+    const unusable = await pronetWith({ PRONET_DATA_DIR: join(notADir, 'data') }, 'accounts', 'show', 'acc_nope')
+    expect([unusable.code, unusable.stdout, unusable.stderr]).toEqual([1, '', `pronet: PRONET_DATA_DIR ${join(notADir, 'data')} cannot be used: a part of the path is not a directory (ENOTDIR)\n`])
+    const unreachable = await pronetWith({ DATABASE_URL: 'postgres://pronet:secret@127.0.0.1:1/none' }, 'accounts', 'show', 'acc_nope')
+    expect([unreachable.code, unreachable.stdout, unreachable.stderr]).toEqual([
+      1,
+      '',
+      'pronet: DATABASE_URL postgres://pronet:***@127.0.0.1:1/none cannot be used: connection refused (ECONNREFUSED)\n',
+    ])
+    const quoted = await pronetWith({ DATABASE_URL: 'postgres://pronet@127.0.0.1:1/none' }, 'packs', 'quote', '200000', '--json')
+    expect([quoted.code, JSON.parse(quoted.stdout)]).toEqual([0, { credits: 200_000, price: 270 }])
 
     // Without --json the output is as before.
     const plain = await pronet('accounts', 'show', 'acc_nope')
@@ -337,13 +357,25 @@ describe('the test clock (PRONET_TEST_CLOCK=1) is kept in the store', () => {
       expect(byNumber.statusCode, byNumber.body).toBe(200)
       expect(near((byNumber.json() as { now: string }).now), byNumber.body).toBe(true)
       // Past the year 9999 it is refused and changes nothing (it used to be set, and every call failed).
-      for (const now of ['99999999999999999', '2030-02-30T00:00:00Z']) {
+      // So is the last year: a pack bought then would expire in the year 10000, which the API cannot write
+      // in ISO 8601's four digits ("+010000-…" was served); its last instant is accepted.
+      for (const now of ['99999999999999999', '2030-02-30T00:00:00Z', '9999-01-01T00:00:00Z', '9999-12-31T12:00:00Z']) {
         const far = await second.app.inject({ method: 'PUT', url: '/admin/v1/clock', headers: { authorization: 'Bearer clock-admin' }, payload: { now } })
         expect(far.statusCode, far.body).toBe(400)
         expect(far.json()).toMatchObject({ code: 'INVALID_PARAMETER', error: expect.stringContaining("'now'") })
       }
       const still = (await second.app.inject({ method: 'GET', url: '/admin/v1/clock', headers: { authorization: 'Bearer clock-admin' } })).json() as { now: string }
       expect(near(still.now), still.now).toBe(true)
+      const last = await second.app.inject({ method: 'PUT', url: '/admin/v1/clock', headers: { authorization: 'Bearer clock-admin' }, payload: { now: '9998-12-31T23:59:59Z' } })
+      expect(last.statusCode, last.body).toBe(200)
+      const { apiKey, account: late } = (
+        await second.app.inject({ method: 'POST', url: '/admin/v1/accounts', headers: { authorization: 'Bearer clock-admin' }, payload: { plan: 'custom', creditsLimit: 10 } })
+      ).json() as { apiKey: { key: string }; account: { id: string } }
+      const pack = await second.app.inject({ method: 'POST', url: `/admin/v1/accounts/${late.id}/packs`, headers: { authorization: 'Bearer clock-admin' }, payload: { credits: 50_000 } })
+      expect(pack.json().expiresAt).toMatch(/^9999-12-31T/)
+      const sub = (await second.app.inject({ method: 'GET', url: '/api/v1/subscription', headers: { 'x-api-key': apiKey.key } })).json() as { renewalDate: string; paygExpiresAt: string }
+      expect([sub.renewalDate, sub.paygExpiresAt]).toEqual([expect.stringMatching(/^9999-01-31T/), expect.stringMatching(/^9999-12-31T/)])
+      await second.app.inject({ method: 'PUT', url: '/admin/v1/clock', headers: { authorization: 'Bearer clock-admin' }, payload: { now: SET } })
       await second.close()
 
       // The CLI on the same store, with PRONET_TEST_CLOCK=1, stamps with that clock.

@@ -27,7 +27,7 @@ const WORKERS = 48
 const CREDITS_LIMIT = 10_000_000
 const ENDPOINT = '/api/v1/profile'
 
-const env = { PRONET_SEED: '12', PRONET_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'warn', PRONET_SECRET: 'crash-test-secret' }
+const env = { PRONET_SEED: '20', PRONET_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'warn', PRONET_SECRET: 'crash-test-secret' }
 
 interface Received {
   cycle: number

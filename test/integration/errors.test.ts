@@ -33,6 +33,22 @@ describe('configuration', () => {
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(ConfigError)
     expect(loadConfig({}).port).toBe(3000)
     expect(loadConfig({ PRONET_SEED: '500' }).seed).toBe(500)
+    // A profile count the generator can build: at least 20 (every edge case fits), at most 500,000
+    // (its plan in memory; 99,999,999,999 crashed the first start, and every start after it).
+    for (const n of ['20', '500000']) expect(loadConfig({ PRONET_SEED: n }).seed).toBe(Number(n))
+    for (const n of ['0', '5', '19', '500001', '99999999999']) {
+      expect(() => loadConfig({ PRONET_SEED: n })).toThrow(/^PRONET_SEED must be none, small, medium, large or a profile count from 20 to 500,000 \(got "\d+"\)$/)
+    }
+  })
+
+  it('PRONET_TEST_CLOCK is 1 (on) or 0 (off); anything else is refused, not read as off', () => {
+    expect(loadConfig({ PRONET_TEST_CLOCK: '1' }).testClock).toBe(true)
+    expect(loadConfig({ PRONET_TEST_CLOCK: '0' }).testClock).toBe(false)
+    expect(loadConfig({ PRONET_TEST_CLOCK: '' }).testClock).toBe(false)
+    expect(loadConfig({}).testClock).toBe(false)
+    for (const v of ['yes', 'true', '2', 'on']) {
+      expect(() => loadConfig({ PRONET_TEST_CLOCK: v })).toThrow(new ConfigError(`invalid environment: PRONET_TEST_CLOCK must be 1 (on) or 0 (off) (got "${v}")`))
+    }
   })
 
   it('DATABASE_URL selects PostgreSQL only as a postgres:// or postgresql:// URL (D12); its password is never echoed', () => {

@@ -232,6 +232,34 @@ describe('pronet ingest', () => {
     expect((await store.listComments(unknownPostId, 0, 10)).comments).toEqual([])
   })
 
+  it('refuses a line past the longest read (64 MiB) without holding it, and reads the lines after it', async () => {
+    // 65 MiB of one JSON string: a line of 600 MiB stopped the whole run at V8's longest string.
+    const huge = `{"kind":"post","data":{"content":"${'a'.repeat(65 * 1024 * 1024)}"}}`
+    const path = await file('huge.ndjson', [JSON.stringify({ kind: 'company', data: companyRecord() }), huge, JSON.stringify({ kind: 'profile', data: profileRecord(1) })].join('\n'))
+    const { io, stderr } = captureIo()
+    const { exitCode, summary } = await runIngest({ writer }, [path], io)
+    expect(exitCode).toBe(1)
+    expect(summary).toMatchObject({ lines: 3, ok: 2, failed: 1, errors: [{ file: path, line: 2, reason: 'the line is longer than 64.0 MiB' }] })
+    expect(stderr()).toBe(`${path}:2: the line is longer than 64.0 MiB\n`)
+    expect(await store.counts()).toEqual({ ...EMPTY_COUNTS, companies: 1, profiles: 1 })
+  })
+
+  it('a line too long is told wherever the reads split it, the last one too (no final newline)', async () => {
+    const company = JSON.stringify({ kind: 'company', data: companyRecord() })
+    // The file is read in chunks of 1 MiB: the long lines span several of them.
+    const long = `{"kind":"post","x":"${'b'.repeat(3 * 1024 * 1024)}"}`
+    const path = await file('long.ndjson', [long, company, long, '', long].join('\r\n'))
+    const { io } = captureIo()
+    const { summary } = await runIngest({ writer }, [path], io, { maxLineBytes: company.length + 1 })
+    expect(summary).toMatchObject({ lines: 4, ok: 1, failed: 3 })
+    expect(summary.errors.map((e) => [e.line, e.reason])).toEqual([
+      [1, `the line is longer than ${company.length + 1} B`],
+      [3, `the line is longer than ${company.length + 1} B`],
+      [5, `the line is longer than ${company.length + 1} B`],
+    ])
+    expect(await store.counts()).toEqual({ ...EMPTY_COUNTS, companies: 1 })
+  })
+
   it('refuses records whose links or stated invariants do not hold, naming the rule (spec 2.4, 2.5; links like a comment)', async () => {
     const base = profileRecord(1)
     const twoCurrent = profileRecord(2)
@@ -246,17 +274,23 @@ describe('pronet ingest', () => {
       { kind: 'post', data: companyPostRecord('999999999', Date.UTC(2025, 1, 5), 14) }, // 7 company page not ingested
       { kind: 'article', data: articleRecord(`ACoAA${'Zz'.repeat(17)}`, Date.UTC(2024, 5, 1), 15) }, // 8 author not ingested
       { kind: 'post', data: personPostRecord(base.profileId, Date.UTC(2025, 1, 6), 16) }, // 9 fine
+      // A member's reaction comes after the post and not after now.
+      { kind: 'profileReaction', data: { profileId: base.profileId, postId: personPostRecord(base.profileId, Date.UTC(2025, 1, 6), 16).id, reactionType: 'LIKE', reactedAt: '2099-01-01T00:00:00Z' } }, // 10
+      { kind: 'profileReaction', data: { profileId: base.profileId, postId: personPostRecord(base.profileId, Date.UTC(2025, 1, 6), 16).id, reactionType: 'LIKE', reactedAt: '2010-01-01T00:00:00Z' } }, // 11
+      { kind: 'profileReaction', data: { profileId: base.profileId, postId: personPostRecord(base.profileId, Date.UTC(2025, 1, 6), 16).id, reactionType: 'LIKE', reactedAt: '2025-02-06T00:00:01Z' } }, // 12 fine
     ]
     const { exitCode, byLine } = await ingestRecords('links.ndjson', lines)
     expect(exitCode).toBe(1)
-    expect(Object.keys(byLine).map(Number)).toEqual([3, 4, 5, 6, 7, 8])
+    expect(Object.keys(byLine).map(Number)).toEqual([3, 4, 5, 6, 7, 8, 10, 11])
+    expect(byLine[10]).toBe('data.reactedAt is in the future (2099-01-01T00:00:00.000Z)')
+    expect(byLine[11]).toMatch(/^data\.reactedAt is before the post was published \(2025-02-06T00:00:00\.\d{3}Z, from its id\)$/)
     expect(byLine[3]).toBe('data.currentPosition.positionUrn must be the positionUrn of one of data.experiences')
     expect(byLine[4]).toBe('data.experiences: at most one entry is current (the primary ongoing position)')
     expect(byLine[5]).toBe('data.domain must be the host of data.websiteUrl without a leading www. (northwind.example)')
     expect(byLine[6]).toBe(`profile ACoAA${'Zz'.repeat(17)} does not exist`)
     expect(byLine[7]).toBe('company 999999999 does not exist')
     expect(byLine[8]).toBe(`profile ACoAA${'Zz'.repeat(17)} does not exist`)
-    expect(await store.counts()).toEqual({ ...EMPTY_COUNTS, companies: 1, profiles: 1, posts: 1 })
+    expect(await store.counts()).toEqual({ ...EMPTY_COUNTS, companies: 1, profiles: 1, posts: 1, profileReactions: 1 })
   })
 
   it('positions keep to 2.4 and D7 (ongoing exactly without an end, only an ongoing one current, currentPosition is that one); a page URL is canonical (2.5)', async () => {

@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { startServer, type ServerProcess } from '../helpers/server-process.ts'
 
 const ADMIN = 'shutdown-test-admin'
-const env = { PRONET_SEED: '12', PRONET_ADMIN_TOKEN: ADMIN, PRONET_SECRET: 'shutdown-test-secret', LOG_LEVEL: 'warn' }
+const env = { PRONET_SEED: '20', PRONET_ADMIN_TOKEN: ADMIN, PRONET_SECRET: 'shutdown-test-secret', LOG_LEVEL: 'warn' }
 
 interface Answer {
   status: number

@@ -154,6 +154,21 @@ describe('an interrupted first start', () => {
     expect(accountNames(dir)).toEqual(['demo'])
   })
 
+  it('a first start recorded with a size that cannot be built (before sizes were bounded) builds PRONET_SEED instead', async () => {
+    const dir = tempDir()
+    // What a first start with PRONET_SEED=99999999999 left: the record, and nothing else (planning failed).
+    const poisoned = await createContainer(loadConfig({ PRONET_DATA_DIR: dir, PRONET_SEED: 'none', LOG_LEVEL: 'silent' }), { clock: createManualClock(T0) })
+    await poisoned.firstStart.write(JSON.stringify({ state: 'building', size: 99_999_999_999, anchorMs: T0, demo: true }))
+    await poisoned.close()
+
+    const resumed = await start(dir, '30')
+    expect(resumed.lines).toContain("(the interrupted first start asked for 99999999999 profiles, which cannot be built; building PRONET_SEED's network, 30, instead)")
+    expect(resumed.report).toMatchObject({ seeded: true, demoKey: expect.stringMatching(/^pk_/) })
+    expect(await resumed.c.contentStore.counts()).toEqual(reference)
+    await resumed.c.close()
+    expect(accountNames(dir)).toEqual(['demo'])
+  }, 120_000)
+
   it('a store whose data was put there before its first serve (pronet seed/ingest) is left as it is', async () => {
     const dir = tempDir()
     const config = loadConfig({ PRONET_DATA_DIR: dir, LOG_LEVEL: 'silent' })

@@ -292,7 +292,8 @@ export class BillingModel {
   /** A data call (or a failing one) arriving now; `requestId` only labels the ledger's debits. */
   request(req: Req, requestId: string): Outcome {
     const t = this.now
-    if (req.op === 'badKey') return { status: 401, code: 'INVALID_API_KEY', charged: undefined, debits: [] }
+    // Refused before any account is known: not recorded, and X-Credits-Charged says nothing was billed.
+    if (req.op === 'badKey') return { status: 401, code: 'INVALID_API_KEY', charged: '0', debits: [] }
     if (req.op === 'unknownPath') {
       this.record(t, 'unknown', 404, 0)
       return { status: 404, code: 'NOT_FOUND', charged: undefined, debits: [] }
@@ -494,12 +495,13 @@ export class BillingModel {
   changeSubscription(p: Patch): { status: 200 | 400 } {
     const t = this.now
     this.touch(t)
-    // Which changes are refused (D9: the plan decides its statuses and, unless custom, its limits; without a plan, nothing to limit).
+    // Which changes are refused (D9: the plan decides its statuses and, unless custom, its limits).
     const cancelling = p.status === 'canceled'
     const plan: Plan = cancelling ? 'none' : (p.plan ?? this.plan)
     if (cancelling && p.plan !== undefined) return { status: 400 }
     if (p.status !== undefined && !STATUSES_OF[plan].includes(p.status)) return { status: 400 }
-    if (plan === 'none' && (p.creditsLimit !== undefined || p.rpsLimit !== undefined || p.cancelAtPeriodEnd !== undefined || p.renewalAt !== undefined)) {
+    // Without a plan there is no period to end or move, and no limit but the 0 credits at 5 per second it has (which may be restated).
+    if (plan === 'none' && ((p.creditsLimit ?? 0) !== 0 || (p.rpsLimit ?? DEFAULT_RPS) !== DEFAULT_RPS || p.cancelAtPeriodEnd !== undefined || p.renewalAt !== undefined)) {
       return { status: 400 }
     }
     // The free plan is 1,000 credits a month at 5 per second; only custom sets its own limits.

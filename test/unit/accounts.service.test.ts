@@ -26,6 +26,16 @@ describe('accounts service', () => {
     expect(JSON.stringify(await store.listKeys(a.account.id))).not.toContain(a.apiKey.key)
   })
 
+  it('an account name is 1 to 200 characters, by whatever way the account is made (the CLI has no schema)', async () => {
+    const { accounts, store } = setup()
+    for (const name of ['', 'y'.repeat(201), 'y'.repeat(100_000)]) {
+      const refused = await accounts.create({ name }).then(() => undefined, (e: unknown) => e)
+      expect(isApiError(refused) && [refused.code, refused.toBody().details]).toEqual(['INVALID_PARAMETER', { parameter: 'name' }])
+    }
+    expect(await store.hasAccounts()).toBe(false)
+    expect((await accounts.create({ name: 'y'.repeat(200) })).account.name).toHaveLength(200)
+  })
+
   it('authenticate: 401 UNAUTHENTICATED without a key, INVALID_API_KEY for an unknown one', async () => {
     const { accounts } = setup()
     expect(await codeOf(accounts.authenticate(undefined))).toBe('UNAUTHENTICATED')

@@ -68,7 +68,9 @@ describe('sizes', () => {
     expect(Math.abs(p.companies - 300)).toBeLessThanOrEqual(5)
     expect(p.posts).toBe(30_000)
     expect(planNetwork(60).profiles).toBe(60)
-    expect(() => planNetwork(0)).toThrow()
+    expect(planNetwork(20).profiles).toBe(20)
+    // Counts the generator cannot build are refused, not rounded up (5 built 20 profiles) or tried.
+    for (const n of [0, 5, 19, 500_001, 99_999_999_999, 60.5]) expect(() => planNetwork(n)).toThrow(/profile count from 20 to 500,000/)
   })
 
   it('yields the planned numbers of companies, profiles and posts (the reposter script adds a few posts)', () => {

@@ -53,6 +53,9 @@ export const hashKey = (key: string): string => createHash('sha256').update(key)
  * service (revoke, suspend, resume) take effect at once, on every node sharing its invalidation
  * bus; changes made by another process without the bus (the CLI) within this bound.
  */
+/** An account name's longest (admin API and CLI alike). */
+export const MAX_ACCOUNT_NAME = 200
+
 export const KEY_CACHE_MS = 1000
 const KEY_CACHE_MAX = 10_000
 
@@ -101,6 +104,10 @@ export function createAccountsService(deps: AccountsDeps) {
       const status = input.status ?? (plan === 'custom' ? 'active' : 'free')
       const limits = planLimitsProblem(plan, input)
       if (limits) throw invalidParameter(limits.field, limits.why)
+      // The admin API's schema says the same; the CLI reaches here without it (it stored "" and 100,000 characters).
+      if (input.name !== undefined && (input.name.length < 1 || input.name.length > MAX_ACCOUNT_NAME)) {
+        throw invalidParameter('name', `must be 1 to ${MAX_ACCOUNT_NAME} characters.`)
+      }
       const account: AccountRecord = {
         id: `acc_${token(9)}`,
         name: input.name ?? 'unnamed',

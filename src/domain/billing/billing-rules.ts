@@ -72,13 +72,20 @@ const live = (lot: Lot, at: number): boolean => lot.startsAt <= at && at < lot.e
  * an account created, renewed or changed on a node whose clock is ahead must not look empty on one
  * behind it until that clock catches up (its newest lot would start "in the future" there, and a
  * brand-new account's first calls were refused with 402). An operator's test clock set back does not
- * take an account back to before what it has seen either. The rules that read "now" apply it (balances,
+ * take an account back to before what it has seen either, nor before its plan ended. The rules that read "now" apply it (balances,
  * renewal, operator changes); a hold records it as the instant its request is billed at. (A period's
  * start is its plan lot's: grantPeriod sets both.)
  */
 export function billingInstant(state: BillingState, now: number): number {
   let at = now
-  for (const lot of state.lots) if (lot.startsAt > at) at = lot.startsAt
+  // Without a plan, also never before the plan ended (its last plan lot's end): a plan cancelled at
+  // period end grants no next lot whose start would mark it, and a test clock set back before that
+  // renewal date gave the discarded allowance back, spendable (found by a billing probe).
+  const ended = state.subscription.plan === 'none'
+  for (const lot of state.lots) {
+    if (lot.startsAt > at) at = lot.startsAt
+    if (ended && lot.kind === 'plan' && lot.expiresAt > at) at = lot.expiresAt
+  }
   return at
 }
 
@@ -256,8 +263,12 @@ export function planLimitsProblem(plan: PlanName, limits: { creditsLimit?: numbe
     }
   }
   if (plan === 'none') {
-    for (const field of ['creditsLimit', 'rpsLimit'] as const) {
-      if (limits[field] !== undefined) return { field, why: 'the account has no plan; set plan first.' }
+    // What an account without a plan has (0 and 5) may be restated, as the free plan's may.
+    if (limits.creditsLimit !== undefined && limits.creditsLimit !== 0) {
+      return { field: 'creditsLimit', why: "the account has no plan, so no allowance (0); set plan 'custom' first." }
+    }
+    if (limits.rpsLimit !== undefined && limits.rpsLimit !== DEFAULT_RPS) {
+      return { field: 'rpsLimit', why: `an account without a plan has the default rate of ${DEFAULT_RPS} per second; set plan 'custom' first.` }
     }
   }
   return undefined

@@ -338,7 +338,12 @@ export function prepareRecord(record: IngestRecord, nowMs: number, platformHost:
     case 'profileReaction': {
       const r = record.data
       const postId = postIdFrom(r.postId) ?? fail('data.postId must be an activity URN or id')
-      const reactedAt = r.reactedAt !== undefined ? Date.parse(r.reactedAt) : timeFromId(postId)
+      const posted = timeFromId(postId)
+      const reactedAt = r.reactedAt !== undefined ? Date.parse(r.reactedAt) : posted
+      // A reaction comes after its post and before now: 2099 sorted first in the member's reactions
+      // feed for ever after, and a reaction older than its post placed the post before it existed.
+      if (reactedAt > nowMs) fail(`data.reactedAt is in the future (${new Date(reactedAt).toISOString()})`)
+      if (reactedAt < posted) fail(`data.reactedAt is before the post was published (${new Date(posted).toISOString()}, from its id)`)
       return { kind: 'profileReaction', row: { profileId: r.profileId, postId, reactionType: r.reactionType, reactedAt } }
     }
   }

@@ -5,10 +5,10 @@
 import { timingSafeEqual, createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import Type from 'typebox'
-import type { AccountsService } from '../../domain/accounts/accounts.service.ts'
+import { MAX_ACCOUNT_NAME, type AccountsService } from '../../domain/accounts/accounts.service.ts'
 import type { MeteringService } from '../../domain/billing/metering.service.ts'
 import { MAX_CREDITS_LIMIT, MAX_RPS_LIMIT } from '../../domain/billing/billing-rules.ts'
-import { INSTANT_FORMS, MAX_INSTANT_MS, parseInstant } from '../../domain/billing/calendar.ts'
+import { INSTANT_FORMS, MAX_CLOCK_MS, MAX_INSTANT_MS, parseInstant } from '../../domain/billing/calendar.ts'
 import { ErrorSchema } from '../../contract/resources.schemas.ts'
 import { ApiError } from '../../domain/errors.ts'
 import { strictBodyFields, strictIntegers } from '../strict-input.ts'
@@ -38,7 +38,7 @@ const Plan = Type.Union([Type.Literal('free'), Type.Literal('custom'), Type.Lite
 const Status = Type.Enum(['active', 'free', 'trialing', 'past_due', 'incomplete', 'unpaid', 'canceled'] as const)
 const NewAccountBody = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_ACCOUNT_NAME })),
     plan: Type.Optional(Plan),
     creditsLimit: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_CREDITS_LIMIT })),
     rpsLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RPS_LIMIT })),
@@ -222,7 +222,11 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       )
       admin.put('/admin/v1/clock', { schema: schema('Set the test clock; time keeps running from there', { body: ClockBody }) }, async (req, reply) => {
         const { now } = req.body as Type.Static<typeof ClockBody>
-        await clock.set(instant(now, 'now'))
+        const ms = instant(now, 'now')
+        if (ms > MAX_CLOCK_MS) {
+          throw new ApiError('INVALID_PARAMETER', `Invalid parameter 'now': the test clock goes up to ${new Date(MAX_CLOCK_MS).toISOString()}, so that expiries and renewals worked out from it stay within the year 9999.`, { parameter: 'now' })
+        }
+        await clock.set(ms)
         return json(reply, 200, { now: new Date(clock.now()).toISOString() })
       })
     }
