@@ -2,7 +2,7 @@
  * Rows both content stores read for cards and comments, and the views they become. The column
  * aliases (cardKind, cardId, …) are the same in either dialect's SQL.
  */
-import type { ActorCard, AuthorKind, CommentView } from '../ports/content-store.ts'
+import type { ActorCard, AuthorKind, CommentKey, CommentView } from '../ports/content-store.ts'
 
 export interface CardCols {
   cardKind: AuthorKind
@@ -23,7 +23,17 @@ export interface CommentCols extends CardCols {
   /** A boolean in PostgreSQL, 0 or 1 in SQLite. */
   pinned: boolean | number
   permalink: string
+  /** The order's creation instant (top-level reads only); a string from PostgreSQL's bigint. */
+  createdMs?: number | string
 }
+
+/** Where a top-level comment row stands in its post's order (CommentKey). */
+export const commentKeyOf = (r: CommentCols): CommentKey => ({
+  pinned: r.pinned === true || r.pinned === 1,
+  reactionCount: r.reactionCount,
+  createdMs: Number(r.createdMs),
+  commentId: r.commentId,
+})
 
 export const toCard = (r: CardCols): ActorCard => ({
   kind: r.cardKind,

@@ -151,6 +151,14 @@ export interface CommentView {
   replies: CommentView[]
 }
 
+/** A top-level comment's place in its post's order (pinned, reactions, creation, id; each descending). */
+export interface CommentKey {
+  pinned: boolean
+  reactionCount: number
+  createdMs: number
+  commentId: string
+}
+
 export interface PostReactionView {
   reactionType: string
   actor: ActorCard
@@ -210,8 +218,17 @@ export interface ContentStore {
   /** A member's articles newest first (by id, which encodes time), by offset. */
   listArticles(profileId: string, offset: number, limit: number): Promise<Buffer[]>
 
-  /** Top-level comments of a post (pinned first, then by reactions, then newest), each with its replies. */
-  listComments(postId: string, offset: number, limit: number): Promise<{ comments: CommentView[]; hasMore: boolean }>
+  /**
+   * Top-level comments of a post (pinned first, then by reactions, then newest), each with its replies:
+   * from an offset, or after a comment's place in that order (`after`, a page's `last`). The order moves
+   * whenever a comment's reactions or pin change: going on after the last comment shown never skips
+   * one that stayed put, where an offset did.
+   */
+  listComments(
+    postId: string,
+    from: number | { after: CommentKey },
+    limit: number,
+  ): Promise<{ comments: CommentView[]; hasMore: boolean; last?: CommentKey }>
   /** Reactions to a post in the order they were recorded. */
   listPostReactions(postId: string, offset: number, limit: number): Promise<{ reactions: PostReactionView[]; hasMore: boolean }>
 

@@ -945,6 +945,34 @@ export function runContentStoreContract(name: string, makeStore: () => Promise<C
         expect(await store.listComments(postIdAt(2), 0, 2)).toEqual({ comments: [], hasMore: false })
       })
 
+      it('pages after a comment\'s place in the order: a comment demoted, unpinned or gone meanwhile skips none that stayed', async () => {
+        // Reactions 12 down to 1 (the same creation instant: ids break ties), the last one pinned.
+        const ids = Array.from({ length: 12 }, (_, i) => postIdAt(60 + i))
+        await seed(...ids.map((id, i) => commentRow(id, post, personRef(2), { reactionCount: 12 - i, pinned: i === 11 })))
+        const p1 = await store.listComments(post, 0, 4)
+        expect(p1.comments.map((c) => c.commentId)).toEqual([ids[11], ids[0], ids[1], ids[2]])
+        expect(p1.last).toEqual({ pinned: false, reactionCount: 10, createdMs: Date.parse('2025-02-01T10:00:00.000Z'), commentId: ids[2] })
+        // Shown ones change place: the pinned one is unpinned, the best one falls to 0 (both now last).
+        // From offset 4 the next page would skip ids[3] and ids[4], which stayed put.
+        await seed(
+          commentRow(ids[11]!, post, personRef(2), { reactionCount: 1, pinned: false }),
+          commentRow(ids[0]!, post, personRef(2), { reactionCount: 0 }),
+        )
+        expect((await store.listComments(post, 4, 4)).comments.map((c) => c.commentId)).toEqual(ids.slice(5, 9))
+        const p2 = await store.listComments(post, { after: p1.last! }, 4)
+        expect(p2.comments.map((c) => c.commentId)).toEqual(ids.slice(3, 7))
+        expect(p2.hasMore).toBe(true)
+        const p3 = await store.listComments(post, { after: p2.last! }, 10)
+        // What fell below the walk shows again (4.12 allows it); nothing that stayed put was skipped.
+        expect(p3.comments.map((c) => c.commentId)).toEqual([...ids.slice(7, 11), ids[11], ids[0]])
+        expect(p3.hasMore).toBe(false)
+        // Ties on reactions and creation go by id, descending, as the order does.
+        await seed(commentRow(ids[9]!, post, personRef(2), { reactionCount: 2 }))
+        const tied = await store.listComments(post, { after: { pinned: false, reactionCount: 2, createdMs: Date.parse('2025-02-01T10:00:00.000Z'), commentId: ids[10]! } }, 10)
+        expect(tied.comments.map((c) => c.commentId)).toEqual([ids[9], ids[11], ids[0]])
+        expect(await store.listComments(post, { after: p3.last! }, 10)).toEqual({ comments: [], hasMore: false })
+      })
+
       it('an upsert replaces text and counts and reorders; the author card follows profile updates', async () => {
         await seed(
           commentRow(postIdAt(10), post, personRef(2), { reactionCount: 1 }),

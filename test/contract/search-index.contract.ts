@@ -209,6 +209,28 @@ export function runSearchIndexContract(name: string, makeIndex: () => Promise<Se
       })
     })
 
+    describe('relevance after rewrites', () => {
+      it('a post written again, edited and put back, or made a repost and back, scores as if written once', async () => {
+        const texts = ['common rare', 'common common filler', 'rare rare filler', 'rare and a good deal of other words around it here']
+        const all = () => texts.map((text, i) => post(i + 1, text))
+        const filler = Array.from({ length: 12 }, (_, i) => post(100 + i, `common words only ${i}`))
+        await seed(...authors(), ...filler, ...all())
+        const query = q('common OR rare')
+        const before = await index.scoredMatches(query, {}, 100)
+        const counted = (await index.termFrequencies(['rare'])).posts
+        expect(counted).toBe(16)
+        for (let round = 0; round < 5; round++) await seed(...all())
+        await seed(post(2, 'something else entirely'))
+        await seed(post(2, texts[1]!))
+        await seed(post(3, texts[2]!, { isRepost: true }))
+        await seed(post(3, texts[2]!))
+        const after = await index.scoredMatches(query, {}, 100)
+        expect(after.map((x) => x.id)).toEqual(before.map((x) => x.id))
+        after.forEach((x, i) => expect(x.score).toBeCloseTo(before[i]!.score, 9))
+        expect((await index.termFrequencies(['rare'])).posts).toBe(counted)
+      })
+    })
+
     describe('authors, facts and items', () => {
       beforeEach(async () => {
         await seed(

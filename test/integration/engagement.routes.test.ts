@@ -121,6 +121,35 @@ describe('GET /api/v1/post/comments and /api/v1/post/reactions (D6)', () => {
     expect(byOffset.comments).toEqual(second.comments)
   })
 
+  it('a comment shown on page 1 that falls to the bottom meanwhile makes page 2 skip none (the token holds its place, not an offset)', async () => {
+    const first = (await t.get(`/api/v1/post/comments?postUrlOrUrn=${q(POST)}&count=3`)).json()
+    const all = (await t.get(`/api/v1/post/comments?postUrlOrUrn=${q(POST)}&count=50`)).json().comments.map((c: { urn: string }) => c.urn)
+    expect(first.comments.map((c: { urn: string }) => c.urn)).toEqual(all.slice(0, 3))
+    // The best-liked comment of the extra ones (on page 1) loses its reactions.
+    const best = extra.filter((r) => r.kind === 'comment').at(-1) as { kind: 'comment'; data: ReturnType<typeof commentRecord> }
+    expect(all.slice(0, 3)).toContain(best.data.urn)
+    expect(await t.c.writer.write([{ kind: 'comment', data: { ...best.data, reactionCount: 0 } }])).toEqual([{ ok: true }])
+    try {
+      const rest: string[] = []
+      for (let token = first.paginationToken as string | undefined; token !== undefined; ) {
+        const page = (await t.get(`/api/v1/post/comments?postUrlOrUrn=${q(POST)}&count=3&paginationToken=${q(token)}`)).json()
+        rest.push(...page.comments.map((c: { urn: string }) => c.urn))
+        token = page.paginationToken
+      }
+      // Every comment page 1 did not show comes once; the one that fell comes again, at the end.
+      expect(rest).toEqual([...all.slice(3).filter((u: string) => u !== best.data.urn), best.data.urn].filter((u, i, a) => a.indexOf(u) === i))
+    } finally {
+      expect(await t.c.writer.write([{ kind: 'comment', data: best.data }])).toEqual([{ ok: true }])
+    }
+    // A token issued before (an offset) still opens, at that offset.
+    const older = t.c.tokens.issue(`comments:${PERSON_POST_ID}`, 3)
+    const fromOffset = (await t.get(`/api/v1/post/comments?postUrlOrUrn=${q(POST)}&count=3&paginationToken=${q(older)}`)).json()
+    expect(fromOffset.comments.map((c: { urn: string }) => c.urn)).toEqual(all.slice(3, 6))
+    // A place that is not one is refused.
+    const bad = t.c.tokens.issue(`comments:${PERSON_POST_ID}`, [2, 1, 0, 'x'])
+    expectError(await t.get(`/api/v1/post/comments?postUrlOrUrn=${q(POST)}&paginationToken=${q(bad)}`), 400, 'INVALID_PARAMETER')
+  })
+
   it('reactions: {reactions, hasMore}, offset paging, no date', async () => {
     const body = (await t.get(`/api/v1/post/reactions?postUrlOrUrn=${q(POST)}&count=10`)).json()
     expectSchema(PostReactionsResponse, body)

@@ -72,6 +72,7 @@ describe('the post index tokenizes as the search model does', () => {
     try {
       const sql = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'post_search'").pluck().get() as string
       expect(sql).toContain(POST_SEARCH_TOKENIZER)
+      expect(sql).not.toContain('contentless_delete')
       expect(db.prepare('SELECT count(*) FROM post_search').pluck().get()).toBe(contents.length)
       const index = createSqliteSearchIndex(db)
       // `great🤝day` is three words, as the model and the PostgreSQL index read it.
@@ -84,6 +85,40 @@ describe('the post index tokenizes as the search model does', () => {
       const again = openSqlite(path)
       expect(again.prepare("SELECT sql FROM sqlite_master WHERE name = 'post_search'").pluck().get()).toBe(sql)
       again.close()
+    } finally {
+      db.close()
+    }
+  })
+
+  it('a store whose index was made as contentless_delete (which left deleted posts in the totals) is rebuilt, totals right', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pronet-tokenizer-'))
+    dirs.push(dir)
+    const path = join(dir, 'pronet.db')
+    const author = profileRecord(1)
+    const posts = ['alpha beta', 'alpha gamma delta', 'beta'].map((content, i) => ({ kind: 'post' as const, data: personPostRecord(author.profileId, Date.UTC(2025, 2, 1) + i * 60_000, i + 1, { content }) }))
+    {
+      const db = openSqlite(path)
+      const writer = createContentWriter({ store: createSqliteContentStore(db), clock: createManualClock(FIXTURE_NOW), platformHost: 'www.linkedin.com' })
+      expect((await writer.write([{ kind: 'company', data: companyRecord() }, { kind: 'profile', data: author }, ...posts])).every((o) => o.ok)).toBe(true)
+      db.close()
+    }
+    // As a store from before: the current tokenizer, contentless_delete, and a post re-written three times.
+    {
+      const raw = new Database(path)
+      raw.exec('DROP TABLE post_search')
+      raw.exec(`CREATE VIRTUAL TABLE post_search USING fts5(text, content = '', contentless_delete = 1, tokenize = "${POST_SEARCH_TOKENIZER}")`)
+      raw.exec('INSERT INTO post_search (rowid, text) SELECT d.id, d.text FROM post_docs d JOIN posts p ON p.id = d.id WHERE p.is_repost = 0')
+      for (let i = 0; i < 3; i++) {
+        raw.exec('DELETE FROM post_search WHERE rowid = (SELECT min(id) FROM posts)')
+        raw.exec('INSERT INTO post_search (rowid, text) SELECT id, text FROM post_docs WHERE id = (SELECT min(id) FROM posts)')
+      }
+      await expect(createSqliteSearchIndex(raw as never).termFrequencies(['alpha']).then((f) => f.posts)).resolves.toBe(6)
+      raw.close()
+    }
+    const db = openSqlite(path)
+    try {
+      expect(db.prepare("SELECT sql FROM sqlite_master WHERE name = 'post_search'").pluck().get()).not.toContain('contentless_delete')
+      expect((await createSqliteSearchIndex(db).termFrequencies(['alpha'])).posts).toBe(3)
     } finally {
       db.close()
     }

@@ -925,11 +925,11 @@ describe('a relevance walk while the set changes (4.12: a live result set)', () 
     expect(third.cursor).toBeNull()
   })
 
-  it("the last results of page 1 leaving the set skip nothing either (the page before's last ones anchor the next)", async () => {
+  it('the last results of page 1 leaving the set skip nothing either, however many (the cursor keeps the ranks above it)', async () => {
     const numberOf = (postId: string) => [...Array(13).keys()].find((i) => id(i) === postId) as number
-    // Page 1 ranks 0-4 (its last three, 2-4, are the cursor's anchors): the last one, the first and the
-    // last, the first two and the last, and all three anchors (the page then starts three ranks early).
-    for (const leaving of [[4], [0, 4], [0, 1, 4], [2, 3, 4]]) {
+    // Page 1 ranks 0-4: the last one, the first and the last, the first two and the last, the last three.
+    // Then more than three of them, up to the whole page (a paging probe: the fourth and later skipped one each).
+    for (const leaving of [[4], [0, 4], [0, 1, 4], [2, 3, 4], [1, 2, 3, 4], [0, 1, 2, 3, 4]]) {
       const body = { query: 'beta', maxResults: 5 }
       const all = idsOf(await searchPage(s, { ...body, maxResults: 50 }))
       const first = await searchPage(s, body)

@@ -30,7 +30,7 @@ import type {
 } from '../../ports/content-store.ts'
 import type { PgPool } from './database.ts'
 import { indexText } from './pg-search-text.ts'
-import { toCard, toComment, type CardCols, type CommentCols } from '../content-rows.ts'
+import { commentKeyOf, toCard, toComment, type CardCols, type CommentCols } from '../content-rows.ts'
 import { INT64_MAX, isStorableId } from '../../domain/content/ids.ts'
 import { docsWithCard, sameCard, type PostDocs } from '../../domain/content/post-card.ts'
 
@@ -753,15 +753,25 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
       return rows.map((r) => bytes(r.doc))
     },
 
-    async listComments(postId, offset, limit) {
+    async listComments(postId, from, limit) {
       if (!isStorableId(postId)) return { comments: [], hasMore: false }
       const take = Math.max(0, limit)
-      const top = await pool.query<PgCommentCols>(
-        `SELECT ${commentColumns} FROM comments c ${cardJoins('c', 'author_kind', 'author_id')}
-         WHERE c.post_id = $1 AND c.parent_id IS NULL
-         ORDER BY c.pinned DESC, c.reaction_count DESC, c.created_ms DESC, c.comment_id DESC LIMIT $2 OFFSET $3`,
-        [postId, take + 1, Math.max(0, offset)],
-      )
+      const top =
+        typeof from === 'number'
+          ? await pool.query<PgCommentCols>(
+              `SELECT ${commentColumns}, c.created_ms AS "createdMs" FROM comments c ${cardJoins('c', 'author_kind', 'author_id')}
+               WHERE c.post_id = $1 AND c.parent_id IS NULL
+               ORDER BY c.pinned DESC, c.reaction_count DESC, c.created_ms DESC, c.comment_id DESC LIMIT $2 OFFSET $3`,
+              [postId, take + 1, Math.max(0, from)],
+            )
+          : // After a place in that order (row values compare as the order does).
+            await pool.query<PgCommentCols>(
+              `SELECT ${commentColumns}, c.created_ms AS "createdMs" FROM comments c ${cardJoins('c', 'author_kind', 'author_id')}
+               WHERE c.post_id = $1 AND c.parent_id IS NULL
+                 AND (c.pinned, c.reaction_count, c.created_ms, c.comment_id) < ($2::boolean, $3::integer, $4::bigint, $5::bigint)
+               ORDER BY c.pinned DESC, c.reaction_count DESC, c.created_ms DESC, c.comment_id DESC LIMIT $6`,
+              [postId, from.after.pinned, from.after.reactionCount, from.after.createdMs, from.after.commentId, take + 1],
+            )
       const page = top.rows.slice(0, take)
       // Every reply of the page in one read (not one per thread: each is a round trip here).
       const replies = new Map<string, CommentView[]>()
@@ -777,7 +787,8 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
           else replies.set(r.parentId as string, [toComment(r, [])])
         }
       }
-      return { comments: page.map((c) => toComment(c, replies.get(c.commentId) ?? [])), hasMore: top.rows.length > take }
+      const end = page.at(-1)
+      return { comments: page.map((c) => toComment(c, replies.get(c.commentId) ?? [])), hasMore: top.rows.length > take, ...(end ? { last: commentKeyOf(end) } : {}) }
     },
     async listPostReactions(postId, offset, limit) {
       if (!isStorableId(postId)) return { reactions: [], hasMore: false }

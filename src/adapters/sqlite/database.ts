@@ -30,15 +30,18 @@ export function openSqlite(path: string): SqliteDb {
 
 /**
  * The post index is derived data (post_docs keeps the text): when post_search was made with another
- * tokenizer than POST_SEARCH_TOKENIZER (migration 006's, or an older generation of it), it is made
+ * tokenizer than POST_SEARCH_TOKENIZER or as contentless_delete (migration 006's, or an older
+ * generation of it), it is made
  * again, refilled and merged, once, by the first connection to open the file. Other processes opening
  * it meanwhile wait for that (a rebuild of a 2M-post index takes a few minutes) and find it done.
  */
 function ensurePostSearchTokenizer(db: SqliteDb): void {
   const definition = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'post_search'").pluck()
+  // Made by migration 006 or an older generation of this: another tokenizer, or contentless_delete,
+  // whose DELETE left the deleted posts' tokens in bm25()'s totals (sqlite-content-store.ts).
   const current = () => {
     const sql = definition.get() as string | undefined
-    return sql === undefined || sql.includes(`tokenize = "${POST_SEARCH_TOKENIZER}"`)
+    return sql === undefined || (sql.includes(`tokenize = "${POST_SEARCH_TOKENIZER}"`) && !sql.includes('contentless_delete'))
   }
   if (current()) return
   const busy = db.pragma('busy_timeout', { simple: true }) as number
@@ -48,7 +51,7 @@ function ensurePostSearchTokenizer(db: SqliteDb): void {
       if (current()) return
       db.exec('DROP TABLE post_search')
       db.exec(
-        `CREATE VIRTUAL TABLE post_search USING fts5(text, content = '', contentless_delete = 1, tokenize = "${POST_SEARCH_TOKENIZER}")`,
+        `CREATE VIRTUAL TABLE post_search USING fts5(text, content = '', tokenize = "${POST_SEARCH_TOKENIZER}")`,
       )
       db.exec('INSERT INTO post_search (rowid, text) SELECT d.id, d.text FROM post_docs d JOIN posts p ON p.id = d.id WHERE p.is_repost = 0')
       // One segment, as a freshly built index is: refilled in one go it is left in many, and every query

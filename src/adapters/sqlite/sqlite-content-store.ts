@@ -20,7 +20,7 @@ import type {
   WriteOutcome,
 } from '../../ports/content-store.ts'
 import type { SqliteDb } from './database.ts'
-import { toCard, toComment, type CardCols, type CommentCols } from '../content-rows.ts'
+import { commentKeyOf, toCard, toComment, type CardCols, type CommentCols } from '../content-rows.ts'
 import { INT64_MAX, isStorableId } from '../../domain/content/ids.ts'
 import { docsWithCard, sameCard, type PostDocs } from '../../domain/content/post-card.ts'
 
@@ -120,7 +120,13 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
   )
   // The search index follows every post write in the same savepoint (migration 006).
   const indexPost = db.prepare('INSERT INTO post_search (rowid, text) VALUES (CAST(? AS INTEGER), ?)')
-  const unindexPost = db.prepare('DELETE FROM post_search WHERE rowid = CAST(? AS INTEGER)')
+  // The index keeps no text (contentless): an entry is taken out with FTS5's 'delete' command and the
+  // text it was made from (post_docs keeps it), which also takes its tokens out of the totals bm25()
+  // normalises by. A contentless_delete table's DELETE left them in, so every re-ingested post counted
+  // once more in the document count and lengths, and rankings drifted from PostgreSQL's (found by a
+  // search probe: 31 re-ingests changed which posts made a 500-deep relevance walk).
+  const indexedText = db.prepare('SELECT d.text FROM posts p JOIN post_docs d ON d.id = p.id WHERE p.id = CAST(? AS INTEGER) AND p.is_repost = 0').pluck()
+  const unindexPost = db.prepare("INSERT INTO post_search (post_search, rowid, text) VALUES ('delete', CAST(? AS INTEGER), ?)")
   const upsertArticle = db.prepare(
     `INSERT INTO articles (article_id, author_profile_id, doc) VALUES (?, ?, ?)
      ON CONFLICT (article_id) DO UPDATE SET author_profile_id = excluded.author_profile_id, doc = excluded.doc`,
@@ -205,9 +211,16 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
     c.created_at AS createdAt, c.reaction_count AS reactionCount, c.pinned, c.permalink,
     ${cardColumns('c', 'author_kind', 'author_id')}`
   const topComments = db.prepare(
-    `SELECT ${commentColumns} FROM comments c ${cardJoins('c', 'author_kind', 'author_id')}
+    `SELECT ${commentColumns}, c.created_ms AS createdMs FROM comments c ${cardJoins('c', 'author_kind', 'author_id')}
      WHERE c.post_id = ? AND c.parent_id IS NULL
      ORDER BY c.pinned DESC, c.reaction_count DESC, c.created_ms DESC, c.comment_id DESC LIMIT ? OFFSET ?`,
+  )
+  // After a place in that order: the rows below it in the index, read from there (row values compare as the order does).
+  const topCommentsAfter = db.prepare(
+    `SELECT ${commentColumns}, c.created_ms AS createdMs FROM comments c ${cardJoins('c', 'author_kind', 'author_id')}
+     WHERE c.post_id = ? AND c.parent_id IS NULL
+       AND (c.pinned, c.reaction_count, c.created_ms, c.comment_id) < (?, ?, ?, CAST(? AS INTEGER))
+     ORDER BY c.pinned DESC, c.reaction_count DESC, c.created_ms DESC, c.comment_id DESC LIMIT ?`,
   )
   const replies = db.prepare(
     `SELECT ${commentColumns} FROM comments c ${cardJoins('c', 'author_kind', 'author_id')}
@@ -297,9 +310,9 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
     const docs: PostDocs = sameCard(card, r.card) ? r : docsWithCard(r, card)
     const owner = postByShare.get(r.shareKind, r.shareId) as string | undefined
     if (owner !== undefined && owner !== r.id) refuse(`${r.shareKind} ${r.shareId} is already used by post ${owner}`)
-    // Only a post written before can have an index entry to replace (a delete of an absent rowid
-    // would still leave a tombstone in a contentless index).
-    if (postExists.get(r.id) !== undefined) unindexPost.run(r.id)
+    // Only a post written before, and not as a repost, has an index entry to replace.
+    const indexed = indexedText.get(r.id) as string | null | undefined
+    if (indexed !== undefined) unindexPost.run(r.id, indexed)
     const mentions = r.mentions.length > 0 ? `,${r.mentions.join(',')},` : null
     upsertPost.run(r.id, r.shareKind, r.shareId, r.author.kind, r.author.id, r.isRepost ? 1 : 0, r.meta, r.contentKinds, mentions)
     upsertPostDocs.run(r.id, docs.doc, docs.docTrimmed, docs.docOlder, r.text, docs.docSearch)
@@ -491,15 +504,19 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
       return articlesPage.all(profileId, Math.max(0, limit), Math.max(0, offset)) as Buffer[]
     },
 
-    async listComments(postId, offset, limit) {
+    async listComments(postId, from, limit) {
       if (!isStorableId(postId)) return { comments: [], hasMore: false }
       const take = Math.max(0, limit)
-      const top = cardRows<CommentCols>(topComments.all(postId, take + 1, Math.max(0, offset)))
+      const top = cardRows<CommentCols>(
+        typeof from === 'number'
+          ? topComments.all(postId, take + 1, Math.max(0, from))
+          : topCommentsAfter.all(postId, from.after.pinned ? 1 : 0, from.after.reactionCount, from.after.createdMs, from.after.commentId, take + 1),
+      )
+      const page = top.slice(0, take)
       // At most `limit` reply lookups, each an index range scan of one thread.
-      const comments = top
-        .slice(0, take)
-        .map((c) => toComment(c, cardRows<CommentCols>(replies.all(c.commentId)).map((r) => toComment(r, []))))
-      return { comments, hasMore: top.length > take }
+      const comments = page.map((c) => toComment(c, cardRows<CommentCols>(replies.all(c.commentId)).map((r) => toComment(r, []))))
+      const end = page.at(-1)
+      return { comments, hasMore: top.length > take, ...(end ? { last: commentKeyOf(end) } : {}) }
     },
     async listPostReactions(postId, offset, limit) {
       if (!isStorableId(postId)) return { reactions: [], hasMore: false }

@@ -5,7 +5,7 @@
  */
 import type { Company } from '../../contract/resources.schemas.ts'
 import type { Clock } from '../../ports/clock.ts'
-import type { ActorCard, AuthorRef, CommentView, ContentStore, PostReactionView } from '../../ports/content-store.ts'
+import type { ActorCard, AuthorRef, CommentKey, CommentView, ContentStore, PostReactionView } from '../../ports/content-store.ts'
 import { ApiError, invalidParameter, isApiError, missingParameter } from '../errors.ts'
 import type { TokenSigner } from '../tokens.ts'
 import {
@@ -228,20 +228,28 @@ export function createContentService(deps: ContentServiceDeps) {
     })
   }
 
-  /** Comments page by token (position = offset) or by explicit offset; the token wins. */
+  /**
+   * Comments page by token or by explicit offset; the token wins. A token holds the last comment's
+   * place in the order ([pinned 0/1, reactions, created ms, id]): the next page goes on after it, so a
+   * comment whose reactions or pin changed meanwhile cannot make it skip one that did not (an offset
+   * did: a shown comment that fell to the bottom moved every later one up). Tokens issued before hold
+   * an offset, and still open.
+   */
   async function commentsPage(postId: string, count: number, start: number, token: string | undefined, tokenParam: string) {
     const scope = `comments:${postId}`
-    let offset = start
+    let from: number | { after: CommentKey } = start
     if (given(token)) {
       const p = tokens.open(token, scope, tokenParam)
-      if (typeof p !== 'number' || !Number.isInteger(p) || p < 0) throw invalidParameter(tokenParam, 'malformed token.')
-      offset = p
+      const key = commentKeyFrom(p)
+      if (key === undefined && (typeof p !== 'number' || !Number.isInteger(p) || p < 0)) throw invalidParameter(tokenParam, 'malformed token.')
+      from = key !== undefined ? { after: key } : (p as number)
     }
-    const page = await store.listComments(postId, offset, count)
+    const page = await store.listComments(postId, from, count)
+    const last = page.last
     return {
       items: arr(page.comments.map((c) => commentJson(c, 0))),
       hasMore: page.hasMore,
-      token: page.hasMore ? tokens.issue(scope, offset + count) : undefined,
+      token: page.hasMore && last ? tokens.issue(scope, [last.pinned ? 1 : 0, last.reactionCount, last.createdMs, last.commentId]) : undefined,
     }
   }
 
@@ -627,4 +635,13 @@ export function countryOf(country: string | undefined): { name: string; code: st
     return { name: name && name !== country && name !== 'Unknown Region' ? name : '', code: country }
   }
   return { name: country, code: '' }
+}
+
+/** A comments token's place in the order, or undefined when it holds none (an offset, or anything else). */
+function commentKeyFrom(p: unknown): CommentKey | undefined {
+  if (!Array.isArray(p) || p.length !== 4) return undefined
+  const [pinned, reactionCount, createdMs, commentId] = p as unknown[]
+  if ((pinned !== 0 && pinned !== 1) || !Number.isSafeInteger(reactionCount) || (reactionCount as number) < 0) return undefined
+  if (!Number.isSafeInteger(createdMs) || (createdMs as number) < 0 || typeof commentId !== 'string' || !/^\d{1,19}$/.test(commentId)) return undefined
+  return { pinned: pinned === 1, reactionCount: reactionCount as number, createdMs: createdMs as number, commentId }
 }

@@ -42,24 +42,23 @@ export const SCAN_BUDGET = 20_000
 export const EMPTY_SCAN_LIMIT = 100_000
 const CHUNK = 500
 /**
- * Ranks a relevance page looks back for the last results of the page before (`l` in the cursor), to go
- * on after them: a result of an earlier page that has since left the ranking (edited out of the match
+ * Ranks a relevance page looks back, above the ranks its cursor kept (`a`), for those posts, to go on
+ * after them: a result of an earlier page that has since left the ranking (edited out of the match
  * set) moved every later rank up by one, and a plain offset skipped the post that moved onto it.
  */
 export const REANCHOR_WINDOW = 50
-/**
- * Results of a page its cursor keeps to go on after (`l`): when the last one has itself left the
- * ranking, the one before it still marks where the page ended.
- */
-export const ANCHORS = 3
 
 /**
  * Where a walk stands: date order continues below `b`; relevance continues at offset `o` of the
  * ranking of ids below `t`, planned `k` (absent in cursors issued before plans existed: `newest`),
- * after `l`, the last results of the page before (ANCHORS of them; one id, the last, in cursors issued
- * before there were several; absent in cursors older still: at the offset alone), where they now rank.
+ * after the ranks just above `o` as they were (`a`, packed: packIds) and posts already shown below
+ * them (`x`), together up to MARKS ids, where they now rank. Cursors issued before those were kept carry `l` instead, the page before's last three results
+ * (or its last one; cursors older still carry neither: at the offset alone).
  */
-type Position = { n: number; s: string | null } & ({ m: 'd'; b: string | null } | { m: 'r'; o: number; t: string | null; k?: RankingPlan; l?: string | string[] })
+type Position = { n: number; s: string | null } & (
+  | { m: 'd'; b: string | null }
+  | { m: 'r'; o: number; t: string | null; k?: RankingPlan; a?: string; x?: string; l?: string | string[] }
+)
 
 export interface SearchServiceDeps {
   index: SearchIndex
@@ -175,7 +174,8 @@ export function createSearchService(deps: SearchServiceDeps) {
     want: number,
     plan: RankingPlan | undefined,
     last?: readonly string[],
-  ): Promise<{ ids: string[]; top: string | null; more: boolean; plan?: RankingPlan; next?: number }> {
+    also: readonly string[] = [],
+  ): Promise<{ ids: string[]; top: string | null; more: boolean; plan?: RankingPlan; next?: number; mark?: string[]; after?: string[] }> {
     const filter = factsFilter(r)
     if (r.authors.length === 0) {
       // The ranking is fixed for the whole walk by the first page's newest match (newer posts never
@@ -189,20 +189,23 @@ export function createSearchService(deps: SearchServiceDeps) {
       const range: IdRange = { below: fixedTop, ...(from !== undefined ? { from } : {}) }
       if (filter === null) {
         const chosen = plan ?? planRanking(query, await index.termFrequencies(planningTokens(query)), RELEVANCE_CANDIDATES)
-        if (last === undefined || offset === 0) {
+        if ((last === undefined && also.length === 0) || offset === 0) {
           const page = await index.rankedMatches(query, range, RELEVANCE_CANDIDATES, offset, want, chosen)
-          return { ...page, top: fixedTop, plan: chosen, next: offset + page.ids.length }
+          // The page is the ranks from the offset on, so its results are the ranks just above the next.
+          return { ...page, top: fixedTop, plan: chosen, next: offset + page.ids.length, mark: page.ids.slice(-MARKS) }
         }
-        // Read from a few ranks back and go on after the previous page's last results where they are now.
-        const back = Math.min(offset, REANCHOR_WINDOW)
-        const window = await index.rankedMatches(query, range, RELEVANCE_CANDIDATES, offset - back, back + want, chosen)
-        const page = pageAfter(window.ids, back, want, last)
+        // Read from the first rank the cursor kept, and some above it, and go on after those posts where
+        // they are now (left out: as many more are read).
+        const back = Math.min(offset, (last?.length ?? 0) + REANCHOR_WINDOW)
+        const extra = (last?.length ?? 0) + also.length + STRAGGLERS
+        const window = await index.rankedMatches(query, range, RELEVANCE_CANDIDATES, offset - back, back + want + extra, chosen)
+        const page = pageAfter(window.ids, back, want, last, also)
         return { ...page, more: page.more || window.more, top: fixedTop, plan: chosen, next: offset - back + page.next }
       }
       // Filters are checked on the newest RELEVANCE_CANDIDATES matches in ranking order: all of them
       // when fewer match, never the best-scored 10,000 of a larger set.
       const ranked = await index.rankedMatches(query, range, RELEVANCE_CANDIDATES, 0, RELEVANCE_CANDIDATES, 'newest')
-      return { ...(await filtered(ranked.ids, filter, offset, want, last)), top: fixedTop }
+      return { ...(await filtered(ranked.ids, filter, offset, want, last, also)), top: fixedTop }
     }
     const range: IdRange = { ...(top !== null ? { below: top } : {}), ...(from !== undefined ? { from } : {}) }
     const scored = await index.matchAmong(query, await index.authorPosts(r.authors, range, RELEVANCE_CANDIDATES))
@@ -210,13 +213,13 @@ export function createSearchService(deps: SearchServiceDeps) {
     const fixedTop = top ?? next(scored.reduce((a, s) => (compareIds(s.id, a) > 0 ? s.id : a), scored[0]!.id))
     scored.sort(byRelevance)
     const ranked = scored.map((s) => s.id)
-    if (filter === null) return { ...pageAfter(ranked, offset, want, last), top: fixedTop }
-    return { ...(await filtered(ranked, filter, offset, want, last)), top: fixedTop }
+    if (filter === null) return { ...pageAfter(ranked, offset, want, last, also), top: fixedTop }
+    return { ...(await filtered(ranked, filter, offset, want, last, also)), top: fixedTop }
   }
 
   /**
-   * Filters checked lazily in ranking order, only as far as this page needs (REANCHOR_WINDOW more, for
-   * a previous page's last results that have moved down).
+   * Filters checked lazily in ranking order, only as far as this page needs (as many more as the cursor
+   * kept ranks, which it leaves out).
    */
   async function filtered(
     ranked: readonly string[],
@@ -224,17 +227,18 @@ export function createSearchService(deps: SearchServiceDeps) {
     offset: number,
     want: number,
     last: readonly string[] | undefined,
-  ): Promise<{ ids: string[]; more: boolean; next: number }> {
+    also: readonly string[],
+  ): Promise<{ ids: string[]; more: boolean; next: number; mark: string[]; after: string[] }> {
     const kept: string[] = []
     let seen = 0
-    const enough = offset + want + 1 + (last === undefined ? 0 : REANCHOR_WINDOW)
+    const enough = offset + want + 1 + (last?.length ?? 0) + also.length + STRAGGLERS
     for (let i = 0; i < ranked.length && kept.length < enough; i += CHUNK) {
       const slice = ranked.slice(i, i + CHUNK)
       const facts = await index.facts(slice)
       for (const id of slice) if (filter(facts.get(id))) kept.push(id)
       seen = i + slice.length
     }
-    const page = pageAfter(kept, offset, want, last)
+    const page = pageAfter(kept, offset, want, last, also)
     return { ...page, more: page.more || seen < ranked.length }
   }
 
@@ -278,18 +282,23 @@ export function createSearchService(deps: SearchServiceDeps) {
         } else {
           // A walk begun before plans existed ranked the newest matches: it goes on doing so.
           const plan = r.cursor === null ? undefined : (pos.k ?? 'newest')
-          const anchors = pos.l === undefined || Array.isArray(pos.l) ? pos.l : [pos.l]
-          const page = await pageByRelevance(r, query as QueryNode, from, pos.t, pos.o, want, plan, anchors)
+          const anchors = pos.a !== undefined ? unpackIds(pos.a) : pos.l === undefined || Array.isArray(pos.l) ? pos.l : [pos.l]
+          const below = pos.x !== undefined ? unpackIds(pos.x) : []
+          if ((pos.a !== undefined && anchors === undefined) || below === undefined) {
+            throw invalidParameter('cursor', 'the cursor was not issued by this service for this search.')
+          }
+          const page = await pageByRelevance(r, query as QueryNode, from, pos.t, pos.o, want, plan, anchors, below)
           ids = page.ids
           if (page.more) {
-            const { l: _previous, ...rest } = pos
+            const { l: _older, a: _previous, x: _below, ...rest } = pos
             nextPos = {
               ...rest,
               n: pos.n + ids.length,
               o: page.next ?? pos.o + ids.length,
               t: page.top,
               ...(page.plan ? { k: page.plan } : {}),
-              ...(page.next !== undefined && ids.length > 0 ? { l: ids.slice(-ANCHORS) } : {}),
+              ...(page.mark !== undefined && page.mark.length > 0 ? { a: packIds(page.mark) } : {}),
+              ...(page.after !== undefined && page.after.length > 0 ? { x: packIds(page.after) } : {}),
             }
           }
         }
@@ -356,25 +365,74 @@ export function distinct(ids: string[]): string[] {
 }
 
 /**
- * A page of a ranking known as far as it needs: after the previous page's last results (`last`, in
- * page order) where they are now, looked for from REANCHOR_WINDOW ranks before `offset` on, the latest
- * of them that is still there: results after it that have gone moved the rest up, so starting after
- * it skips nothing. When none is there, every one of them left (or moved far): the ranks after them
- * moved up by as many, and the page starts that much before `offset`, where at worst it shows again a
- * post that moved up (4.12 allows a post on two pages; skipping one is what must not happen). On a
- * first page, or without them, at `offset`. `next` is where the page after starts.
+ * Ids a relevance cursor keeps of where the walk stands (`a` and `x` together): the ranks just above
+ * where the next page starts, and posts already shown found below it.
  */
-export function pageAfter(ranked: readonly string[], offset: number, want: number, last: readonly string[] | undefined): { ids: string[]; more: boolean; next: number } {
+export const MARKS = 50
+/** Ranks read past a relevance page for the posts already shown that lie below it. */
+export const STRAGGLERS = 10
+
+/**
+ * A page of a ranking known as far as it needs, after where the page before ended, so that no post the
+ * walk has not shown is skipped, whatever left the ranking since. `last` is the ranking as it was just
+ * above that point (the ranks before `offset`, up to MARKS of them; in cursors issued before that was
+ * kept, the page before's last three results, or its last one), `also` posts already shown that were
+ * below it then (a page that ended among them):
+ * - A post not shown yet is now above where `last` began (offset − |last|) only when more posts shown
+ *   than `last` holds left the ranking or fell below it (edited to score lower): with 50 ranks kept,
+ *   more than 50 between two pages. So the page starts there, or earlier, at the first of `last` now
+ *   ranked above that (posts above it left), and leaves `last` and `also` out wherever they rank now.
+ *   What it shows again is what moved: a post of an earlier page that fell, or one of `last` that rose.
+ * - A page that ends among posts already shown goes on past them, and keeps those still below it.
+ * Keeping only the page's last three results, a fourth leaving made the next page skip a post (found by
+ * a paging probe: six of ten leaving skipped three). A post edited to rank above where the walk stands
+ * may be missed (4.12 allows a post on two pages, not one left out; an edit is a new post's worth).
+ * On a first page, or without `last`, at `offset`. `next` is where the page after starts; `mark` and
+ * `after` are what its cursor keeps.
+ */
+export function pageAfter(
+  ranked: readonly string[],
+  offset: number,
+  want: number,
+  last: readonly string[] | undefined,
+  also: readonly string[] = [],
+): { ids: string[]; more: boolean; next: number; mark: string[]; after: string[] } {
   let start = offset
-  if (last !== undefined && last.length > 0 && offset > 0) {
-    const from = Math.max(0, offset - REANCHOR_WINDOW)
-    const window = ranked.slice(from, offset + want + REANCHOR_WINDOW)
-    let found = -1
-    for (let k = last.length - 1; k >= 0 && found < 0; k--) found = window.lastIndexOf(last[k] as string)
-    start = found >= 0 ? from + found + 1 : Math.max(0, offset - last.length)
+  let seen: ReadonlySet<string> | undefined
+  if (offset > 0 && ((last !== undefined && last.length > 0) || also.length > 0)) {
+    const lastStart = Math.max(0, offset - (last?.length ?? 0))
+    seen = new Set([...(last ?? []), ...also])
+    start = lastStart
+    for (let i = Math.max(0, lastStart - REANCHOR_WINDOW); i < lastStart; i++) {
+      if (seen.has(ranked[i] as string)) {
+        start = i
+        break
+      }
+    }
   }
-  const ids = ranked.slice(start, start + want)
-  return { ids, more: ranked.length > start + want, next: start + ids.length }
+  const ids: string[] = []
+  let i = start
+  for (; i < ranked.length && ids.length < want; i++) if (!seen?.has(ranked[i] as string)) ids.push(ranked[i] as string)
+  while (i < ranked.length && seen?.has(ranked[i] as string)) i++
+  let more = false
+  for (let j = i; j < ranked.length && !more; j++) more = !seen?.has(ranked[j] as string)
+  const after = seen ? ranked.slice(i).filter((id) => seen.has(id)).slice(0, MARKS - 1) : []
+  return { ids, more, next: i, mark: ranked.slice(Math.max(0, i - (MARKS - after.length)), i), after }
+}
+
+/** Ids for a cursor (`a`): 8 bytes each, big-endian, base64url (50 ids in 534 characters). */
+export function packIds(ids: readonly string[]): string {
+  const b = Buffer.alloc(ids.length * 8)
+  ids.forEach((id, i) => b.writeBigUInt64BE(BigInt(id), i * 8))
+  return b.toString('base64url')
+}
+
+/** packIds undone; undefined when `packed` is not such a list. */
+export function unpackIds(packed: unknown): string[] | undefined {
+  if (typeof packed !== 'string' || !/^[A-Za-z0-9_-]*$/.test(packed)) return undefined
+  const b = Buffer.from(packed, 'base64url')
+  if (b.length === 0 || b.length % 8 !== 0 || b.length > MAX_DEPTH * 8) return undefined
+  return Array.from({ length: b.length / 8 }, (_, i) => b.readBigUInt64BE(i * 8).toString())
 }
 
 /** Result items' key space in the response cache. */
