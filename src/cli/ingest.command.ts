@@ -108,7 +108,10 @@ async function* byteLines(
   // Past maxLineBytes a line's bytes are dropped until its end, which yields it as too long.
   let skipping = false
   const end = (last: Buffer) => {
-    const out = skipping || held + last.length > maxLineBytes ? { text: '', utf8: true, tooLong: true as const } : line(parts.length === 0 ? last : Buffer.concat([...parts, last]))
+    const out =
+      skipping || held + last.length > maxLineBytes
+        ? { text: '', utf8: true, tooLong: true as const }
+        : line(parts.length === 0 ? last : Buffer.concat([...parts, last]))
     parts = []
     held = 0
     skipping = false

@@ -788,7 +788,8 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
         }
       }
       const end = page.at(-1)
-      return { comments: page.map((c) => toComment(c, replies.get(c.commentId) ?? [])), hasMore: top.rows.length > take, ...(end ? { last: commentKeyOf(end) } : {}) }
+      const comments = page.map((c) => toComment(c, replies.get(c.commentId) ?? []))
+      return { comments, hasMore: top.rows.length > take, ...(end ? { last: commentKeyOf(end) } : {}) }
     },
     async listPostReactions(postId, offset, limit) {
       if (!isStorableId(postId)) return { reactions: [], hasMore: false }

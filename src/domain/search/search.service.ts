@@ -41,19 +41,14 @@ export const SCAN_BUDGET = 20_000
  */
 export const EMPTY_SCAN_LIMIT = 100_000
 const CHUNK = 500
-/**
- * Ranks a relevance page looks back, above the ranks its cursor kept (`a`), for those posts, to go on
- * after them: a result of an earlier page that has since left the ranking (edited out of the match
- * set) moved every later rank up by one, and a plain offset skipped the post that moved onto it.
- */
-export const REANCHOR_WINDOW = 50
 
 /**
  * Where a walk stands: date order continues below `b`; relevance continues at offset `o` of the
  * ranking of ids below `t`, planned `k` (absent in cursors issued before plans existed: `newest`),
  * after the ranks just above `o` as they were (`a`, packed: packIds) and posts already shown below
- * them (`x`), together up to MARKS ids, where they now rank. Cursors issued before those were kept carry `l` instead, the page before's last three results
- * (or its last one; cursors older still carry neither: at the offset alone).
+ * them (`x`), together up to MARKS ids, where they now rank. Cursors issued before those were kept
+ * carry `l` instead, the page before's last three results (or its last one; cursors older still carry
+ * neither: at the offset alone).
  */
 type Position = { n: number; s: string | null } & (
   | { m: 'd'; b: string | null }
@@ -194,9 +189,9 @@ export function createSearchService(deps: SearchServiceDeps) {
           // The page is the ranks from the offset on, so its results are the ranks just above the next.
           return { ...page, top: fixedTop, plan: chosen, next: offset + page.ids.length, mark: page.ids.slice(-MARKS) }
         }
-        // Read from the first rank the cursor kept, and some above it, and go on after those posts where
-        // they are now (left out: as many more are read).
-        const back = Math.min(offset, (last?.length ?? 0) + REANCHOR_WINDOW)
+        // Read from the first rank the cursor kept, and go on past those posts where they are now (left
+        // out: as many more are read, and some past the page for those already shown below it).
+        const back = Math.min(offset, last?.length ?? 0)
         const extra = (last?.length ?? 0) + also.length + STRAGGLERS
         const window = await index.rankedMatches(query, range, RELEVANCE_CANDIDATES, offset - back, back + want + extra, chosen)
         const page = pageAfter(window.ids, back, want, last, also)
@@ -365,11 +360,12 @@ export function distinct(ids: string[]): string[] {
 }
 
 /**
- * Ids a relevance cursor keeps of where the walk stands (`a` and `x` together): the ranks just above
- * where the next page starts, and posts already shown found below it.
+ * Ids a relevance cursor keeps of where the walk stands (`a` and `x` together, 50 fit in the 1,024
+ * characters of 4.12): the ranks just above where the next page starts, and posts already shown found
+ * below it.
  */
 export const MARKS = 50
-/** Ranks read past a relevance page for the posts already shown that lie below it. */
+/** Of MARKS, at most this many posts already shown below (`x`): the rest, at least 40, are ranks. */
 export const STRAGGLERS = 10
 
 /**
@@ -379,11 +375,15 @@ export const STRAGGLERS = 10
  * kept, the page before's last three results, or its last one), `also` posts already shown that were
  * below it then (a page that ended among them):
  * - A post not shown yet is now above where `last` began (offset − |last|) only when more posts shown
- *   than `last` holds left the ranking or fell below it (edited to score lower): with 50 ranks kept,
- *   more than 50 between two pages. So the page starts there, or earlier, at the first of `last` now
- *   ranked above that (posts above it left), and leaves `last` and `also` out wherever they rank now.
- *   What it shows again is what moved: a post of an earlier page that fell, or one of `last` that rose.
- * - A page that ends among posts already shown goes on past them, and keeps those still below it.
+ *   than `last` holds left the ranking or fell below it (edited to score lower): with at least 40
+ *   ranks kept, more than 40 between two pages. So the page starts there and leaves `last` and `also`
+ *   out wherever they rank now. It shows again a post of an earlier page that fell into its ranks, or
+ *   one pushed down into them by a post edited to rank above the walk (one for each such edit).
+ *   Starting higher, at a post of `last` found above (an earlier version), re-showed every post
+ *   between it and the walk when that post had been edited to rank first (a paging probe: nine such
+ *   edits, one a page, ended a 500-deep walk having shown 100 posts).
+ * - A page that ends among posts already shown goes on past them, and keeps up to STRAGGLERS of those
+ *   still below it (the rest, having moved, may show again).
  * Keeping only the page's last three results, a fourth leaving made the next page skip a post (found by
  * a paging probe: six of ten leaving skipped three). A post edited to rank above where the walk stands
  * may be missed (4.12 allows a post on two pages, not one left out; an edit is a new post's worth).
@@ -400,15 +400,8 @@ export function pageAfter(
   let start = offset
   let seen: ReadonlySet<string> | undefined
   if (offset > 0 && ((last !== undefined && last.length > 0) || also.length > 0)) {
-    const lastStart = Math.max(0, offset - (last?.length ?? 0))
+    start = Math.max(0, offset - (last?.length ?? 0))
     seen = new Set([...(last ?? []), ...also])
-    start = lastStart
-    for (let i = Math.max(0, lastStart - REANCHOR_WINDOW); i < lastStart; i++) {
-      if (seen.has(ranked[i] as string)) {
-        start = i
-        break
-      }
-    }
   }
   const ids: string[] = []
   let i = start
@@ -416,11 +409,11 @@ export function pageAfter(
   while (i < ranked.length && seen?.has(ranked[i] as string)) i++
   let more = false
   for (let j = i; j < ranked.length && !more; j++) more = !seen?.has(ranked[j] as string)
-  const after = seen ? ranked.slice(i).filter((id) => seen.has(id)).slice(0, MARKS - 1) : []
+  const after = seen ? ranked.slice(i).filter((id) => seen.has(id)).slice(0, STRAGGLERS) : []
   return { ids, more, next: i, mark: ranked.slice(Math.max(0, i - (MARKS - after.length)), i), after }
 }
 
-/** Ids for a cursor (`a`): 8 bytes each, big-endian, base64url (50 ids in 534 characters). */
+/** Ids for a cursor (`a`, `x`): 8 bytes each, big-endian, base64url (50 ids in 534 characters). */
 export function packIds(ids: readonly string[]): string {
   const b = Buffer.alloc(ids.length * 8)
   ids.forEach((id, i) => b.writeBigUInt64BE(BigInt(id), i * 8))
