@@ -97,11 +97,10 @@ export function buildCli(): Command {
     .action(async (opts: { size?: string; seed?: number; anchor?: string; json?: boolean }) =>
       withContainer(async (c) => {
         const rawSize = opts.size ?? (c.config.seed === 'none' ? 'small' : String(c.config.seed))
-        const size: Exclude<SeedSize, 'none'> = /^\d+$/.test(rawSize)
-          ? profileCountProblem(Number(rawSize)) === undefined
-            ? Number(rawSize)
-            : fail(`--size must be small, medium, large or ${PROFILE_COUNT_RULE}`)
-          : (['small', 'medium', 'large'].includes(rawSize) ? rawSize : fail(`--size must be small, medium, large or ${PROFILE_COUNT_RULE}`)) as 'small'
+        const named = rawSize === 'small' || rawSize === 'medium' || rawSize === 'large'
+        const counted = /^\d+$/.test(rawSize) && profileCountProblem(Number(rawSize)) === undefined
+        if (!named && !counted) fail(`--size must be small, medium, large or ${PROFILE_COUNT_RULE}`)
+        const size: Exclude<SeedSize, 'none'> = named ? rawSize : Number(rawSize)
         // Read as every other instant of the CLI and the admin API: 2025-02-30 is refused, not rolled over.
         const anchorMs = opts.anchor === undefined ? undefined : parseInstant(opts.anchor)
         if (anchorMs === undefined && opts.anchor !== undefined) fail(`--anchor must be ${INSTANT_FORMS}`)

@@ -125,7 +125,9 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
   // normalises by. A contentless_delete table's DELETE left them in, so every re-ingested post counted
   // once more in the document count and lengths, and rankings drifted from PostgreSQL's (found by a
   // search probe: 31 re-ingests changed which posts made a 500-deep relevance walk).
-  const indexedText = db.prepare('SELECT d.text FROM posts p JOIN post_docs d ON d.id = p.id WHERE p.id = CAST(? AS INTEGER) AND p.is_repost = 0').pluck()
+  const indexedText = db
+    .prepare('SELECT d.text FROM posts p JOIN post_docs d ON d.id = p.id WHERE p.id = CAST(? AS INTEGER) AND p.is_repost = 0')
+    .pluck()
   const unindexPost = db.prepare("INSERT INTO post_search (post_search, rowid, text) VALUES ('delete', CAST(? AS INTEGER), ?)")
   const upsertArticle = db.prepare(
     `INSERT INTO articles (article_id, author_profile_id, doc) VALUES (?, ?, ?)

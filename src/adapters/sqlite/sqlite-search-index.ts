@@ -43,6 +43,9 @@ function leadingVarint(b: Buffer): number {
 /** Posts up to which matchAmong and matchingAmong seek each one rather than walking the matches between them. */
 const ONE_BY_ONE = 16
 
+/** The ids an index can hold, each once. */
+const storable = (ids: readonly string[]): string[] => [...new Set(ids.filter(isStorableId))]
+
 /** The lowest and highest of some ids. */
 function span(ids: readonly string[]): [string, string] {
   let low = ids[0] as string
@@ -119,6 +122,8 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
     )
     .pluck()
   const matchesOne = db.prepare('SELECT 1 FROM post_search WHERE post_search MATCH ? AND rowid = CAST(? AS INTEGER)').pluck()
+  /** Which of a few posts match, by a seek each. */
+  const seekEach = (match: string, wanted: readonly string[]) => wanted.filter((id) => matchesOne.get(match, id) !== undefined)
   const byAuthor = db
     .prepare(
       `SELECT CAST(id AS TEXT) FROM posts
@@ -192,14 +197,14 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
     },
 
     async matchAmong(query, ids) {
-      let wanted = [...new Set(ids.filter(isStorableId))]
+      let wanted = storable(ids)
       if (wanted.length === 0) return []
       const match = toFts5Match(query)
       const scores = new Map<string, number>()
       if (wanted.length <= ONE_BY_ONE) {
         // A few posts (an author's handful): which match, by a seek each, and when one does, its score
         // alone, which counts the query's matches once, as one statement over the span would.
-        wanted = wanted.filter((id) => matchesOne.get(match, id) !== undefined)
+        wanted = seekEach(match, wanted)
         if (wanted.length === 1) scores.set(wanted[0] as string, scoreOne.get(match, wanted[0]) as number)
       }
       if (wanted.length > 1) {
@@ -213,13 +218,13 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
     },
 
     async matchingAmong(query, ids) {
-      const wanted = [...new Set(ids.filter(isStorableId))]
+      const wanted = storable(ids)
       if (wanted.length === 0) return []
       const match = toFts5Match(query)
       let hits: Set<string>
       if (wanted.length <= ONE_BY_ONE) {
         // A few posts: a seek each (about 10 µs) costs less than walking the matches between them.
-        hits = new Set(wanted.filter((id) => matchesOne.get(match, id) !== undefined))
+        hits = new Set(seekEach(match, wanted))
       } else {
         const [low, high] = span(wanted)
         hits = new Set(matchesIn.all(match, low, high, JSON.stringify(wanted)) as string[])

@@ -249,7 +249,7 @@ export function createContentService(deps: ContentServiceDeps) {
     return {
       items: arr(page.comments.map((c) => commentJson(c, 0))),
       hasMore: page.hasMore,
-      token: page.hasMore && last ? tokens.issue(scope, [last.pinned ? 1 : 0, last.reactionCount, last.createdMs, last.commentId]) : undefined,
+      token: page.hasMore && last ? tokens.issue(scope, commentPosition(last)) : undefined,
     }
   }
 
@@ -637,7 +637,10 @@ export function countryOf(country: string | undefined): { name: string; code: st
   return { name: country, code: '' }
 }
 
-/** A comments token's place in the order, or undefined when it holds none (an offset, or anything else). */
+/** A comment's place in the order as a comments token holds it: [pinned 0/1, reactions, created ms, id]. */
+const commentPosition = (k: CommentKey): [number, number, number, string] => [k.pinned ? 1 : 0, k.reactionCount, k.createdMs, k.commentId]
+
+/** commentPosition undone, or undefined when the token holds none (an offset, or anything else). */
 function commentKeyFrom(p: unknown): CommentKey | undefined {
   if (!Array.isArray(p) || p.length !== 4) return undefined
   const [pinned, reactionCount, createdMs, commentId] = p as unknown[]
