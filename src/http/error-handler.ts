@@ -82,7 +82,11 @@ export function registerErrorHandling(
         logger.error({ err: e, url: request.url }, 'usage record of an unknown path failed')
       }
     }
-    return sendError(reply, new ApiError('NOT_FOUND', `No endpoint ${request.method} ${request.url.split('?')[0]}.`))
+    const path = request.url.split('?')[0] as string
+    // D5 counts such a call in usage (endpoint `unknown`), free: it says so as every other answer of
+    // the API does (D3), whatever the key.
+    if (path.startsWith('/api/')) reply.header('x-credits-charged', '0')
+    return sendError(reply, new ApiError('NOT_FOUND', `No endpoint ${request.method} ${path}.`))
   }
   app.setErrorHandler(async (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     // Fastify reads a body before its not-found handler runs: a bad body sent to a path or method that

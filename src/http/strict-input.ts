@@ -11,20 +11,27 @@ import { invalidParameter } from '../domain/errors.ts'
 const HUGE_DIGITS = '999999999999999'
 
 /**
- * Integer query parameters are whole numbers in decimal digits. The schema validator coerces with
- * Number(), which takes `0x10`, `1e1`, ` 10`, `Infinity` and `-Infinity` (the last two even past a
- * minimum) and lets 1e19 reach SQLite as a float; here such text is a free 400 naming the parameter,
- * and more digits than an offset or count can mean are read as a large safe integer.
+ * Query parameters read as written:
+ * - Each is given once. A repeated one (`count=5&count=5`) reaches the validator as a list, which
+ *   it refused as "must be string"; here it is a free 400 saying so.
+ * - Integer ones are whole numbers in decimal digits. The schema validator coerces with Number(),
+ *   which takes `0x10`, `1e1`, ` 10`, `Infinity` and `-Infinity` (the last two even past a minimum)
+ *   and lets 1e19 reach SQLite as a float; here such text is a free 400 naming the parameter, and
+ *   more digits than an offset or count can mean are read as a large safe integer.
  */
-export function strictIntegers(schema: TSchema | undefined): ((request: FastifyRequest) => Promise<void>) | undefined {
+export function strictQuery(schema: TSchema | undefined): ((request: FastifyRequest) => Promise<void>) | undefined {
   const properties = (schema as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties ?? {}
-  const names = Object.keys(properties).filter((name) => properties[name]?.type === 'integer')
+  const names = Object.keys(properties)
   if (names.length === 0) return undefined
+  const integers = names.filter((name) => properties[name]?.type === 'integer')
   return async (request) => {
     const query = request.query as Record<string, unknown>
     for (const name of names) {
+      if (Array.isArray(query[name])) throw invalidParameter(name, 'is given more than once; send it once.')
+    }
+    for (const name of integers) {
       const raw = query[name]
-      // Absent, empty and repeated parameters keep the validator's own answers.
+      // Absent and empty parameters keep the validator's own answers.
       if (typeof raw !== 'string' || raw === '') continue
       if (!/^-?\d+$/.test(raw)) throw invalidParameter(name, 'must be a whole number written in decimal digits.')
       const digits = raw.replace(/^-0*|^0+(?=\d)/, '')

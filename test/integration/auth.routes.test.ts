@@ -97,8 +97,16 @@ describe('key lifecycle', () => {
 })
 
 describe('unknown paths and methods', () => {
-  it('404 NOT_FOUND in the error envelope', async () => {
-    expectError(await t.get('/api/v1/nope'), 404, 'NOT_FOUND')
-    expectError(await t.app.inject({ method: 'DELETE', url: '/api/v1/profile', headers: { 'x-api-key': t.key } }), 404, 'NOT_FOUND')
+  it('404 NOT_FOUND in the error envelope, free and saying so (D3: X-Credits-Charged on every answer of the API)', async () => {
+    const answers = [
+      await t.get('/api/v1/nope'),
+      await t.get('/api/v1/nope', null),
+      await t.app.inject({ method: 'DELETE', url: '/api/v1/profile', headers: { 'x-api-key': t.key } }),
+      await t.app.inject({ method: 'POST', url: '/api/v1/profile?x=1', headers: { 'x-api-key': t.key, 'content-type': 'application/json' }, payload: '{' }),
+    ]
+    for (const res of answers) {
+      expectError(res, 404, 'NOT_FOUND')
+      expect(res.headers['x-credits-charged']).toBe('0')
+    }
   })
 })

@@ -1,4 +1,10 @@
 /**
+ * Query parameters read as written.
+ *
+ * A parameter given twice (`count=5&count=5`, or two different values) is a free 400 INVALID_PARAMETER
+ * naming it and saying so: the validator saw a list there and answered "must be string", which told a
+ * client nothing about what to change.
+ *
  * Integer query parameters (count, start, commentCount, commentStart, reactionCount, reactionStart)
  * are whole numbers in decimal digits. Text the schema validator's Number() coercion would take
  * (Infinity, -Infinity, 1e400, 0x10, 1e1, ' 10') is a free 400 naming the parameter (spec 7:
@@ -17,7 +23,7 @@ let accountId: string
 
 beforeAll(async () => {
   t = await makeTestApp({ nowMs: NOW, records: fixtureRecords() })
-  const acct = await t.c.accounts.create({ name: 'integers', plan: 'custom', creditsLimit: 100_000, rpsLimit: 100_000 })
+  const acct = await t.c.accounts.create({ name: 'query-params', plan: 'custom', creditsLimit: 100_000, rpsLimit: 100_000 })
   key = acct.apiKey.key
   accountId = acct.account.id
 })
@@ -88,5 +94,34 @@ describe('integer query parameters', () => {
     const plain = await t.get('/api/v1/posts?profileUrlOrUrn=member-1&count=007', key)
     expect(plain.statusCode, plain.body).toBe(200)
     expect(plain.json().pageSize).toBe(7)
+  })
+})
+
+describe('repeated query parameters', () => {
+  it('are a free 400 naming the parameter, on data and account routes alike', async () => {
+    const before = await debits()
+    const cases: [path: string, param: string][] = [
+      ['/api/v1/profile?profileUrlOrUrn=member-1&profileUrlOrUrn=member-1', 'profileUrlOrUrn'],
+      ['/api/v1/posts?profileUrlOrUrn=member-1&count=5&count=5', 'count'],
+      ['/api/v1/posts?profileUrlOrUrn=member-1&count=5&count=7', 'count'],
+      ['/api/v1/posts/updates?profileUrlsOrUrns=member-1&profileUrlsOrUrns=member-2', 'profileUrlsOrUrns'],
+      [`/api/v1/company?companyUrlOrUrn=${COMPANY_ID}&companyUrlOrUrn=${COMPANY_ID}`, 'companyUrlOrUrn'],
+      [`/api/v1/post/engagement?postUrlOrUrn=${q(PERSON_POST_ID)}&reactionStart=0&reactionStart=5`, 'reactionStart'],
+      ['/api/v1/usage?from=2026-11-01&from=2026-11-02', 'from'],
+    ]
+    for (const [path, param] of cases) {
+      const res = await t.get(path, key)
+      const body = expectError(res, 400, 'INVALID_PARAMETER')
+      expect(body.details, path).toEqual({ parameter: param })
+      expect(body.error, path).toContain('more than once')
+      expect(res.headers['x-credits-charged'], path).toBe('0')
+    }
+    expect(await debits()).toBe(before)
+  })
+
+  it('a parameter given once is served as before', async () => {
+    const res = await t.get('/api/v1/posts?profileUrlOrUrn=member-1&count=5', key)
+    expect(res.statusCode, res.body).toBe(200)
+    expect(res.json().pageSize).toBe(5)
   })
 })

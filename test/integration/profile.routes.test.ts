@@ -91,6 +91,12 @@ describe('GET /api/v1/profile', () => {
     expect(body).toMatchObject({ location: 'Leeds, England, United Kingdom', geoLocationName: 'Leeds', geoCountryName: 'United Kingdom', countryCode: 'GB' })
     expect(body.experiences).toEqual([])
     expect(body.educations).toEqual([])
+    // A bare slug that no member has names the page, as on /api/v1/posts; a member URL never does.
+    const bare = await t.get('/api/v1/profile?profileUrlOrUrn=northwind-1035')
+    expect(bare.statusCode).toBe(200)
+    expect(bare.json()).toEqual(body)
+    expect(bare.headers['x-credits-charged']).toBe('1')
+    expectError(await t.get(`/api/v1/profile?profileUrlOrUrn=${q('https://www.linkedin.com/in/northwind-1035')}`), 404, 'PROFILE_NOT_FOUND')
   })
 
   it('refusals: missing, unusable URN, /in/ alone, unknown profile', async () => {

@@ -72,15 +72,15 @@ describe('a node stopped with SIGTERM under keep-alive load', () => {
     const base = new URL(first.baseUrl)
     const agent = new http.Agent({ keepAlive: true, maxSockets: 4 })
     const answers: Answer[] = []
-    let errors = 0
+    const errors: string[] = []
     let signalled = false
     const worker = async () => {
       // Back to back on the pool's sockets until the node stops taking connections.
       for (;;) {
         try {
           answers.push(await call(agent, base, `/api/v1/profile?profileUrlOrUrn=${slug}`, key))
-        } catch {
-          errors++
+        } catch (e) {
+          errors.push(String((e as { code?: unknown }).code ?? e))
           if (signalled) return
         }
         if (answers.length === 200 && !signalled) {
@@ -94,6 +94,11 @@ describe('a node stopped with SIGTERM under keep-alive load', () => {
     await done
     agent.destroy()
     expect(exit, first.stderr()).toEqual({ code: 0, signal: null })
+    // A call sent on a kept-alive connection is answered, never cut: Node's server.close() closed every
+    // connection it took for idle at once, those whose next request was already on its way included
+    // (a crash probe: 15-24 of 24 clients saw ECONNRESET, POSTs among them, within 10 ms of SIGTERM).
+    // Each client's calls end when the node no longer takes connections.
+    expect(errors).toEqual(['ECONNREFUSED', 'ECONNREFUSED', 'ECONNREFUSED', 'ECONNREFUSED'])
 
     const served = answers.filter((a) => a.status === 200)
     const refused = answers.filter((a) => a.status !== 200)

@@ -295,8 +295,9 @@ export class BillingModel {
     // Refused before any account is known: not recorded, and X-Credits-Charged says nothing was billed.
     if (req.op === 'badKey') return { status: 401, code: 'INVALID_API_KEY', charged: '0', debits: [] }
     if (req.op === 'unknownPath') {
+      // Counted under `unknown` (D5), free, and the answer says so (D3).
       this.record(t, 'unknown', 404, 0)
-      return { status: 404, code: 'NOT_FOUND', charged: undefined, debits: [] }
+      return { status: 404, code: 'NOT_FOUND', charged: '0', debits: [] }
     }
     const endpoint = {
       profile: '/api/v1/profile',

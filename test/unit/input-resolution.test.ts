@@ -335,6 +335,10 @@ describe('parsePostInput', () => {
       [`https://www.linkedin.com/posts/jane_activity-2024-recap-activity-${ACTIVITY}-AbCd`, 'activity', ACTIVITY],
       [`https://www.linkedin.com/posts/jane_title-activity-${ACTIVITY}`, 'activity', ACTIVITY],
       [`https://www.linkedin.com/posts/j%C3%BCrgen_gr%C3%BC%C3%9Fe-activity-${ACTIVITY}-AbCd`, 'activity', ACTIVITY],
+      // A post without title words: the marker follows the author's '_', or comes first.
+      [`https://www.linkedin.com/posts/jane-doe_activity-${ACTIVITY}-AbCd`, 'activity', ACTIVITY],
+      [`https://www.linkedin.com/posts/acme_ugcPost-${ACTIVITY}-x1`, 'ugcPost', ACTIVITY],
+      [`https://www.linkedin.com/posts/activity-${ACTIVITY}-AbCd`, 'activity', ACTIVITY],
     ])('%s as %s %s', (raw, type, id) => {
       expect(post(raw)).toEqual({ type, id })
     })
@@ -375,6 +379,7 @@ describe('parsePostInput', () => {
       ['/feed/ alone', 'https://www.linkedin.com/feed/'],
       ['a feed URL with a bare id', `https://www.linkedin.com/feed/update/${ACTIVITY}`],
       ['a posts URL without a marker', 'https://www.linkedin.com/posts/jane_hello-AbCd'],
+      ['a posts URL whose marker is inside a word', `https://www.linkedin.com/posts/jane_reactivity-${ACTIVITY}-AbCd`],
       ['a posts URL with a malformed id', 'https://www.linkedin.com/posts/jane_hello-activity-12x4-AbCd'],
       ['a posts URL with an over-long id', `https://www.linkedin.com/posts/jane_hello-activity-${ACTIVITY}00-AbCd`],
       ['/posts/ alone', 'https://www.linkedin.com/posts/'],

@@ -14,6 +14,7 @@ describe('store failures that mean "unavailable, retry"', () => {
       err({ code: '08006' }),
       err({ code: '53300' }, 'too many connections'),
       err({ code: '57014' }, 'canceling statement due to statement timeout'),
+      err({ code: '55000' }, 'database "pronet" is not currently accepting connections'),
       new Error('Connection terminated unexpectedly'),
       new Error('timeout exceeded when trying to connect'),
       Object.assign(new AggregateError([err({ code: 'ECONNREFUSED' })]), {}),
@@ -28,7 +29,7 @@ describe('store failures that mean "unavailable, retry"', () => {
   })
 
   it('PostgreSQL: constraint and syntax errors are not outages', () => {
-    for (const e of [err({ code: '23505' }), err({ code: '42601' }), err({ code: '40001' }), new Error('something else'), null, 'text']) {
+    for (const e of [err({ code: '23505' }), err({ code: '42601' }), err({ code: '55000' }, 'cannot change a sequence now'), err({ code: '40001' }), new Error('something else'), null, 'text']) {
       expect(classifyPgError(e)).toBeUndefined()
     }
   })

@@ -46,6 +46,12 @@ export function openPostgres(url: string, opts: PostgresOptions = {}): PgPool {
   // An idle client that loses its connection (server restart) emits 'error' on the pool; without a
   // listener that would crash the process. The pool replaces the client; queries report the outage.
   pool.on('error', () => {})
+  // A checked-out client has no such listener (the pool takes its own off while it is lent), and one
+  // told to go (pg_terminate_backend, a restart or failover, idle_session_timeout) between two of its
+  // queries emitted 'error' with no listener: the process died (a crash probe: two nodes under load,
+  // backends terminated every 0.3 s). Each client keeps a listener for its life; the failure reaches
+  // the next query on it ("not queryable": 503), and the pool drops it when it is given back.
+  pool.on('connect', (client) => client.on('error', () => {}))
   return pool
 }
 

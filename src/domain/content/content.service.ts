@@ -323,6 +323,9 @@ export function createContentService(deps: ContentServiceDeps) {
         let doc: Buffer | undefined
         if (input.type === 'slug') {
           doc = (await store.getProfileBySlug(input.slug))?.doc
+          // The endpoint takes company pages (2.4), and /posts looks a bare slug that no member has up
+          // as a page's slug: so does this one, or the same input named a page there and nothing here.
+          if (doc === undefined && input.bare) return organizationAsProfile((await findCompany(companySlug(input.slug), pageNotFoundAsProfile)).doc)
         } else if (input.type === 'profileId') {
           doc = await store.getProfileDoc(input.profileId)
         } else {

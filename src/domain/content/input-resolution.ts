@@ -218,12 +218,13 @@ function postFromUrl(segments: string[], opts: ResolveOptions & { allowShare: bo
 
 /**
  * `/posts/<author>_<title>-activity-<id>-<tag>`: the title is free text and may itself hold
- * `-activity-2024-`, so the last well-formed marker wins. Decision: the trailing `-<tag>` is optional,
- * since copies of these URLs sometimes lose it.
+ * `-activity-2024-`, so the last well-formed marker wins. A post without title words has none:
+ * `/posts/<author>_activity-<id>-<tag>` (the marker right after the author's `_`), or the marker
+ * first. Decision: the trailing `-<tag>` is optional, since copies of these URLs sometimes lose it.
  */
 function postFromPostsSlug(slug: string): PostInput | undefined {
   let found: PostInput | undefined
-  for (const m of slug.matchAll(/-(activity|ugcPost|share)-(\d+)(?=-|$)/g)) {
+  for (const m of slug.matchAll(/(?:^|[-_])(activity|ugcPost|share)-(\d+)(?=-|$)/g)) {
     const type = m[1] as PostInput['type']
     const id = m[2] as string
     if (NUMERIC_ID_RE.test(id)) found = { type, id }

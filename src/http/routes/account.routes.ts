@@ -9,6 +9,7 @@ import type { MeteringService } from '../../domain/billing/metering.service.ts'
 import { PRICES } from '../../domain/billing/prices.ts'
 import type { UsageReporter } from '../../domain/usage/usage-report.ts'
 import type { Gateway, Meter } from '../gateway.ts'
+import { strictQuery } from '../strict-input.ts'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 const error = (description: string) => ({ ...ErrorSchema, description })
@@ -37,6 +38,7 @@ export function registerAccountRoutes(
       response: { 200: UsageResponse, 400: error('INVALID_PARAMETER'), ...common },
     },
     onRequest: deps.gateway.accountRoute('usage'),
+    preValidation: strictQuery(UsageQuery),
     onSend: deps.gateway.onSend,
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const meter = request.meter as Meter

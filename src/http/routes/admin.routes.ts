@@ -11,7 +11,7 @@ import { MAX_CREDITS_LIMIT, MAX_RPS_LIMIT } from '../../domain/billing/billing-r
 import { INSTANT_FORMS, MAX_CLOCK_MS, MAX_INSTANT_MS, parseInstant } from '../../domain/billing/calendar.ts'
 import { ErrorSchema } from '../../contract/resources.schemas.ts'
 import { ApiError } from '../../domain/errors.ts'
-import { strictBodyFields, strictIntegers } from '../strict-input.ts'
+import { strictBodyFields, strictQuery } from '../strict-input.ts'
 import type { AccountRecord, ApiKeyRecord } from '../../ports/account-store.ts'
 
 /** An instant in an operator's body: ISO 8601 text, or epoch milliseconds as a number or as digits. */
@@ -210,7 +210,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       return json(reply, 201, await deps.metering.addPack(id, { credits: body.credits, ...(purchasedAt === undefined ? {} : { purchasedAt }) }))
     })
 
-    admin.get('/admin/v1/packs/quote', { schema: schema('Price of a pack (D10 tiers)', { querystring: QuoteQuery }), preValidation: strictIntegers(QuoteQuery) }, async (req, reply) => {
+    admin.get('/admin/v1/packs/quote', { schema: schema('Price of a pack (D10 tiers)', { querystring: QuoteQuery }), preValidation: strictQuery(QuoteQuery) }, async (req, reply) => {
       const { credits } = req.query as Type.Static<typeof QuoteQuery>
       return json(reply, 200, deps.metering.quote(credits))
     })

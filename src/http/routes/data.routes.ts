@@ -36,7 +36,7 @@ import { priceOf, type PriceTable } from '../../domain/billing/prices.ts'
 import { BATCH_WAIT_MS, type MeteringService } from '../../domain/billing/metering.service.ts'
 import type { Admit, ContentService, Delivered } from '../../domain/content/content.service.ts'
 import { GatheredBody } from '../gathered-body.ts'
-import { strictIntegers } from '../strict-input.ts'
+import { strictQuery } from '../strict-input.ts'
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../../domain/errors.ts'
 import type { SearchService } from '../../domain/search/search.service.ts'
 import type { Gateway, Meter } from '../gateway.ts'
@@ -266,7 +266,7 @@ export function registerDataRoutes(
 ): void {
   for (const route of DATA_ROUTES) {
     const price = deps.prices[route.operation]
-    const integers = strictIntegers(route.querystring)
+    const strict = strictQuery(route.querystring)
     const required = documentedRequired(route.querystring)
     app.route({
       method: route.method,
@@ -294,7 +294,7 @@ export function registerDataRoutes(
       // Bodies are checked by the services so each refusal names its field with the spec's wording.
       ...(route.body ? { validatorCompiler: () => () => true } : {}),
       onRequest: deps.gateway.dataRoute,
-      ...(integers ? { preValidation: integers } : {}),
+      ...(strict ? { preValidation: strict } : {}),
       onSend: deps.gateway.onSend,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const meter = request.meter
