@@ -241,6 +241,22 @@ function renderHuman(summary: IngestSummary): string {
 }
 
 /**
+ * A run stopped by the store (a database gone, a full disk): says where, and what was written before,
+ * so an operator knows the run can simply be repeated. The store's own error is the `cause`.
+ */
+export class IngestAborted extends Error {
+  constructor(file: string, line: number, written: number, cause: unknown) {
+    const why = cause instanceof Error ? cause.message : String(cause)
+    super(
+      `the store failed while writing ${file} from line ${line} (${why}); ${written} records were written before it. ` +
+        'Records are upserts: running the same files again is safe.',
+      { cause },
+    )
+    this.name = 'IngestAborted'
+  }
+}
+
+/**
  * Ingests NDJSON files in the order given, each line a `{kind, data}` record. Records go to the
  * writer in batches of `batchSize` in file order, so a record may link to any earlier line.
  * Exit code 0 when every line of every file was written, 1 otherwise.
@@ -352,7 +368,10 @@ export async function runIngest(
       } catch (e) {
         // Only a failure of the file itself (reading rethrows the stream's error) is reported and
         // skipped; a writer or store failure is not about this file and aborts the run.
-        if (readError === undefined || e !== readError) throw e
+        if (readError === undefined || e !== readError) {
+          if (e instanceof IngestAborted) throw e
+          throw new IngestAborted(file, pending[0]?.line ?? lineNo, summary.ok, e)
+        }
         await flush(file, pending)
         summary.filesFailed++
         summary.failed++

@@ -19,7 +19,7 @@ import { INSTANT_FORMS, parseInstant } from '../domain/billing/calendar.ts'
 import { accountView, keyView } from '../http/routes/admin.routes.ts'
 import { intIn, registerBillingCommands, subscriptionText } from './billing.command.ts'
 import type { SubscriptionView } from '../domain/billing/metering.service.ts'
-import { runIngest } from './ingest.command.ts'
+import { IngestAborted, runIngest } from './ingest.command.ts'
 import { PROFILE_COUNT_RULE, profileCountProblem } from '../synth/network-plan.ts'
 
 const int = (name: string, min: number) => (value: string) => {
@@ -51,6 +51,14 @@ async function withContainer(fn: (c: Container) => Promise<number | void>): Prom
   try {
     process.exitCode = (await fn(c)) ?? 0
   } catch (e) {
+    // A store out of reach is said as the API says it (SERVICE_UNAVAILABLE), with the command's own
+    // words when it has them (an ingest names where it stopped).
+    const unavailable = isApiError(e) ? undefined : c.classifyError?.(e instanceof IngestAborted ? e.cause : e)
+    if (unavailable) {
+      reportError({ error: e instanceof IngestAborted ? e.message : unavailable.message, code: unavailable.code })
+      process.exitCode = 1
+      return
+    }
     if (!isApiError(e)) throw e
     reportError(e.toBody())
     process.exitCode = 1

@@ -7,7 +7,7 @@ import { EMPTY_COUNTS } from '../helpers/content-fixtures.ts'
 import { openSqlite, type SqliteDb } from '../../src/adapters/sqlite/database.ts'
 import { createSqliteContentStore } from '../../src/adapters/sqlite/sqlite-content-store.ts'
 import { createManualClock } from '../../src/adapters/system-clock.ts'
-import { runIngest, type IngestIo, type IngestSummary } from '../../src/cli/ingest.command.ts'
+import { IngestAborted, runIngest, type IngestIo, type IngestSummary } from '../../src/cli/ingest.command.ts'
 import {
   createContentWriter,
   prepareRecord,
@@ -662,6 +662,30 @@ describe('pronet ingest', () => {
       },
     }
     await expect(runIngest({ writer: broken }, [path], captureIo(true).io)).rejects.toThrow('disk full')
+  })
+
+  it('an aborted run says where it stopped and what was written before it, with the store error as its cause', async () => {
+    const path = await file('abort.ndjson', toNdjson(fixtureRecords()))
+    const cause = new Error('connect ECONNREFUSED 127.0.0.1:5432')
+    let calls = 0
+    // The first batch is written, the second meets a store that has gone.
+    const failing: ContentWriter = {
+      async write(records) {
+        if (++calls === 2) throw cause
+        return writer.write(records)
+      },
+    }
+    const run = runIngest({ writer: failing }, [path], captureIo(true).io, { batchSize: 2 })
+    const error = await run.then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(error).toBeInstanceOf(IngestAborted)
+    expect((error as IngestAborted).cause).toBe(cause)
+    expect((error as Error).message).toBe(
+      `the store failed while writing ${path} from line 3 (connect ECONNREFUSED 127.0.0.1:5432); 2 records were written before it. ` +
+        'Records are upserts: running the same files again is safe.',
+    )
   })
 
   it('refuses a batch size below 1', async () => {
