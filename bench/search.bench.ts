@@ -202,7 +202,9 @@ async function main(): Promise<void> {
         const took = performance.now() - t0
         t.service.push(took)
         t.index.push(indexMs)
-        perCase.set(k, [...(perCase.get(k) ?? []), took])
+        const own = perCase.get(k) ?? []
+        perCase.set(k, own)
+        own.push(took)
       }
       const measureRaw = () => {
         const t0 = performance.now()

@@ -368,10 +368,7 @@ export async function runIngest(
       } catch (e) {
         // Only a failure of the file itself (reading rethrows the stream's error) is reported and
         // skipped; a writer or store failure is not about this file and aborts the run.
-        if (readError === undefined || e !== readError) {
-          if (e instanceof IngestAborted) throw e
-          throw new IngestAborted(file, pending[0]?.line ?? lineNo, summary.ok, e)
-        }
+        if (readError === undefined || e !== readError) throw new IngestAborted(file, pending[0]?.line ?? lineNo, summary.ok, e)
         await flush(file, pending)
         summary.filesFailed++
         summary.failed++

@@ -51,16 +51,11 @@ async function withContainer(fn: (c: Container) => Promise<number | void>): Prom
   try {
     process.exitCode = (await fn(c)) ?? 0
   } catch (e) {
-    // A store out of reach is said as the API says it (SERVICE_UNAVAILABLE), with the command's own
+    // A store out of reach is said as the API says it (SERVICE_UNAVAILABLE), in the command's own
     // words when it has them (an ingest names where it stopped).
-    const unavailable = isApiError(e) ? undefined : c.classifyError?.(e instanceof IngestAborted ? e.cause : e)
-    if (unavailable) {
-      reportError({ error: e instanceof IngestAborted ? e.message : unavailable.message, code: unavailable.code })
-      process.exitCode = 1
-      return
-    }
-    if (!isApiError(e)) throw e
-    reportError(e.toBody())
+    const failure = isApiError(e) ? e : c.classifyError(e instanceof IngestAborted ? e.cause : e)
+    if (!failure) throw e
+    reportError(e instanceof IngestAborted ? { ...failure.toBody(), error: e.message } : failure.toBody())
     process.exitCode = 1
   } finally {
     await c.close()
