@@ -6,6 +6,7 @@ import { defineConfig } from 'vitest/config'
 const EVERY_BACKEND = [
   'test/integration/admin.routes.test.ts',
   'test/integration/auth.routes.test.ts',
+  'test/integration/client-gone.test.ts',
   'test/integration/company.routes.test.ts',
   'test/integration/engagement.routes.test.ts',
   'test/integration/errors.test.ts',

@@ -10,7 +10,7 @@ import { ApiError, invalidParameter, nodeClosing } from './domain/errors.ts'
 import { randomBytes } from 'node:crypto'
 import { createGateway } from './http/gateway.ts'
 import { registerAccountRoutes } from './http/routes/account.routes.ts'
-import { registerErrorHandling } from './http/error-handler.ts'
+import { clientGone, clientLeft, registerErrorHandling } from './http/error-handler.ts'
 import { registerAdminRoutes } from './http/routes/admin.routes.ts'
 import { registerDataRoutes } from './http/routes/data.routes.ts'
 import { registerMetaRoutes } from './http/routes/meta.routes.ts'
@@ -126,6 +126,15 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
   })
   app.addHook('onRequest', async (request) => {
     if (closing && !request.url.startsWith('/api/')) throw nodeClosing()
+  })
+  // A client that closed its connection before its body was read (while its key was checked: a
+  // PostgreSQL or Redis round trip) has lost that body: Node discards it, and Fastify waited for it
+  // for ever, so the call was never answered nor recorded. It goes the error's way instead, recorded
+  // as 499 like any call whose client left. No hook after this one waits on anything before the body
+  // is read, so a close cannot slip in between.
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    if (clientLeft(request)) return done(clientGone())
+    done(null, payload)
   })
   // Every response names its request (401s, 404s and admin calls too), so a client can quote it.
   app.addHook('onSend', (request, reply, payload, done) => {

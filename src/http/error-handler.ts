@@ -62,6 +62,16 @@ export function toApiError(error: unknown, classify?: ErrorClassifier): ApiError
   return new ApiError('INTERNAL_ERROR', 'An unexpected error occurred; it is safe to retry.')
 }
 
+/** Whether the client has closed its connection: nothing sent now reaches it (the gateway records the call as 499). */
+export const clientLeft = (request: FastifyRequest): boolean => request.raw.destroyed || request.raw.socket?.destroyed === true
+
+/**
+ * The answer to a request whose client left before its body was read. No one receives it; it exists so
+ * the call takes the usual way out (onSend records it, as 499) rather than none.
+ */
+export const clientGone = (): ApiError =>
+  new ApiError('INVALID_PARAMETER', 'The connection closed before the request was read.', { parameter: 'request' })
+
 export function sendError(reply: FastifyReply, e: ApiError): FastifyReply {
   if (e.headers) reply.headers(e.headers)
   return reply.code(e.status).type('application/json; charset=utf-8').send(JSON.stringify(e.toBody()))
@@ -93,6 +103,12 @@ export function registerErrorHandling(
     // does not exist is still that (D5: 404 NOT_FOUND, counted under `unknown`), not a 400 of a route.
     // The one other failure before the not-found handler is the admin API's 401, which stands.
     if (request.is404 && !(isApiError(error) && error.code === 'UNAUTHENTICATED')) return notFound(request, reply)
+    // A client that closed its connection while its body was being read: Node ends the read with
+    // ECONNRESET ("aborted"). That is the client leaving, not a failure of the service.
+    if (!isApiError(error) && (error as { code?: unknown }).code === 'ECONNRESET' && clientLeft(request)) {
+      logger.debug({ method: request.method, url: request.url }, 'the client closed the connection before its request was read')
+      return sendError(reply, clientGone())
+    }
     const e = toApiError(error, classify)
     // Failures are logged with their cause. A 5xx the service chose (a node refusing calls while it
     // shuts down) is no failure: at error level, with a stack, every call of a rolling restart was one.

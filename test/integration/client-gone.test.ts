@@ -6,7 +6,7 @@
  * the gate opens.
  */
 import { connect, type AddressInfo } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { COMPANY_ID, fixtureRecords } from '../helpers/ingest-fixtures.ts'
 import { makeTestApp, type TestApp } from '../helpers/test-app.ts'
 
@@ -34,10 +34,37 @@ beforeAll(async () => {
       clock.advance(ms)
     },
   })
+  // A request marked x-test-hold waits here, before the gateway checks its key and before its body is
+  // read, until the test lets it go: a PostgreSQL or Redis round trip at that point is such a wait.
+  t.app.addHook('onRequest', async (request) => {
+    if (request.headers['x-test-hold'] === undefined) return
+    held.started()
+    await held.gate
+  })
   await t.app.listen({ port: 0, host: '127.0.0.1' })
   port = (t.app.server.address() as AddressInfo).port
 })
 afterAll(async () => t.close())
+
+/** The next request marked x-test-hold: `arrived` once it waits, `release` lets it go on. */
+let held: { gate: Promise<void>; started: () => void; arrived: Promise<void>; release: () => void }
+function armHold(): void {
+  let release!: () => void
+  let started!: () => void
+  const gate = new Promise<void>((r) => (release = r))
+  const arrived = new Promise<void>((r) => (started = r))
+  held = { gate, started, arrived, release }
+}
+armHold()
+
+/** Writes `head` and `body` on a raw socket; returns the socket and when it closed. */
+function sendRaw(head: string, body: string) {
+  const socket = connect(port, '127.0.0.1')
+  socket.on('error', () => {})
+  const closed = new Promise<void>((r) => socket.on('close', () => r()))
+  socket.write(`${head}\r\n\r\n${body}`)
+  return { socket, closed }
+}
 
 /** Sends a batch of two companies on a raw socket; returns the socket and what it reads. */
 function sendBatch(key: string) {
@@ -54,9 +81,10 @@ function sendBatch(key: string) {
   return { socket, closed, text: () => text }
 }
 
-async function usageOf(accountId: string) {
+async function usageOf(accountId: string, first?: () => void) {
   // The usage line lands after the response would have been written: wait for it.
   for (let i = 0; i < 100; i++) {
+    if (i === 5) first?.()
     const rows = await t.c.ledger.usage(accountId, '2000-01-01', '2100-01-01')
     if (rows.length > 0) return rows
     await new Promise((r) => setTimeout(r, 20))
@@ -110,5 +138,43 @@ describe('a client that leaves before its response', () => {
     expect(call.text()).toMatch(/x-credits-charged: 1\r\n/i)
     const rows = await usageOf(acct.account.id)
     expect(rows).toEqual([expect.objectContaining({ endpoint: '/api/v1/company/batch', status: 200, requests: 1, billable: 1, credits: 1 })])
+  })
+})
+
+describe('a client that leaves before its body was read', () => {
+  const search = JSON.stringify({ query: 'hiring', maxResults: 5 })
+  const searchHead = (key: string, length: number, extra = '') =>
+    `POST /api/v1/search/posts HTTP/1.1\r\nhost: x\r\nx-api-key: ${key}\r\ncontent-type: application/json\r\ncontent-length: ${length}${extra}`
+
+  it('sent the whole request and left while its key was being checked: counted as 499, not billed, not lost', async () => {
+    t.clock.advance(5_000)
+    const acct = await t.c.accounts.create({ name: 'gone-early', plan: 'custom', creditsLimit: 100, rpsLimit: 10 })
+    armHold()
+    // Node discards the body of a request whose connection closed before anything read it; Fastify
+    // then waited for that body forever: no answer, no usage line (seen on PostgreSQL, where the key
+    // check is a round trip).
+    const call = sendRaw(searchHead(acct.apiKey.key, Buffer.byteLength(search), '\r\nx-test-hold: 1'), search)
+    await held.arrived
+    call.socket.destroy()
+    await call.closed
+    await new Promise((r) => setTimeout(r, 50))
+    held.release()
+    const rows = await usageOf(acct.account.id)
+    expect(rows).toEqual([expect.objectContaining({ endpoint: '/api/v1/search/posts', status: 499, requests: 1, billable: 0, credits: 0 })])
+    expect((await t.c.ledger.entries(acct.account.id)).filter((e) => e.kind === 'debit')).toEqual([])
+  })
+
+  it('left halfway through its body: counted as 499, and logged as the client leaving, not as a failure', async () => {
+    t.clock.advance(5_000)
+    const acct = await t.c.accounts.create({ name: 'gone-mid-body', plan: 'custom', creditsLimit: 100, rpsLimit: 10 })
+    const error = vi.spyOn(t.c.logger, 'error')
+    try {
+      const call = sendRaw(searchHead(acct.apiKey.key, 200), search.slice(0, 10))
+      const rows = await usageOf(acct.account.id, () => call.socket.destroy())
+      expect(rows).toEqual([expect.objectContaining({ endpoint: '/api/v1/search/posts', status: 499, requests: 1, billable: 0, credits: 0 })])
+      expect(error).not.toHaveBeenCalled()
+    } finally {
+      error.mockRestore()
+    }
   })
 })
