@@ -66,10 +66,13 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     // section 7 envelope as 400 INVALID_PARAMETER. There is no request or reply yet, so the response
     // is written on the socket by hand. As in Node's own handler, nothing is written once a response
     // on this connection has started (a second message would corrupt it for the peer), and the
-    // connection is always closed: the parser cannot resume after an error.
+    // connection is always closed: the parser cannot resume after an error. Nor is anything written
+    // when the client's end of the stream came in the middle of a request (HPE_INVALID_EOF_STATE): the
+    // client has left, as after any end it sends, and a request already under way is recorded as 499.
     clientErrorHandler: (err, socket) => {
       const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage
-      if (err.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
+      const left = err.code === 'ECONNRESET' || err.code === 'HPE_INVALID_EOF_STATE'
+      if (!left && socket.writable && !inFlight?.headersSent) {
         const error =
           err.code === 'HPE_HEADER_OVERFLOW'
             ? "The request's URL and headers are too large; send a shorter query string and fewer or smaller headers."
@@ -93,6 +96,13 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
   // section 7 does not list. RFC 9110 (10.1.1) lets a server ignore it, as this one does: the request
   // is answered as if the header were absent.
   app.server.on('checkExpectation', (req, res) => app.server.emit('request', req, res))
+  // A client's end of the stream (FIN) is how it leaves: a call that has not settled by then is
+  // recorded as 499 and not answered (see connectionClosed). Node's default ended the connection as
+  // soon as that end arrived, and a call settling at that moment was billed while its answer was
+  // dropped (a probe on PostgreSQL: 26 of 30 calls from clients that half-closed 6 ms after their
+  // request). With half-open allowed, Node leaves the ending to the calls under way: one already
+  // settled is answered (a half-closed client still reads it), and the connection ends after it.
+  ;(app.server as typeof app.server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true
   // A callback hook, not an async one: it runs on every request, and has nothing to wait for.
   app.addHook('onRequest', (request, _reply, done) => {
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {

@@ -19,7 +19,7 @@ import { ApiError, nodeClosing } from '../domain/errors.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Hold } from '../ports/ledger.ts'
 import type { RateDecision } from '../ports/rate-limiter.ts'
-import type { ErrorClassifier } from './error-handler.ts'
+import { commitAnswer, connectionClosed, type ErrorClassifier } from './error-handler.ts'
 
 export interface Principal {
   accountId: string
@@ -141,7 +141,10 @@ export function createGateway(deps: GatewayDeps) {
     if (meter.rate) reply.headers(rateHeaders(meter.rate, meter.units))
     // A client that has gone (closed its connection, or timed out, while the call waited) gets no
     // response, so nothing is delivered or billed (4.0); the call is recorded as 499, client closed.
-    const gone = request.raw.socket?.destroyed === true
+    // Gone is decided here, before the settle: a client whose end arrives while it commits is answered
+    // (app.ts: half-open connections), so what is billed is what is sent.
+    const gone = connectionClosed(request)
+    if (!gone) commitAnswer(request, reply)
     const status = gone ? CLIENT_CLOSED : reply.statusCode
     // D3: a delivered response bills its price; a 404 of a missing single record bills 1; all else is free.
     const owed = status === 200 ? meter.charge : status === 404 && meter.hold && notFoundBills(request.routeOptions.config.price as PriceRule) ? 1 : 0
@@ -163,6 +166,9 @@ export function createGateway(deps: GatewayDeps) {
       reply.code(failure.status).type(JSON_TYPE).header('x-credits-charged', '0')
       return JSON.stringify(failure.toBody())
     }
+    // Recorded as 499 and billed nothing: nothing goes out either (a client that only half-closed
+    // would still read it). Calls pipelined behind it on the connection find it closed, and go the same way.
+    if (gone) request.raw.socket.destroy()
     reply.header('x-credits-charged', String(credits))
     return payload
   }

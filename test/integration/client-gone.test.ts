@@ -41,10 +41,22 @@ beforeAll(async () => {
     held.started()
     await held.gate
   })
+  // A request marked x-test-ended finds, once its body is read, that its client's end of the stream
+  // has arrived (readableEnded: a half-close, or a client leaving), or (x-test-ended: write) that its
+  // connection can no longer be written; its (injected) connection records being destroyed.
+  t.app.addHook('preHandler', async (request) => {
+    const how = request.headers['x-test-ended']
+    if (how === undefined) return
+    Object.defineProperty(request.raw.socket, how === 'write' ? 'writable' : 'readableEnded', { value: how === 'write' ? false : true })
+    Object.defineProperty(request.raw.socket, 'destroy', { value: () => destroyed.push(request.url) })
+  })
   await t.app.listen({ port: 0, host: '127.0.0.1' })
   port = (t.app.server.address() as AddressInfo).port
 })
 afterAll(async () => t.close())
+
+/** URLs of the injected requests marked x-test-ended whose connection the server destroyed. */
+const destroyed: string[] = []
 
 /** The next request marked x-test-hold: `arrived` once it waits, `release` lets it go on. */
 let held: { gate: Promise<void>; started: () => void; arrived: Promise<void>; release: () => void }
@@ -164,17 +176,127 @@ describe('a client that leaves before its body was read', () => {
     expect((await t.c.ledger.entries(acct.account.id)).filter((e) => e.kind === 'debit')).toEqual([])
   })
 
-  it('left halfway through its body: counted as 499, and logged as the client leaving, not as a failure', async () => {
+  it('half-closed (its end sent, still reading) while its key was being checked: counted as 499, not billed, sent nothing', async () => {
     t.clock.advance(5_000)
-    const acct = await t.c.accounts.create({ name: 'gone-mid-body', plan: 'custom', creditsLimit: 100, rpsLimit: 10 })
-    const error = vi.spyOn(t.c.logger, 'error')
-    try {
-      const call = sendRaw(searchHead(acct.apiKey.key, 200), search.slice(0, 10))
-      const rows = await usageOf(acct.account.id, () => call.socket.destroy())
-      expect(rows).toEqual([expect.objectContaining({ endpoint: '/api/v1/search/posts', status: 499, requests: 1, billable: 0, credits: 0 })])
-      expect(error).not.toHaveBeenCalled()
-    } finally {
-      error.mockRestore()
-    }
+    const acct = await t.c.accounts.create({ name: 'half-closed', plan: 'custom', creditsLimit: 100, rpsLimit: 10 })
+    armHold()
+    // A client's end of the stream is how it leaves; one that only half-closed sends the same, and must
+    // not read an answer it was not billed for.
+    const call = sendRaw(searchHead(acct.apiKey.key, Buffer.byteLength(search), '\r\nx-test-hold: 1'), search)
+    let text = ''
+    call.socket.on('data', (d) => (text += d.toString()))
+    await held.arrived
+    call.socket.end()
+    await new Promise((r) => setTimeout(r, 50))
+    held.release()
+    await call.closed
+    expect(text).toBe('')
+    const rows = await usageOf(acct.account.id)
+    expect(rows).toEqual([expect.objectContaining({ endpoint: '/api/v1/search/posts', status: 499, requests: 1, billable: 0, credits: 0 })])
+    expect((await t.c.ledger.entries(acct.account.id)).filter((e) => e.kind === 'debit')).toEqual([])
   })
+
+  it.each([
+    ['its end of the stream arrived', 'read'],
+    ['its connection can no longer be written', 'write'],
+  ])('%s by the time its answer was ready: counted as 499, not billed, its connection closed', async (_what, how) => {
+    t.clock.advance(5_000)
+    const acct = await t.c.accounts.create({ name: `ended-${how}`, plan: 'custom', creditsLimit: 100, rpsLimit: 10 })
+    const headers = { 'x-api-key': acct.apiKey.key, 'x-test-ended': how }
+    destroyed.length = 0
+    await t.app.inject({ method: 'POST', url: '/api/v1/search/posts', headers, payload: { query: 'hiring' } })
+    await t.app.inject({ method: 'GET', url: `/api/v1/company?companyUrlOrUrn=${COMPANY_ID}`, headers })
+    const rows = await t.c.ledger.usage(acct.account.id, '2000-01-01', '2100-01-01')
+    expect(rows.map((r) => ({ endpoint: r.endpoint, status: r.status, credits: r.credits })).sort((a, b) => a.endpoint.localeCompare(b.endpoint))).toEqual([
+      { endpoint: '/api/v1/company', status: 499, credits: 0 },
+      { endpoint: '/api/v1/search/posts', status: 499, credits: 0 },
+    ])
+    expect((await t.c.ledger.entries(acct.account.id)).filter((e) => e.kind === 'debit')).toEqual([])
+    expect(destroyed).toEqual(['/api/v1/search/posts', `/api/v1/company?companyUrlOrUrn=${COMPANY_ID}`])
+  })
+
+  it('half-closed while its answer was being committed: answered, and billed for the answer', async () => {
+    t.clock.advance(5_000)
+    const acct = await t.c.accounts.create({ name: 'half-closed-settling', plan: 'custom', creditsLimit: 100, rpsLimit: 10 })
+    // The settle commits the usage line and the debit before the answer goes: the client's end arrives
+    // while it does (a PostgreSQL round trip). By Node's default the connection ended then, and the
+    // answer billed was dropped.
+    const settle = t.c.metering.settle.bind(t.c.metering)
+    let ended: (() => void) | undefined
+    const arrived = new Promise<void>((r) => (ended = r))
+    const spy = vi.spyOn(t.c.metering, 'settle').mockImplementation(async (hold, line) => {
+      if (line.accountId === acct.account.id) {
+        call.socket.end()
+        await arrived
+      }
+      return settle(hold, line)
+    })
+    let text = ''
+    const call = sendRaw(searchHead(acct.apiKey.key, Buffer.byteLength(search)), search)
+    call.socket.on('data', (d) => (text += d.toString()))
+    call.socket.on('end', () => {})
+    // Give the end time to reach the server before the settle goes on.
+    setTimeout(() => ended?.(), 50)
+    try {
+      await call.closed
+    } finally {
+      spy.mockRestore()
+    }
+    expect(text).toMatch(/^HTTP\/1\.1 200 /)
+    expect(text).toMatch(/x-credits-charged: 1\r\n/i)
+    const rows = await usageOf(acct.account.id)
+    expect(rows).toEqual([expect.objectContaining({ endpoint: '/api/v1/search/posts', status: 200, requests: 1, billable: 1, credits: 1 })])
+  })
+
+  it('half-closed after pipelining two calls, the second answered first: both answered in order, both billed', async () => {
+    t.clock.advance(5_000)
+    const acct = await t.c.accounts.create({ name: 'pipelined-half-closed', plan: 'custom', creditsLimit: 100, rpsLimit: 10 })
+    armHold()
+    // The first call waits; the second is settled (billed) and its answer queued behind the first's.
+    // Then the client's end arrives. Judged gone, the first call closed the connection, and the second,
+    // billed, was lost with it.
+    const second = `GET /api/v1/company?companyUrlOrUrn=${COMPANY_ID} HTTP/1.1\r\nhost: x\r\nx-api-key: ${acct.apiKey.key}\r\n\r\n`
+    const call = sendRaw(searchHead(acct.apiKey.key, Buffer.byteLength(search), '\r\nx-test-hold: 1'), search + second)
+    let text = ''
+    call.socket.on('data', (d) => (text += d.toString()))
+    await held.arrived
+    expect(await usageOf(acct.account.id)).toEqual([expect.objectContaining({ endpoint: '/api/v1/company', status: 200, credits: 1 })])
+    call.socket.end()
+    await new Promise((r) => setTimeout(r, 50))
+    held.release()
+    await call.closed
+    const statuses = [...text.matchAll(/HTTP\/1\.1 (\d+) /g)].map((m) => m[1])
+    expect(statuses).toEqual(['200', '200'])
+    // The search's answer first (its body holds results), then the company's.
+    const results = text.indexOf('"results"')
+    expect(results).toBeGreaterThan(0)
+    expect(results).toBeLessThan(text.lastIndexOf('HTTP/1.1 200 '))
+    const rows = await t.c.ledger.usage(acct.account.id, '2000-01-01', '2100-01-01')
+    expect(rows.map((r) => [r.endpoint, r.status, r.credits]).sort()).toEqual([
+      ['/api/v1/company', 200, 1],
+      ['/api/v1/search/posts', 200, 1],
+    ])
+  })
+
+  it.each(['destroy', 'end'] as const)(
+    'left halfway through its body (%s): counted as 499, sent nothing, and logged as the client leaving, not as a failure',
+    async (how) => {
+      t.clock.advance(5_000)
+      const acct = await t.c.accounts.create({ name: `gone-mid-body-${how}`, plan: 'custom', creditsLimit: 100, rpsLimit: 10 })
+      const error = vi.spyOn(t.c.logger, 'error')
+      try {
+        const call = sendRaw(searchHead(acct.apiKey.key, 200), search.slice(0, 10))
+        let text = ''
+        call.socket.on('data', (d) => (text += d.toString()))
+        const rows = await usageOf(acct.account.id, () => (how === 'end' ? call.socket.end() : call.socket.destroy()))
+        expect(rows).toEqual([expect.objectContaining({ endpoint: '/api/v1/search/posts', status: 499, requests: 1, billable: 0, credits: 0 })])
+        await call.closed
+        // A half-closed client was sent a 400 "not valid HTTP/1.1" for the request counted as 499.
+        expect(text).toBe('')
+        expect(error).not.toHaveBeenCalled()
+      } finally {
+        error.mockRestore()
+      }
+    },
+  )
 })

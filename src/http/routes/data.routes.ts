@@ -35,6 +35,7 @@ import type { Operation } from '../../domain/billing/prices.ts'
 import { priceOf, type PriceTable } from '../../domain/billing/prices.ts'
 import { BATCH_WAIT_MS, type MeteringService } from '../../domain/billing/metering.service.ts'
 import type { Admit, ContentService, Delivered } from '../../domain/content/content.service.ts'
+import { connectionClosed } from '../error-handler.ts'
 import { GatheredBody } from '../gathered-body.ts'
 import { strictQuery } from '../strict-input.ts'
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../../domain/errors.ts'
@@ -143,7 +144,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
       const results = []
       // Rule 6: one unit was taken on arrival; each further company waits for one, up to 90 s, while
       // its client is still there to receive the answer.
-      const gone = () => r.raw.socket?.destroyed === true
+      const gone = () => connectionClosed(r)
       const units = meter ? metering.batchUnits(meter.accountId, entries.length - 1, (meter.at ?? 0) + BATCH_WAIT_MS, gone) : undefined
       let outOfTime = false
       try {
