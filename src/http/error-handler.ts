@@ -6,6 +6,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { ApiError, isApiError } from '../domain/errors.ts'
+import { clientGone, clientLeft } from './client-connection.ts'
 
 interface ValidationIssue {
   keyword: string
@@ -61,49 +62,6 @@ export function toApiError(error: unknown, classify?: ErrorClassifier): ApiError
   }
   return new ApiError('INTERNAL_ERROR', 'An unexpected error occurred; it is safe to retry.')
 }
-
-/** Answers committed on a connection (billed, still to be written): see connectionClosed. */
-const COMMITTED = Symbol('pronet.committedAnswers')
-type TrackedSocket = { [COMMITTED]?: number }
-
-/**
- * Whether the client has left: its connection is closed or ended, or its end of the stream (FIN)
- * arrived. A client leaving and one that only half-closed (still reading) send the same FIN, so both
- * count as gone: the gateway records the call as 499, bills nothing and sends nothing (a half-closed
- * client must not read an answer it was not billed for). Except while the connection still carries an
- * answer committed before the FIN (commitAnswer): answers go out in the order of their requests, so
- * the calls pipelined beside it are answered (and billed) too; a probe saw a call answered ahead of
- * the one before it billed and then lost when that one, judged gone, closed the connection.
- */
-export const connectionClosed = (request: FastifyRequest): boolean => {
-  const socket = request.raw.socket as (typeof request.raw.socket & TrackedSocket) | undefined
-  if (socket?.destroyed === true || socket?.writable === false) return true
-  return socket?.readableEnded === true && !((socket[COMMITTED] ?? 0) > 0)
-}
-
-/** Marks the answer of `request` as committed (to be billed and sent) until it has gone out. */
-export function commitAnswer(request: FastifyRequest, reply: FastifyReply): void {
-  const socket = request.raw.socket as (typeof request.raw.socket & TrackedSocket) | undefined
-  if (!socket) return
-  socket[COMMITTED] = (socket[COMMITTED] ?? 0) + 1
-  reply.raw.once('close', () => {
-    socket[COMMITTED] = (socket[COMMITTED] ?? 1) - 1
-  })
-}
-
-/**
- * Before its body is read: whether the client has left. Node discards the unread body of a request
- * whose connection closed (the request stream is destroyed; after a body is read it is destroyed too,
- * so this holds only before).
- */
-export const clientLeft = (request: FastifyRequest): boolean => request.raw.destroyed || connectionClosed(request)
-
-/**
- * The answer to a request whose client left before its body was read. No one receives it; it exists so
- * the call takes the usual way out (onSend records it, as 499) rather than none.
- */
-export const clientGone = (): ApiError =>
-  new ApiError('INVALID_PARAMETER', 'The connection closed before the request was read.', { parameter: 'request' })
 
 export function sendError(reply: FastifyReply, e: ApiError): FastifyReply {
   if (e.headers) reply.headers(e.headers)

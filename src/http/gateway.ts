@@ -19,7 +19,8 @@ import { ApiError, nodeClosing } from '../domain/errors.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Hold } from '../ports/ledger.ts'
 import type { RateDecision } from '../ports/rate-limiter.ts'
-import { commitAnswer, connectionClosed, type ErrorClassifier } from './error-handler.ts'
+import { commitAnswer, connectionClosed } from './client-connection.ts'
+import type { ErrorClassifier } from './error-handler.ts'
 
 export interface Principal {
   accountId: string
