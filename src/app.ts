@@ -12,7 +12,7 @@ import { createGateway } from './http/gateway.ts'
 import { registerAccountRoutes } from './http/routes/account.routes.ts'
 import { clientGone, clientLeft } from './http/client-connection.ts'
 import { registerErrorHandling } from './http/error-handler.ts'
-import { registerAdminRoutes } from './http/routes/admin.routes.ts'
+import { documentAdminBodies, registerAdminRoutes } from './http/routes/admin.routes.ts'
 import { registerDataRoutes } from './http/routes/data.routes.ts'
 import { registerMetaRoutes } from './http/routes/meta.routes.ts'
 
@@ -192,6 +192,7 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
   notFound = registerErrorHandling(app, c.logger, gateway.recordUnknown, c.classifyError)
 
   await app.register(swagger, {
+    transformObject: (documents) => documentAdminBodies((documents as { openapiObject: { paths?: Record<string, Record<string, unknown>> } }).openapiObject),
     openapi: {
       openapi: '3.1.0',
       info: {

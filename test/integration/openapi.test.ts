@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DATA_ROUTES } from '../../src/http/routes/data.routes.ts'
-import { makeTestApp, type TestApp } from '../helpers/test-app.ts'
+import { ADMIN_TOKEN, expectSchema, makeTestApp, type TestApp } from '../helpers/test-app.ts'
+import type { TSchema } from 'typebox'
+import type { LightMyRequestResponse } from 'fastify'
 
 let t: TestApp
 beforeAll(async () => {
@@ -70,5 +72,112 @@ describe('interface description', () => {
       const url = asset.startsWith('/') ? asset : `/docs/${asset.replace(/^\.\//, '')}`
       expect((await t.app.inject(url)).statusCode, url).toBe(200)
     }
+  })
+})
+
+interface DocResponse {
+  description: string
+  headers?: Record<string, { schema: { type: string } }>
+  content?: Record<string, { schema: TSchema }>
+}
+
+describe('what /openapi.json declares of answers, as a generated client reads it', () => {
+  let doc: { paths: Record<string, Record<string, { operationId?: string; requestBody?: { required: boolean; content: Record<string, { schema: TSchema }> }; responses: Record<string, DocResponse> }>> }
+  beforeAll(async () => {
+    doc = (await t.app.inject('/openapi.json')).json()
+  })
+  const declared = (path: string, method: string, status: number): DocResponse => {
+    const response = doc.paths[path]?.[method]?.responses[String(status)]
+    expect(response, `${method} ${path} declares ${status}`).toBeDefined()
+    return response as DocResponse
+  }
+  /** The answer's status is declared, its body matches the declared schema, and every header of D3/D4 it carries is declared. */
+  const conforms = (res: LightMyRequestResponse, path: string, method = 'get') => {
+    const response = declared(path, method, res.statusCode)
+    const names = Object.keys(response.headers ?? {}).map((h) => h.toLowerCase())
+    const sent = Object.keys(res.headers).filter((h) => /^(x-ratelimit-|x-credits-|x-request-id$|retry-after$)/.test(h))
+    expect(sent.length).toBeGreaterThan(0)
+    for (const h of sent) expect(names, `${path} ${res.statusCode} declares ${h}`).toContain(h)
+    if (res.statusCode === 204) {
+      expect(response.content).toBeUndefined()
+      expect(res.body).toBe('')
+      return
+    }
+    const schema = response.content?.['application/json']?.schema
+    expect(schema, `${path} ${res.statusCode} has a JSON schema`).toBeDefined()
+    expectSchema(schema as TSchema, res.json(), `${method} ${path} ${res.statusCode}`)
+  }
+  const admin = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown) =>
+    t.app.inject({ method, url, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, ...(payload === undefined ? {} : { payload: payload as object }) })
+
+  it('names every operation, each once, and describes every answer', () => {
+    const ops = Object.values(doc.paths).flatMap((o) => Object.values(o))
+    for (const op of ops) for (const r of Object.values(op.responses)) expect(r.description, op.operationId).not.toBe('Default Response')
+    const ids = ops.map((op) => op.operationId)
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id)), JSON.stringify(ids)).toBe(true)
+    expect(new Set(ids).size).toBe(ids.length)
+  })
+
+  it('declares the headers and the error codes data calls answer with', async () => {
+    const search = await t.app.inject({ method: 'POST', url: '/api/v1/search/posts', headers: { 'x-api-key': t.key }, payload: { query: 'nothing' } })
+    expect(search.statusCode).toBe(200)
+    conforms(search, '/api/v1/search/posts', 'post')
+    for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Cost', 'X-Credits-Charged']) {
+      expect(Object.keys(declared('/api/v1/profile', 'get', 200).headers ?? {})).toContain(h)
+    }
+    const missing = await t.get('/api/v1/profile?profileUrlOrUrn=nobody-here')
+    expect(missing.statusCode).toBe(404)
+    conforms(missing, '/api/v1/profile')
+    // INVALID_PARAMETER was left out of the profile's 400 (a parameter given twice, or too long).
+    const twice = await t.get('/api/v1/profile?profileUrlOrUrn=a&profileUrlOrUrn=a')
+    expect(twice.json().code).toBe('INVALID_PARAMETER')
+    conforms(twice, '/api/v1/profile')
+    conforms(await t.get('/api/v1/profile?profileUrlOrUrn=a', null), '/api/v1/profile')
+    conforms(await t.get('/api/v1/company?companyUrlOrUrn=1', 'pk_not_a_key'), '/api/v1/company')
+
+    // A 429 carries Retry-After, and the usage endpoint's own budget its own headers.
+    const created = (await admin('POST', '/admin/v1/accounts', { plan: 'custom', creditsLimit: 10, rpsLimit: 1 })).json()
+    const key = created.apiKey.key as string
+    expect((await t.get('/api/v1/profile?profileUrlOrUrn=nobody-here', key)).statusCode).toBe(404)
+    const limited = await t.get('/api/v1/profile?profileUrlOrUrn=nobody-here', key)
+    expect(limited.statusCode).toBe(429)
+    expect(limited.headers['retry-after']).toBeDefined()
+    conforms(limited, '/api/v1/profile')
+    conforms(await t.get('/api/v1/usage', key), '/api/v1/usage')
+    const usageLimited = await t.get('/api/v1/usage', key)
+    expect(usageLimited.statusCode).toBe(429)
+    conforms(usageLimited, '/api/v1/usage')
+    conforms(await t.get('/api/v1/subscription', key), '/api/v1/subscription')
+  })
+
+  it('documents every admin answer as it is sent, bodies that may be left out, and null as omitted', async () => {
+    const created = await admin('POST', '/admin/v1/accounts', { name: null, plan: null })
+    expect(created.statusCode).toBe(201)
+    conforms(created, '/admin/v1/accounts', 'post')
+    const id = created.json().account.id as string
+    conforms(await admin('GET', `/admin/v1/accounts/${id}`), '/admin/v1/accounts/{id}')
+    const key = await admin('POST', `/admin/v1/accounts/${id}/keys`)
+    conforms(key, '/admin/v1/accounts/{id}/keys', 'post')
+    conforms(await admin('POST', `/admin/v1/accounts/${id}/suspend`), '/admin/v1/accounts/{id}/suspend', 'post')
+    conforms(await admin('POST', `/admin/v1/accounts/${id}/resume`), '/admin/v1/accounts/{id}/resume', 'post')
+    conforms(await admin('PUT', `/admin/v1/accounts/${id}/subscription`, { plan: 'custom', creditsLimit: 100 }), '/admin/v1/accounts/{id}/subscription', 'put')
+    conforms(await admin('POST', `/admin/v1/accounts/${id}/packs`, { credits: 1000 }), '/admin/v1/accounts/{id}/packs', 'post')
+    conforms(await admin('GET', '/admin/v1/packs/quote?credits=1000'), '/admin/v1/packs/quote')
+    conforms(await admin('DELETE', `/admin/v1/accounts/${id}/keys/${key.json().id as string}`), '/admin/v1/accounts/{id}/keys/{keyId}', 'delete')
+    conforms(await admin('GET', '/admin/v1/accounts/acct_nobody'), '/admin/v1/accounts/{id}')
+    conforms(await admin('POST', `/admin/v1/accounts/${id}/packs`, { credits: 0 }), '/admin/v1/accounts/{id}/packs', 'post')
+
+    const metrics = await admin('GET', '/admin/v1/metrics')
+    expect(metrics.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/)
+    expect(Object.keys(declared('/admin/v1/metrics', 'get', 200).content ?? {})).toEqual(['text/plain; version=0.0.4'])
+
+    const body = (path: string, method = 'post') => doc.paths[path]?.[method]?.requestBody
+    for (const path of ['/admin/v1/accounts', '/admin/v1/accounts/{id}/keys', '/admin/v1/accounts/{id}/suspend', '/admin/v1/accounts/{id}/resume']) {
+      expect(body(path)?.required, path).toBe(false)
+    }
+    expect(body('/admin/v1/accounts/{id}/packs')?.required).toBe(true)
+    expectSchema(body('/admin/v1/accounts')?.content['application/json']?.schema as TSchema, { name: null, plan: null }, 'a body of nulls')
+    // The data API still requires its bodies.
+    expect(body('/api/v1/search/posts')?.required).toBe(true)
   })
 })

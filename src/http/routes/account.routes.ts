@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { SubscriptionResponse, UsageQuery, UsageResponse } from '../../contract/endpoints.schemas.ts'
-import { ErrorSchema } from '../../contract/resources.schemas.ts'
+import { ACCOUNT_RATE_HEADERS, CREDITS_CHARGED, described, errorResponse, REQUEST_ID, RETRY_AFTER, withHeaders } from '../../contract/responses.schemas.ts'
 import type { MeteringService } from '../../domain/billing/metering.service.ts'
 import { PRICES } from '../../domain/billing/prices.ts'
 import type { UsageReporter } from '../../domain/usage/usage-report.ts'
@@ -12,18 +12,19 @@ import type { Gateway, Meter } from '../gateway.ts'
 import { strictQuery } from '../strict-input.ts'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
-const error = (description: string) => ({ ...ErrorSchema, description })
+/** Their answers carry the plan's rps and a cost of 0, never Remaining or Reset (spec 4.1 rule 5, 4.2). */
+const ok = <T extends object>(schema: T) => withHeaders(schema, REQUEST_ID, CREDITS_CHARGED, ACCOUNT_RATE_HEADERS)
 
 export function registerAccountRoutes(
   app: FastifyInstance,
   deps: { gateway: Gateway; metering: MeteringService; usage: UsageReporter },
 ): void {
   const common = {
-    401: error('UNAUTHENTICATED, INVALID_API_KEY'),
-    403: error('FORBIDDEN (account suspended)'),
-    429: error('RATE_LIMITED (1 call per second per account; Retry-After)'),
-    500: error('INTERNAL_ERROR'),
-    503: error('SERVICE_UNAVAILABLE'),
+    401: withHeaders(errorResponse(['UNAUTHENTICATED', 'INVALID_API_KEY']), REQUEST_ID, CREDITS_CHARGED),
+    403: withHeaders(errorResponse(['FORBIDDEN'], '(account suspended)'), REQUEST_ID, CREDITS_CHARGED),
+    429: ok(withHeaders(errorResponse(['RATE_LIMITED'], '(1 call per second per account)'), RETRY_AFTER)),
+    500: withHeaders(errorResponse(['INTERNAL_ERROR']), REQUEST_ID, CREDITS_CHARGED),
+    503: withHeaders(errorResponse(['SERVICE_UNAVAILABLE']), REQUEST_ID, CREDITS_CHARGED, RETRY_AFTER),
   }
 
   app.route({
@@ -32,10 +33,11 @@ export function registerAccountRoutes(
     config: { operation: 'usage', price: PRICES.usage },
     schema: {
       summary: 'Balance now and consumption over UTC days (free; its own calls are not counted)',
+      operationId: 'getUsage',
       tags: ['account'],
       security: [{ ApiKey: [] }],
       querystring: UsageQuery,
-      response: { 200: UsageResponse, 400: error('INVALID_PARAMETER'), ...common },
+      response: { 200: ok(described(UsageResponse, 'OK')), 400: ok(errorResponse(['INVALID_PARAMETER'])), ...common },
     },
     onRequest: deps.gateway.accountRoute('usage'),
     preValidation: strictQuery(UsageQuery),
@@ -53,9 +55,10 @@ export function registerAccountRoutes(
     config: { operation: 'subscription', price: PRICES.subscription },
     schema: {
       summary: 'Plan, balance, rate limit and billing status (free)',
+      operationId: 'getSubscription',
       tags: ['account'],
       security: [{ ApiKey: [] }],
-      response: { 200: SubscriptionResponse, ...common },
+      response: { 200: ok(described(SubscriptionResponse, 'OK')), ...common },
     },
     onRequest: deps.gateway.accountRoute('subscription'),
     onSend: deps.gateway.onSend,

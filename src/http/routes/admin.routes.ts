@@ -9,7 +9,17 @@ import { MAX_ACCOUNT_NAME, type AccountsService } from '../../domain/accounts/ac
 import type { MeteringService } from '../../domain/billing/metering.service.ts'
 import { MAX_CREDITS_LIMIT, MAX_RPS_LIMIT } from '../../domain/billing/billing-rules.ts'
 import { INSTANT_FORMS, MAX_CLOCK_MS, MAX_INSTANT_MS, parseInstant } from '../../domain/billing/calendar.ts'
-import { ErrorSchema } from '../../contract/resources.schemas.ts'
+import {
+  AccountShownSchema,
+  AccountViewSchema,
+  ClockSchema,
+  CreatedKeySchema,
+  NewAccountSchema,
+  PackAddedSchema,
+  QuoteSchema,
+} from '../../contract/admin.schemas.ts'
+import { SubscriptionSchema } from '../../contract/resources.schemas.ts'
+import { described, errorResponse, REQUEST_ID, withHeaders } from '../../contract/responses.schemas.ts'
 import { ApiError } from '../../domain/errors.ts'
 import { strictBodyFields, strictQuery } from '../strict-input.ts'
 import type { AccountRecord, ApiKeyRecord } from '../../ports/account-store.ts'
@@ -80,7 +90,38 @@ function instant(given: string | number, field: string): number {
   return ms
 }
 
+/** A revoked key's answer: no body. */
+const NO_CONTENT = { type: 'null', description: 'No content' }
+/** The metrics are Prometheus text, not JSON. */
+const METRICS_TEXT = { description: 'Prometheus text format 0.0.4', content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } }
+
 const ClockBody = Type.Object({ now: Instant('the test clock\'s new instant') }, { additionalProperties: false })
+
+type JsonSchema = { required?: string[]; properties?: Record<string, object> }
+type Operation = { requestBody?: { required?: boolean; content?: Record<string, { schema?: JsonSchema }> } }
+
+/**
+ * /openapi.json as the admin API reads bodies (this plugin's parser and strictBodyFields): a body
+ * whose fields are all optional may be left out (@fastify/swagger marks every body required), and
+ * an optional field sent as `null` reads as omitted. Only what is documented changes; the schemas
+ * that validate stay as they are.
+ */
+export function documentAdminBodies<T extends { paths?: Record<string, Record<string, unknown>> }>(doc: T): T {
+  for (const [path, operations] of Object.entries(doc.paths ?? {})) {
+    if (!path.startsWith('/admin/')) continue
+    for (const op of Object.values(operations) as Operation[]) {
+      const body = op.requestBody
+      const schema = body?.content?.['application/json']?.schema
+      if (!body || !schema) continue
+      const required = schema.required ?? []
+      if (required.length === 0) body.required = false
+      for (const [name, field] of Object.entries(schema.properties ?? {})) {
+        if (!required.includes(name)) (schema.properties as Record<string, object>)[name] = { anyOf: [field, { type: 'null' }] }
+      }
+    }
+  }
+  return doc
+}
 
 export interface AdminDeps {
   token: string
@@ -102,20 +143,21 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
     }
   }
   /**
-   * A route's schema; `ok` is its success status as D12 gives it (201 for what it creates, 204 for a
-   * revoked key). The responses are documentation for /openapi.json: every body here is sent as a
-   * ready JSON string, which Fastify does not pass through a response serializer.
+   * A route's schema; `success` is its answer by status as D12 gives it (201 for what it creates, 204
+   * for a revoked key). The responses are documentation for /openapi.json: every body here is sent as
+   * a ready JSON string, which Fastify does not pass through a response serializer.
    */
-  const schema = (summary: string, extra: Record<string, unknown> = {}, ok: 200 | 201 | 204 = 200) => ({
+  const schema = (operationId: string, summary: string, success: Record<number, object>, extra: Record<string, unknown> = {}) => ({
     summary,
+    operationId,
     tags: ['admin'],
     security: [{ AdminToken: [] }],
     ...extra,
-    response: {
-      [ok]: { description: ok === 201 ? 'Created' : ok === 204 ? 'No content' : 'OK' },
-      400: { ...ErrorSchema, description: 'INVALID_PARAMETER, MISSING_PARAMETER' },
-      401: { ...ErrorSchema, description: 'UNAUTHENTICATED: a missing or wrong admin token' },
-      404: { ...ErrorSchema, description: 'NOT_FOUND' },
+    response: <Record<number, object>>{
+      ...Object.fromEntries(Object.entries(success).map(([status, body]) => [status, withHeaders(body, REQUEST_ID)])),
+      400: withHeaders(errorResponse(['INVALID_PARAMETER', 'MISSING_PARAMETER']), REQUEST_ID),
+      401: withHeaders(errorResponse(['UNAUTHENTICATED'], ': a missing or wrong admin token'), REQUEST_ID),
+      404: withHeaders(errorResponse(['NOT_FOUND']), REQUEST_ID),
     },
   })
   const json = (reply: FastifyReply, status: number, body: unknown) =>
@@ -152,18 +194,18 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
 
     if (deps.metrics) {
       const metrics = deps.metrics
-      admin.get('/admin/v1/metrics', { schema: schema("This node's metrics in the Prometheus text format") }, async (_req, reply) => {
+      admin.get('/admin/v1/metrics', { schema: schema('getMetrics', "This node's metrics in the Prometheus text format", { 200: METRICS_TEXT }) }, async (_req, reply) => {
         const { contentType, text } = await metrics()
         return reply.code(200).type(contentType).send(text)
       })
     }
 
-    admin.post('/admin/v1/accounts', { schema: schema('Create an account and its first key', { body: NewAccountBody }, 201) }, async (req, reply) => {
+    admin.post('/admin/v1/accounts', { schema: schema('createAccount', 'Create an account and its first key', { 201: described(NewAccountSchema, 'Created; the key is shown only here') }, { body: NewAccountBody }) }, async (req, reply) => {
       const created = await deps.accounts.create((req.body ?? {}) as Type.Static<typeof NewAccountBody>)
       return json(reply, 201, { account: accountView(created.account), apiKey: created.apiKey })
     })
 
-    admin.get('/admin/v1/accounts/:id', { schema: schema('An account and its keys', { params: AccountParams }) }, async (req, reply) => {
+    admin.get('/admin/v1/accounts/:id', { schema: schema('getAccount', 'An account and its keys', { 200: described(AccountShownSchema, 'OK') }, { params: AccountParams }) }, async (req, reply) => {
       const { id } = req.params as Type.Static<typeof AccountParams>
       const shown = await deps.accounts.show(id)
       return json(reply, 200, {
@@ -173,28 +215,28 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       })
     })
 
-    admin.post('/admin/v1/accounts/:id/keys', { schema: schema('Create another key', { params: AccountParams, body: NoFields }, 201) }, async (req, reply) => {
+    admin.post('/admin/v1/accounts/:id/keys', { schema: schema('createKey', 'Create another key', { 201: described(CreatedKeySchema, 'Created; the key is shown only here') }, { params: AccountParams, body: NoFields }) }, async (req, reply) => {
       const { id } = req.params as Type.Static<typeof AccountParams>
       return json(reply, 201, await deps.accounts.createKey(id))
     })
 
-    admin.delete('/admin/v1/accounts/:id/keys/:keyId', { schema: schema('Revoke a key', { params: KeyParams }, 204) }, async (req, reply) => {
+    admin.delete('/admin/v1/accounts/:id/keys/:keyId', { schema: schema('revokeKey', 'Revoke a key', { 204: NO_CONTENT }, { params: KeyParams }) }, async (req, reply) => {
       const { id, keyId } = req.params as Type.Static<typeof KeyParams>
       await deps.accounts.revokeKey(id, keyId)
       return reply.code(204).send()
     })
 
-    admin.post('/admin/v1/accounts/:id/suspend', { schema: schema('Suspend an account (403 FORBIDDEN on its keys)', { params: AccountParams, body: NoFields }) }, async (req, reply) => {
+    admin.post('/admin/v1/accounts/:id/suspend', { schema: schema('suspendAccount', 'Suspend an account (403 FORBIDDEN on its keys)', { 200: described(AccountViewSchema, 'The account') }, { params: AccountParams, body: NoFields }) }, async (req, reply) => {
       const { id } = req.params as Type.Static<typeof AccountParams>
       return json(reply, 200, accountView(await deps.accounts.suspend(id)))
     })
 
-    admin.post('/admin/v1/accounts/:id/resume', { schema: schema('Resume a suspended account', { params: AccountParams, body: NoFields }) }, async (req, reply) => {
+    admin.post('/admin/v1/accounts/:id/resume', { schema: schema('resumeAccount', 'Resume a suspended account', { 200: described(AccountViewSchema, 'The account') }, { params: AccountParams, body: NoFields }) }, async (req, reply) => {
       const { id } = req.params as Type.Static<typeof AccountParams>
       return json(reply, 200, accountView(await deps.accounts.resume(id)))
     })
 
-    admin.put('/admin/v1/accounts/:id/subscription', { schema: schema('Change the subscription (D9 transitions)', { params: AccountParams, body: SubscriptionBody }) }, async (req, reply) => {
+    admin.put('/admin/v1/accounts/:id/subscription', { schema: schema('setSubscription', 'Change the subscription (D9 transitions)', { 200: described(SubscriptionSchema, 'The subscription, as GET /api/v1/subscription') }, { params: AccountParams, body: SubscriptionBody }) }, async (req, reply) => {
       const { id } = req.params as Type.Static<typeof AccountParams>
       const { renewalDate, ...rest } = req.body as Type.Static<typeof SubscriptionBody>
       await deps.accounts.get(id)
@@ -202,7 +244,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       return json(reply, 200, await deps.metering.changeSubscription(id, patch))
     })
 
-    admin.post('/admin/v1/accounts/:id/packs', { schema: schema('Add a credit pack (expires 12 calendar months after purchase)', { params: AccountParams, body: PackBody }, 201) }, async (req, reply) => {
+    admin.post('/admin/v1/accounts/:id/packs', { schema: schema('addPack', 'Add a credit pack (expires 12 calendar months after purchase)', { 201: described(PackAddedSchema, 'Created') }, { params: AccountParams, body: PackBody }) }, async (req, reply) => {
       const { id } = req.params as Type.Static<typeof AccountParams>
       const body = req.body as Type.Static<typeof PackBody>
       await deps.accounts.get(id)
@@ -210,17 +252,17 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       return json(reply, 201, await deps.metering.addPack(id, { credits: body.credits, ...(purchasedAt === undefined ? {} : { purchasedAt }) }))
     })
 
-    admin.get('/admin/v1/packs/quote', { schema: schema('Price of a pack (D10 tiers)', { querystring: QuoteQuery }), preValidation: strictQuery(QuoteQuery) }, async (req, reply) => {
+    admin.get('/admin/v1/packs/quote', { schema: schema('quotePack', 'Price of a pack (D10 tiers)', { 200: described(QuoteSchema, 'OK') }, { querystring: QuoteQuery }), preValidation: strictQuery(QuoteQuery) }, async (req, reply) => {
       const { credits } = req.query as Type.Static<typeof QuoteQuery>
       return json(reply, 200, deps.metering.quote(credits))
     })
 
     const clock = deps.testClock
     if (clock) {
-      admin.get('/admin/v1/clock', { schema: schema('The test clock') }, async (_req, reply) =>
+      admin.get('/admin/v1/clock', { schema: schema('getClock', 'The test clock', { 200: described(ClockSchema, 'OK') }) }, async (_req, reply) =>
         json(reply, 200, { now: new Date(clock.now()).toISOString() }),
       )
-      admin.put('/admin/v1/clock', { schema: schema('Set the test clock; time keeps running from there', { body: ClockBody }) }, async (req, reply) => {
+      admin.put('/admin/v1/clock', { schema: schema('setClock', 'Set the test clock; time keeps running from there', { 200: described(ClockSchema, 'OK') }, { body: ClockBody }) }, async (req, reply) => {
         const { now } = req.body as Type.Static<typeof ClockBody>
         const ms = instant(now, 'now')
         if (ms > MAX_CLOCK_MS) {

@@ -30,7 +30,7 @@ import {
   SearchPostsBody,
   SearchPostsResponse,
 } from '../../contract/endpoints.schemas.ts'
-import { ErrorSchema } from '../../contract/resources.schemas.ts'
+import { CREDITS_CHARGED, described, errorResponse, RATE_HEADERS, REQUEST_ID, RETRY_AFTER, withHeaders } from '../../contract/responses.schemas.ts'
 import type { Operation } from '../../domain/billing/prices.ts'
 import { priceOf, type PriceTable } from '../../domain/billing/prices.ts'
 import { BATCH_WAIT_MS, type MeteringService } from '../../domain/billing/metering.service.ts'
@@ -45,6 +45,8 @@ import type { Gateway, Meter } from '../gateway.ts'
 export interface DataRoute {
   method: 'GET' | 'POST'
   url: string
+  /** The operation's name in /openapi.json (what generated clients call their methods). */
+  operationId: string
   operation: Operation
   summary: string
   querystring?: TSchema
@@ -62,7 +64,8 @@ export interface RouteContext {
   meter: Meter | null
 }
 
-const COMMON: ErrorCode[] = ['MISSING_PARAMETER', 'INVALID_URN', 'UNAUTHENTICATED', 'QUOTA_EXHAUSTED', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']
+// INVALID_PARAMETER: every route takes a query or a body, and a parameter given twice or over its length is refused.
+const COMMON: ErrorCode[] = ['MISSING_PARAMETER', 'INVALID_PARAMETER', 'INVALID_URN', 'UNAUTHENTICATED', 'QUOTA_EXHAUSTED', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']
 
 // The query's static type is enforced by its schema before the handler runs.
 type Q<T> = { query: T }
@@ -72,6 +75,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
   {
     method: 'GET',
     url: '/api/v1/profile',
+    operationId: 'getProfile',
     operation: 'profile',
     summary: 'One member profile (a company page gives the organisation in profile form)',
     querystring: ProfileQuery,
@@ -82,6 +86,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
   {
     method: 'GET',
     url: '/api/v1/profile/reactions',
+    operationId: 'getProfileReactions',
     operation: 'profile.reactions',
     summary: 'Posts a member reacted to, newest first (cursor pagination)',
     querystring: ProfileReactionsQuery,
@@ -92,6 +97,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
   {
     method: 'GET',
     url: '/api/v1/profile/articles',
+    operationId: 'getProfileArticles',
     operation: 'profile.articles',
     summary: 'Articles a member published, newest first (offset pagination)',
     querystring: ProfileArticlesQuery,
@@ -102,6 +108,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
   {
     method: 'GET',
     url: '/api/v1/posts',
+    operationId: 'getPosts',
     operation: 'posts',
     summary: 'Posts of a member (company pages and member URNs also accepted), newest first',
     querystring: PostsQuery,
@@ -112,6 +119,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
   {
     method: 'GET',
     url: '/api/v1/posts/updates',
+    operationId: 'getPostsUpdates',
     operation: 'posts.updates',
     summary: 'Recent posts of up to 60 profiles in the older post shape, newest first',
     querystring: PostsUpdatesQuery,
@@ -122,6 +130,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
   {
     method: 'GET',
     url: '/api/v1/company',
+    operationId: 'getCompany',
     operation: 'company',
     summary: 'One company page',
     querystring: CompanyQuery,
@@ -132,6 +141,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
   {
     method: 'POST',
     url: '/api/v1/company/batch',
+    operationId: 'getCompanyBatch',
     operation: 'company.batch',
     summary: 'Up to 50 companies in one call; per-entry errors inside a 200',
     body: CompanyBatchBody,
@@ -174,6 +184,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
   {
     method: 'GET',
     url: '/api/v1/company/posts',
+    operationId: 'getCompanyPosts',
     operation: 'company.posts',
     summary: 'Posts of a company page, newest first (cursor pagination)',
     querystring: CompanyPostsQuery,
@@ -184,6 +195,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
   {
     method: 'GET',
     url: '/api/v1/post/engagement',
+    operationId: 'getPostEngagement',
     operation: 'post.engagement',
     summary: 'Comments (by token) and reactions (by offset) of one post',
     querystring: EngagementQuery,
@@ -194,6 +206,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
   {
     method: 'GET',
     url: '/api/v1/post/comments',
+    operationId: 'getPostComments',
     operation: 'post.comments',
     summary: 'Comments of one post with their replies, pinned first',
     querystring: CommentsQuery,
@@ -204,6 +217,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
   {
     method: 'POST',
     url: '/api/v1/search/posts',
+    operationId: 'searchPosts',
     operation: 'search.posts',
     summary: 'Keyword and author search over posts (one flat price per call, empty pages included)',
     body: SearchPostsBody,
@@ -222,6 +236,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
   {
     method: 'GET',
     url: '/api/v1/post/reactions',
+    operationId: 'getPostReactions',
     operation: 'post.reactions',
     summary: 'Reactions to one post (offset pagination)',
     querystring: PostReactionsQuery,
@@ -231,16 +246,34 @@ export const DATA_ROUTES: readonly DataRoute[] = [
   },
 ]
 
-/** OpenAPI responses: the success schema plus one envelope per documented status. */
-function responses(route: DataRoute): Record<number, TSchema> {
-  const out: Record<number, TSchema> = { 200: route.response }
+/**
+ * OpenAPI responses: the success schema, and per status the envelope with the codes it may carry, each
+ * with its headers (D3, D4): a refusal before the key is known (401, 403) or a failure on the
+ * service's side has no rate figures.
+ */
+function responses(route: DataRoute): Record<number, object> {
+  const byStatus = new Map<number, ErrorCode[]>([
+    [401, ['UNAUTHENTICATED', 'INVALID_API_KEY']],
+    [403, ['FORBIDDEN']],
+  ])
   for (const code of route.errors) {
     const status = ERROR_STATUS[code]
-    const previous = (out[status] as { description?: string } | undefined)?.description
-    out[status] = { ...ErrorSchema, description: [previous, code].filter(Boolean).join(', ') }
+    const codes = byStatus.get(status) ?? []
+    if (!codes.includes(code)) codes.push(code)
+    byStatus.set(status, codes)
   }
-  out[401] = { ...ErrorSchema, description: 'UNAUTHENTICATED, INVALID_API_KEY' }
-  out[403] = { ...ErrorSchema, description: 'FORBIDDEN (account suspended)' }
+  const out: Record<number, object> = { 200: withHeaders(described(route.response, 'OK'), REQUEST_ID, CREDITS_CHARGED, RATE_HEADERS) }
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const keyed = status !== 401 && status !== 403 && status < 500
+    const note = status === 403 ? '(account suspended)' : undefined
+    out[status] = withHeaders(
+      errorResponse(codes, note),
+      REQUEST_ID,
+      CREDITS_CHARGED,
+      ...(keyed ? [RATE_HEADERS] : []),
+      ...(status === 429 || status === 503 ? [RETRY_AFTER] : []),
+    )
+  }
   return out
 }
 
@@ -286,6 +319,7 @@ export function registerDataRoutes(
       },
       schema: {
         summary: route.summary,
+        operationId: route.operationId,
         tags: ['data'],
         security: [{ ApiKey: [] }],
         ...(route.querystring ? { querystring: route.querystring } : {}),
