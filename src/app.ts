@@ -200,15 +200,21 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
         version: '1.0.0',
         description: 'Credit-metered JSON API over professional-network content. Authenticate every call with the X-API-Key header.',
       },
+      tags: [
+        { name: 'data', description: 'Professional-network content, metered in credits (spec 4.3-4.12)' },
+        { name: 'account', description: "The calling account's balance, usage and subscription: free" },
+        ...(c.config.adminToken ? [{ name: 'admin', description: "The operator's API (PRONET_ADMIN_TOKEN): accounts, keys, plans, packs" }] : []),
+      ],
       components: {
         securitySchemes: {
           ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-          AdminToken: { type: 'http', scheme: 'bearer' },
+          // Offered on the reference page only where the admin API exists.
+          ...(c.config.adminToken ? { AdminToken: { type: 'http', scheme: 'bearer' } } : {}),
         },
       },
     },
   })
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } })
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true }, theme: { title: 'pronet API reference' } })
 
   registerMetaRoutes(app)
   registerAccountRoutes(app, { gateway, metering: c.metering, usage: c.usage })

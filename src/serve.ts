@@ -8,7 +8,7 @@
 import { accessSync, constants, mkdirSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { buildApp } from './app.ts'
-import type { Config } from './config/config.ts'
+import { isWildcardHost, urlHost, type Config } from './config/config.ts'
 import { dataDirFailure, listenFailure } from './config/startup-failure.ts'
 import { collectDefaultMetrics } from 'prom-client'
 import { openContainer } from './container.ts'
@@ -51,8 +51,11 @@ export async function serve(config: Config): Promise<void> {
 
   const address = server.server.address()
   const port = typeof address === 'object' && address ? address.port : config.port
-  const base = `http://${config.host}:${port}`
+  const base = `http://${urlHost(config.host)}:${port}`
   say(`pronet listening on ${base}  (docs: /docs, OpenAPI: /openapi.json)`)
+  if (isWildcardHost(config.host) && !config.buyCreditsUrlSet) {
+    say(`Note: 402 answers send customers to ${config.buyCreditsUrl} to buy credits; set PRONET_BUY_CREDITS_URL to your purchase page.`)
+  }
   if (report.demoKey) {
     say(`Demo API key (shown once; also saved to ${report.demoKeyFile}):`)
     say(`  ${report.demoKey}`)

@@ -42,6 +42,8 @@ export interface Config {
   readonly cacheMb: number
   /** The self-serve purchase page named in 402 details (default: the README's section on packs). */
   readonly buyCreditsUrl: string
+  /** Whether the operator set it (PRONET_BUY_CREDITS_URL), rather than the default link into the docs. */
+  readonly buyCreditsUrlSet: boolean
   /**
    * Where the embedded store's billing commits run: a worker thread (`on`), the event-loop thread
    * (`off`), or `auto`: the worker when the machine has more than two CPUs.
@@ -106,6 +108,24 @@ function checkRedisUrl(raw: string): void {
   }
 }
 
+/** Addresses that listen on every interface: no one reaches the service by them. */
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]', '::0'])
+
+/**
+ * HOST as a URL writes it: IPv6 in brackets (`http://:::3000/` is no URL), and `localhost` for a
+ * wildcard address, which names no machine a client can open.
+ */
+export function urlHost(host: string): string {
+  if (WILDCARD_HOSTS.has(host)) return 'localhost'
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host
+}
+
+/** Whether HOST listens on every interface (the default purchase link then names only this machine). */
+export const isWildcardHost = (host: string): boolean => WILDCARD_HOSTS.has(host)
+
+/** A public host name as URLs carry it (PRONET_PLATFORM_HOST). */
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i
+
 /** Parses the environment once; the result is frozen and passed to whoever needs it. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const picked: Record<string, unknown> = {}
@@ -116,11 +136,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const withDefaults = Value.Default(EnvSchema, picked)
   if (!Value.Check(EnvSchema, withDefaults)) {
     const first = [...Value.Errors(EnvSchema, withDefaults)][0]
-    throw new ConfigError(`invalid environment: ${first?.instancePath.slice(1) ?? ''} ${first?.message ?? ''}`.trim())
+    const name = first?.instancePath.slice(1) ?? ''
+    // An enum's own message ("must be equal to one of the allowed values") does not say which.
+    const allowed = (EnvSchema.properties as Record<string, { enum?: readonly string[] }>)[name]?.enum
+    const why = allowed ? `must be one of ${allowed.join(', ')}` : (first?.message ?? '')
+    throw new ConfigError(`invalid environment: ${name} ${why}`.trim())
   }
   const e = withDefaults as Type.Static<typeof EnvSchema>
   if (e.DATABASE_URL !== undefined) checkDatabaseUrl(e.DATABASE_URL)
   if (e.REDIS_URL !== undefined) checkRedisUrl(e.REDIS_URL)
+  if (!HOST_NAME.test(e.PRONET_PLATFORM_HOST)) {
+    throw new ConfigError(`invalid environment: PRONET_PLATFORM_HOST must be a host name such as www.linkedin.com (got ${JSON.stringify(e.PRONET_PLATFORM_HOST.slice(0, 80))})`)
+  }
+  const buy = e.PRONET_BUY_CREDITS_URL
+  if (buy !== undefined && !(URL.canParse(buy) && /^https?:$/.test(new URL(buy).protocol))) {
+    throw new ConfigError('invalid environment: PRONET_BUY_CREDITS_URL must be an http:// or https:// URL (customers open it from a 402)')
+  }
   const table = <T>(parse: () => T): T => {
     try {
       return parse()
@@ -141,7 +172,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     platformHost: e.PRONET_PLATFORM_HOST.toLowerCase(),
     logLevel: e.LOG_LEVEL,
     cacheMb: e.PRONET_CACHE_MB,
-    buyCreditsUrl: e.PRONET_BUY_CREDITS_URL ?? `http://${e.HOST}:${e.PORT}/docs#/admin`,
+    buyCreditsUrl: buy ?? `http://${urlHost(e.HOST)}:${e.PORT}/docs#/admin`,
+    buyCreditsUrlSet: buy !== undefined,
     commitWorker: e.PRONET_COMMIT_WORKER,
     prices: table(() => pricesWithOverrides(e.PRONET_PRICES)),
     packTiers: table(() => packTiersFrom(e.PRONET_PACK_TIERS)),

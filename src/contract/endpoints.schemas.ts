@@ -210,8 +210,8 @@ export const SearchPostsBody = Type.Object(
     query: Type.Optional(
       Nullable(Type.String({ maxLength: 500, description: 'words, "phrases", #hashtags, AND/OR/NOT, parentheses; at most 5 operators, 20 phrases, 5 levels' })),
     ),
-    sortBy: Type.Optional(Nullable(Type.Enum(['relevance', 'date'] as const, { description: 'no default; date with a hashtag term is refused' }))),
-    postedWithin: Type.Optional(Nullable(Type.Enum(['24h', 'week', 'month'] as const))),
+    sortBy: Type.Optional(Nullable(Type.Enum(['relevance', 'date'] as const, { type: 'string', description: 'no default; date with a hashtag term is refused' }))),
+    postedWithin: Type.Optional(Nullable(Type.Enum(['24h', 'week', 'month'] as const, { type: 'string' }))),
     postedAfter: Type.Optional(
       Type.Union([Type.String(), Type.Integer(), Type.Null()], {
         description: 'ISO 8601 or epoch ms; not in the future, at most 365 days ago; applied after the search',
@@ -219,7 +219,7 @@ export const SearchPostsBody = Type.Object(
     ),
     contentType: Type.Optional(
       Type.Union([
-        Type.Array(Type.Enum(['image', 'video', 'liveVideo', 'jobPost', 'document'] as const), { minItems: 1, maxItems: 5 }),
+        Type.Array(Type.Enum(['image', 'video', 'liveVideo', 'jobPost', 'document'] as const, { type: 'string' }), { minItems: 1, maxItems: 5 }),
         Type.Null(),
       ]),
     ),
@@ -230,7 +230,13 @@ export const SearchPostsBody = Type.Object(
     maxResults: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 50, default: 50 }))),
     cursor: Type.Optional(Nullable(Type.String({ maxLength: 1024 }))),
   },
-  { additionalProperties: false, description: "send query, or authorProfiles / authorCompanies; null reads as omitted" },
+  {
+    additionalProperties: false,
+    description: 'send query, or authorProfiles / authorCompanies; null reads as omitted',
+    // What the reference page's "Try it out" starts from: a body that searches (one built from the
+    // field types sent "string" as a profile id, a refused 400).
+    examples: [{ query: 'hiring OR "data platform"', maxResults: 5 }],
+  },
 )
 
 export const SearchPostsResponse = SearchResponseSchema

@@ -181,3 +181,28 @@ describe('what /openapi.json declares of answers, as a generated client reads it
     expect(body('/api/v1/search/posts')?.required).toBe(true)
   })
 })
+
+describe('the reference page (/docs) a customer tries calls from', () => {
+  it("starts the search's Try it out from a body that searches, shows its enums as strings, and offers no admin login where there is no admin API", async () => {
+    const doc = (await t.app.inject('/openapi.json')).json()
+    const media = doc.paths['/api/v1/search/posts'].post.requestBody.content['application/json']
+    const { schema, example } = media
+    expect(example).toBeDefined()
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/search/posts', headers: { 'x-api-key': t.key }, payload: example })
+    expect(res.statusCode, res.body).toBe(200)
+    expect(JSON.stringify(schema.properties.sortBy)).toContain('"type":"string"')
+    expect(doc.components.securitySchemes.AdminToken).toBeDefined()
+    expect(doc.tags.map((tag: { name: string }) => tag.name)).toEqual(['data', 'account', 'admin'])
+    expect((await t.app.inject('/docs/')).body).toContain('<title>pronet API reference</title>')
+
+    const closed = await makeTestApp({ env: { PRONET_ADMIN_TOKEN: '' } })
+    try {
+      const plain = (await closed.app.inject('/openapi.json')).json()
+      expect(Object.keys(plain.components.securitySchemes)).toEqual(['ApiKey'])
+      expect(Object.keys(plain.paths).some((path) => path.startsWith('/admin'))).toBe(false)
+      expect(plain.tags.map((tag: { name: string }) => tag.name)).toEqual(['data', 'account'])
+    } finally {
+      await closed.close()
+    }
+  })
+})

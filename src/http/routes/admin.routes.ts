@@ -236,7 +236,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       return json(reply, 200, accountView(await deps.accounts.resume(id)))
     })
 
-    admin.put('/admin/v1/accounts/:id/subscription', { schema: schema('setSubscription', 'Change the subscription (D9 transitions)', { 200: described(SubscriptionSchema, 'The subscription, as GET /api/v1/subscription') }, { params: AccountParams, body: SubscriptionBody }) }, async (req, reply) => {
+    admin.put('/admin/v1/accounts/:id/subscription', { schema: schema('setSubscription', 'Change the plan, its status, limits or renewal', { 200: described(SubscriptionSchema, 'The subscription, as GET /api/v1/subscription') }, { params: AccountParams, body: SubscriptionBody }) }, async (req, reply) => {
       const { id } = req.params as Type.Static<typeof AccountParams>
       const { renewalDate, ...rest } = req.body as Type.Static<typeof SubscriptionBody>
       await deps.accounts.get(id)
@@ -252,7 +252,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       return json(reply, 201, await deps.metering.addPack(id, { credits: body.credits, ...(purchasedAt === undefined ? {} : { purchasedAt }) }))
     })
 
-    admin.get('/admin/v1/packs/quote', { schema: schema('quotePack', 'Price of a pack (D10 tiers)', { 200: described(QuoteSchema, 'OK') }, { querystring: QuoteQuery }), preValidation: strictQuery(QuoteQuery) }, async (req, reply) => {
+    admin.get('/admin/v1/packs/quote', { schema: schema('quotePack', 'Price of a credit pack of this size', { 200: described(QuoteSchema, 'OK') }, { querystring: QuoteQuery }), preValidation: strictQuery(QuoteQuery) }, async (req, reply) => {
       const { credits } = req.query as Type.Static<typeof QuoteQuery>
       return json(reply, 200, deps.metering.quote(credits))
     })
