@@ -61,6 +61,21 @@ describe('interface description', () => {
     expect(Object.keys(doc.paths['/admin/v1/accounts/{id}'].get.responses)).toEqual(expect.arrayContaining(['200', '401', '404']))
   })
 
+  it('the health check and the interface description answer HEAD; data routes still do not', async () => {
+    for (const url of ['/healthz', '/openapi.json']) {
+      const get = await t.app.inject({ method: 'GET', url })
+      const head = await t.app.inject({ method: 'HEAD', url })
+      expect(head.statusCode, url).toBe(200)
+      expect(head.body, url).toBe('')
+      expect(head.headers['content-type'], url).toBe(get.headers['content-type'])
+    }
+    const before = (await t.get('/api/v1/subscription')).json().creditsRemaining
+    const data = await t.app.inject({ method: 'HEAD', url: '/api/v1/profile?profileUrlOrUrn=someone', headers: { 'x-api-key': t.key } })
+    expect(data.statusCode).toBe(404)
+    t.clock.advance(1_000)
+    expect((await t.get('/api/v1/subscription')).json().creditsRemaining).toBe(before)
+  })
+
   it('/docs serves a reference page whose assets are all local', async () => {
     const page = await t.app.inject('/docs/')
     expect(page.statusCode).toBe(200)
