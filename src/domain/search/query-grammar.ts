@@ -451,3 +451,47 @@ export function parseSearchQuery(raw: string): ParsedQuery {
   const tree = parseLexemes(lexemes)
   return { query: print(lexemes), tree, operators, phrases, depth, hasHashtag: hasHashtagTerm(tree) }
 }
+
+/**
+ * The same query with each AND's and each OR's repeated operands kept once (`a a b` is `a b`), where
+ * "repeated" means matching the same token sequence (`the`, `The` and `"the"` are one term): what the
+ * index is asked. The matches are the same (AND and OR are idempotent); a repeat no longer weighs its
+ * term more in BM25. Without this, a query of `the` written 125 times (within the 500 characters, and
+ * implicit AND is no operator) had bm25() score 125 phrases for every post holding `the`: 1.5 s of
+ * the server's one thread per call, and a free-plan key at 5 calls a second held every other caller
+ * for 30-45 s (a probe). A group left with one operand is that operand.
+ */
+export function withoutRepeats(node: QueryNode): QueryNode {
+  if (node.kind === 'not') {
+    const include = withoutRepeats(node.include)
+    const exclude = withoutRepeats(node.exclude)
+    return include === node.include && exclude === node.exclude ? node : { kind: 'not', include, exclude }
+  }
+  if (node.kind !== 'and' && node.kind !== 'or') return node
+  const seen = new Set<string>()
+  const kept: QueryNode[] = []
+  for (const child of node.children) {
+    const operand = withoutRepeats(child)
+    const key = operandKey(operand)
+    if (seen.has(key)) continue
+    seen.add(key)
+    kept.push(operand)
+  }
+  if (kept.length === 1) return kept[0] as QueryNode
+  return kept.length === node.children.length && kept.every((k, i) => k === node.children[i]) ? node : { kind: node.kind, children: kept }
+}
+
+/** What an operand matches, as text: terms by their tokens, groups by their operands in order. */
+function operandKey(node: QueryNode): string {
+  switch (node.kind) {
+    case 'word':
+    case 'phrase':
+    case 'hashtag':
+      return JSON.stringify(node.tokens)
+    case 'and':
+    case 'or':
+      return `${node.kind}(${node.children.map(operandKey).join(',')})`
+    case 'not':
+      return `not(${operandKey(node.include)},${operandKey(node.exclude)})`
+  }
+}

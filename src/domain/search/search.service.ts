@@ -23,7 +23,7 @@ import type { ResponseCache } from '../content/response-cache.ts'
 import { compareIds, idFromTime, timeFromId } from '../content/ids.ts'
 import { invalidParameter } from '../errors.ts'
 import type { TokenSigner } from '../tokens.ts'
-import type { QueryNode } from './query-grammar.ts'
+import { withoutRepeats, type QueryNode } from './query-grammar.ts'
 import { tokenize } from './query-tokens.ts'
 import { byRelevance, planningTokens, planRanking } from './ranking.ts'
 import { POSTED_WITHIN_MS, parseSearchRequest, searchScope, type SearchRequest } from './search-request.ts'
@@ -261,7 +261,8 @@ export function createSearchService(deps: SearchServiceDeps) {
       }
       await admit()
 
-      const query = r.query ? r.query.tree : null
+      // The index is asked each operand once: repeats change no match, and bm25() paid for each.
+      const query = r.query ? withoutRepeats(r.query.tree) : null
       // authorProfiles and authorCompanies are two filters, and filters AND together (4.12): a post
       // has one author, a member or a page, so a search sending both matches nothing.
       const bothAuthorKinds = r.authors.some((a) => a.kind === 'person') && r.authors.some((a) => a.kind === 'company')
