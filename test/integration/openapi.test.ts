@@ -76,6 +76,15 @@ describe('interface description', () => {
     expect((await t.get('/api/v1/subscription')).json().creditsRemaining).toBe(before)
   })
 
+  it("answers a path the reference page's file server refuses as a file that is not there, not as a failure", async () => {
+    for (const url of ['/docs/static/../package.json', '/docs/static/..%5c', '/docs/static/swagger-ui.css%00.json', '/docs/static/%2e%2e/package.json']) {
+      const res = await t.app.inject({ method: 'GET', url })
+      expect(res.statusCode, url).toBe(404)
+      expect(res.json().code, url).toBe('NOT_FOUND')
+    }
+    expect((await t.app.inject('/docs/static/swagger-ui.css')).statusCode).toBe(200)
+  })
+
   it('/docs serves a reference page whose assets are all local', async () => {
     const page = await t.app.inject('/docs/')
     expect(page.statusCode).toBe(200)
