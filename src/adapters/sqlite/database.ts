@@ -2,6 +2,7 @@
  * Opens the embedded SQLite database and applies the numbered, forward-only migrations of
  * migrations/sqlite/. Every SQLite adapter receives the same handle from the container.
  */
+import { closeSync, existsSync, openSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { migrationsDir, pendingMigrations } from '../migrations-dir.ts'
 import { POST_SEARCH_TOKENIZER } from './fts5-tokenizer.ts'
@@ -13,6 +14,9 @@ export const sqliteMigrationsDir = (): string => migrationsDir('sqlite')
 
 /** Opens (or creates) a database; `:memory:` gives a private in-memory one for tests. */
 export function openSqlite(path: string): SqliteDb {
+  // A new file is its owner's alone: it holds the API keys' hashes and every account's ledger (it was
+  // 0644 beside a 0600 secret and demo key). SQLite gives the -wal and -shm files the database's mode.
+  if (path !== ':memory:' && !existsSync(path)) closeSync(openSync(path, 'a', 0o600))
   const db = new Database(path)
   if (path !== ':memory:') db.pragma('journal_mode = WAL')
   // FULL: a committed transaction survives power loss; group commit amortises the fsync (metering issue).
