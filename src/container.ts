@@ -102,6 +102,8 @@ export interface ContainerOverrides {
   cpus?: number
   /** Wraps the search index the search service plans over (the search benchmark times its calls). */
   wrapSearchIndex?: (index: SearchIndex) => SearchIndex
+  /** The monotonic clock searches are timed by, for each account's share of search time (default performance.now). */
+  monotonic?: () => number
 }
 
 /** The server secret: PRONET_SECRET, else one generated once and kept (0600) in the data dir. */
@@ -295,7 +297,15 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     accounts: createAccountsService({ store: accountStore, clock, randomBytes, ...(bus ? { bus } : {}) }),
     ledger,
     limiter,
-    metering: createMeteringService({ ledger, limiter, clock, sleep, buyCreditsUrl: config.buyCreditsUrl, packTiers: config.packTiers }),
+    metering: createMeteringService({
+      ledger,
+      limiter,
+      clock,
+      sleep,
+      buyCreditsUrl: config.buyCreditsUrl,
+      packTiers: config.packTiers,
+      ...(overrides.monotonic ? { monotonic: overrides.monotonic } : {}),
+    }),
     usage: createUsageReporter({ ledger, clock }),
     search: createSearchService({ index: overrides.wrapSearchIndex?.(stores.searchIndex) ?? stores.searchIndex, tokens, clock, platformHost, cache }),
     metrics,

@@ -9,7 +9,7 @@ import { expect } from 'vitest'
 import { createManualClock } from '../../src/adapters/system-clock.ts'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config/config.ts'
-import { createContainer, type Container } from '../../src/container.ts'
+import { createContainer, type Container, type ContainerOverrides } from '../../src/container.ts'
 import type { NewAccount } from '../../src/domain/accounts/accounts.service.ts'
 import { createTestDatabase, postgresAvailable } from './postgres.ts'
 import { REDIS_URL, redisAvailable } from './redis.ts'
@@ -37,6 +37,8 @@ export async function makeTestApp(
     account?: NewAccount
     /** How the batch waits for rate units; default: it moves the manual clock at once. */
     sleep?: (ms: number, clock: ReturnType<typeof createManualClock>) => Promise<void>
+    /** Container overrides beside the clock, store and sleep this helper sets. */
+    overrides?: Pick<ContainerOverrides, 'monotonic' | 'wrapSearchIndex'>
   } = {},
 ): Promise<TestApp> {
   const backend = await testBackend()
@@ -56,6 +58,7 @@ export async function makeTestApp(
     clock,
     sqlitePath: ':memory:',
     sleep: sleep ? (ms) => sleep(ms, clock) : async (ms) => clock.advance(ms),
+    ...opts.overrides,
   })
   const dropDatabase = backend.drop
   if (opts.records && opts.records.length > 0) {

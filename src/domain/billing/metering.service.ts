@@ -18,6 +18,7 @@ import {
 } from './billing-rules.ts'
 import { iso } from './calendar.ts'
 import { packPriceCents, quotePack, type PriceTier } from './pack-pricing.ts'
+import { createSearchTimeBudget, SEARCH_MS_PER_RPS } from './search-time-budget.ts'
 import type { Operation } from './prices.ts'
 
 /** D4: simultaneous searches per account are capped at this multiple of rpsLimit. */
@@ -37,6 +38,8 @@ export interface MeteringDeps {
   /** The self-serve purchase page named in 402 details. */
   buyCreditsUrl: string
   packTiers?: readonly PriceTier[]
+  /** Monotonic milliseconds, for the time searches take (search-time-budget.ts); default performance.now. */
+  monotonic?: () => number
 }
 
 /** Rate-limit units a call takes on arrival (D4, spec 8): batch entries after the first take more later. */
@@ -119,6 +122,8 @@ export type MeteringService = ReturnType<typeof createMeteringService>
 
 export function createMeteringService(deps: MeteringDeps) {
   const { ledger, limiter, clock } = deps
+  const monotonic = deps.monotonic ?? (() => performance.now())
+  const searchTime = createSearchTimeBudget(monotonic)
   /** Units the batches running on this node still wait for, per account (their 429s' Retry-After counts them). */
   const queuedBatchUnits = new Map<string, number>()
   const queue = (accountId: string, delta: number): void => {
@@ -255,12 +260,27 @@ export function createMeteringService(deps: MeteringDeps) {
     },
 
     /**
-     * One of the account's simultaneous searches (D4: at most 2 × rpsLimit); 429 with Retry-After: 1
-     * past the cap. Resolves to the function that ends it.
+     * One of the account's simultaneous searches (D4: at most 2 × rpsLimit), within its share of this
+     * node's search time (search-time-budget.ts); 429 with Retry-After past either. Resolves to the
+     * function that ends it.
      */
     async enterSearch(accountId: string, at: number): Promise<() => Promise<void>> {
       const rps = effectiveRps((await stateOf(accountId, at)).subscription)
-      const release = await limiter.lease(`search:${accountId}`, SEARCH_CAP_PER_RPS * rps, SEARCH_LEASE_MS)
+      const wait = searchTime.waitMs(accountId, rps)
+      if (wait > 0) {
+        throw new ApiError(
+          'RATE_LIMITED',
+          "This account's searches have used their share of search time on this node; retry after the Retry-After delay.",
+          { searchMsPerSecond: rps * SEARCH_MS_PER_RPS },
+          { 'retry-after': String(Math.max(1, Math.ceil(wait / 1000))) },
+        )
+      }
+      const lease = await limiter.lease(`search:${accountId}`, SEARCH_CAP_PER_RPS * rps, SEARCH_LEASE_MS)
+      const started = monotonic()
+      const release = lease && (async () => {
+        searchTime.spend(accountId, rps, monotonic() - started)
+        await lease()
+      })
       if (!release) {
         throw new ApiError(
           'RATE_LIMITED',
