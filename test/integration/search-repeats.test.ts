@@ -10,6 +10,7 @@ import { createContainer, type Container } from '../../src/container.ts'
 import { parseSearchQuery, withoutRepeats, type QueryNode } from '../../src/domain/search/query-grammar.ts'
 import type { SearchIndex } from '../../src/ports/search-index.ts'
 import { SEARCH_NOW, searchNetwork } from '../helpers/search-fixtures.ts'
+import { beforeEachCall } from '../helpers/search-index-spy.ts'
 
 const tree = (q: string) => parseSearchQuery(q).tree
 
@@ -32,16 +33,9 @@ describe('the search asks the index each operand once', () => {
     const config = loadConfig({ PRONET_SEED: 'none', LOG_LEVEL: 'silent', PRONET_SECRET: 's', PRONET_DATA_DIR: '/nonexistent-test-dir', PRONET_CACHE_MB: '0' })
     // Records every query tree the service hands the index.
     const recording = (index: SearchIndex): SearchIndex =>
-      new Proxy(index, {
-        get(target, name, receiver) {
-          const fn = Reflect.get(target, name, receiver) as unknown
-          if (typeof fn !== 'function') return fn
-          return (...args: unknown[]) => {
-            const first = args[0] as { kind?: unknown } | undefined
-            if (first && typeof first === 'object' && 'kind' in first) asked.push(first as QueryNode)
-            return (fn as (...a: unknown[]) => unknown).apply(target, args)
-          }
-        },
+      beforeEachCall(index, (_name, args) => {
+        const first = args[0] as { kind?: unknown } | undefined
+        if (first && typeof first === 'object' && 'kind' in first) asked.push(first as QueryNode)
       })
     c = await createContainer(config, { clock: createManualClock(SEARCH_NOW), sqlitePath: ':memory:', wrapSearchIndex: recording })
     const outcomes = await c.writer.write(searchNetwork(100))

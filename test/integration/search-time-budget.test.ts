@@ -9,6 +9,7 @@ import { SEARCH_BANK_SECONDS, SEARCH_MS_PER_RPS } from '../../src/domain/billing
 import type { SearchIndex } from '../../src/ports/search-index.ts'
 import { ADMIN_TOKEN, makeTestApp, type TestApp } from '../helpers/test-app.ts'
 import { SEARCH_URL, searchNetwork } from '../helpers/search-fixtures.ts'
+import { beforeEachCall } from '../helpers/search-index-spy.ts'
 
 const RPS = 5
 const FILL = RPS * SEARCH_MS_PER_RPS
@@ -18,17 +19,10 @@ let t = 0
 
 let app: TestApp
 beforeAll(async () => {
+  // A date-sorted page without filters reads its matches once.
   const slowIndex = (index: SearchIndex): SearchIndex =>
-    new Proxy(index, {
-      get(target, name, receiver) {
-        const fn = Reflect.get(target, name, receiver) as unknown
-        if (typeof fn !== 'function') return fn
-        return (...args: unknown[]) => {
-          // A date-sorted page without filters reads its matches once.
-          if (name === 'newestMatches') t += slow
-          return (fn as (...a: unknown[]) => unknown).apply(target, args)
-        }
-      },
+    beforeEachCall(index, (name) => {
+      if (name === 'newestMatches') t += slow
     })
   app = await makeTestApp({
     records: searchNetwork(60),

@@ -276,12 +276,7 @@ export function createMeteringService(deps: MeteringDeps) {
         )
       }
       const lease = await limiter.lease(`search:${accountId}`, SEARCH_CAP_PER_RPS * rps, SEARCH_LEASE_MS)
-      const started = monotonic()
-      const release = lease && (async () => {
-        searchTime.spend(accountId, rps, monotonic() - started)
-        await lease()
-      })
-      if (!release) {
+      if (!lease) {
         throw new ApiError(
           'RATE_LIMITED',
           `At most ${SEARCH_CAP_PER_RPS * rps} searches may run at once for this account; retry after the Retry-After delay.`,
@@ -289,7 +284,11 @@ export function createMeteringService(deps: MeteringDeps) {
           { 'retry-after': '1' },
         )
       }
-      return release
+      const started = monotonic()
+      return async () => {
+        searchTime.spend(accountId, rps, monotonic() - started)
+        await lease()
+      }
     },
 
     /** Holds a call's full price at its arrival instant, or refuses with 402 and the balances (D3). */
