@@ -27,6 +27,40 @@ export interface PostgresOptions {
    * whether the lost transaction committed (pg-ledger.ts).
    */
   idleInTransactionTimeoutMs?: number
+  /**
+   * How long the node waits for any one query's answer (default: the statement timeout and a second).
+   * The statement timeout is the server's: a server that stopped answering (hung, or cut off by the
+   * network) never applies it, and a call that met an idle pooled connection waited as long as the
+   * stall lasted (45 s, 200 and billed, in a failure probe) while calls needing a new connection got
+   * 503 after 5 s. Past this the query fails as unavailable (503) and its connection is closed.
+   */
+  queryTimeoutMs?: number
+}
+
+/** pg's own error for a query whose answer did not come within query_timeout. */
+const QUERY_TIMEOUT_MESSAGE = 'Query read timeout'
+
+/** A query_timeout that never fires (setTimeout's largest delay): waits that may last minutes on purpose. */
+const UNBOUNDED = 2_147_483_647
+
+/** `text` run with no client-side timeout: a lock wait or a migration, which the server does not time out either. */
+export const unboundedQuery = (text: string, values?: unknown[]): pg.QueryConfig => ({ text, values, query_timeout: UNBOUNDED }) as pg.QueryConfig
+
+/** Whether `e` is the pool's own query timeout (queryTimeoutMs). */
+export const isQueryTimeout = (e: unknown): boolean => e instanceof Error && e.message === QUERY_TIMEOUT_MESSAGE
+
+/**
+ * Ends a transaction that failed with `e` on `client`: rolls it back, and says whether the connection
+ * must be closed rather than given back (the error to release it with). After the pool's own query
+ * timeout the connection may still be running the query, and a ROLLBACK would wait behind it, as long
+ * again: it is closed instead, which the server reads as a rollback.
+ */
+export async function endFailedTransaction(client: pg.ClientBase, e: unknown): Promise<Error | undefined> {
+  if (isQueryTimeout(e)) return e as Error
+  return client.query('ROLLBACK').then(
+    () => undefined,
+    (rollbackError: unknown) => (rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))),
+  )
 }
 
 // int8 ids (activity ids, ledger ids) come back as strings, never as lossy JS numbers; counts that
@@ -34,11 +68,13 @@ export interface PostgresOptions {
 pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => v)
 
 export function openPostgres(url: string, opts: PostgresOptions = {}): PgPool {
+  const statementTimeout = opts.statementTimeoutMs ?? 15_000
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.max ?? 10,
     application_name: opts.applicationName ?? 'pronet',
-    statement_timeout: opts.statementTimeoutMs ?? 15_000,
+    statement_timeout: statementTimeout,
+    query_timeout: opts.queryTimeoutMs ?? statementTimeout + 1_000,
     idle_in_transaction_session_timeout: opts.idleInTransactionTimeoutMs ?? 10_000,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
@@ -64,7 +100,8 @@ export async function migratePostgres(pool: PgPool, dir: string = postgresMigrat
   try {
     // Another node's migrations may take a while; a large one may take longer than a statement should.
     await client.query('SET statement_timeout = 0')
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
+    // Nor any client-side one: the lock wait and the migrations themselves may take minutes.
+    await client.query(unboundedQuery('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]))
     try {
       await client.query(
         'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)',
@@ -74,7 +111,7 @@ export async function migratePostgres(pool: PgPool, dir: string = postgresMigrat
       for (const { version, file, sql } of pendingMigrations(dir, done)) {
         await client.query('BEGIN')
         try {
-          await client.query(sql)
+          await client.query(unboundedQuery(sql))
           await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [version, file, Date.now()])
           await client.query('COMMIT')
         } catch (e) {
@@ -102,7 +139,7 @@ export async function withAdvisoryLock<T>(pool: PgPool, key: number, work: () =>
   try {
     // Waiting for another node's seeding may take minutes: no statement timeout on the wait.
     await client.query('SET statement_timeout = 0')
-    await client.query('SELECT pg_advisory_lock($1)', [key])
+    await client.query(unboundedQuery('SELECT pg_advisory_lock($1)', [key]))
     try {
       return await work()
     } finally {

@@ -4,7 +4,8 @@
  * become numbers here.
  */
 import type { AccountRecord, AccountStore, ApiKeyRecord, KeyLookup } from '../../ports/account-store.ts'
-import type { PgPool } from './database.ts'
+import type pg from 'pg'
+import { endFailedTransaction, type PgPool } from './database.ts'
 
 interface AccountRow {
   id: string
@@ -53,6 +54,13 @@ const INSERT_KEY = `INSERT INTO api_keys (id, account_id, hash, prefix, created_
 const accountParams = (a: AccountRecord) => [a.id, a.name, a.createdAt, a.suspendedAt, a.plan, a.status, a.creditsLimit, a.rpsLimit]
 const keyParams = (k: ApiKeyRecord & { hash: string }) => [k.id, k.accountId, k.hash, k.prefix, k.createdAt, k.revokedAt]
 
+/**
+ * Key lookups wait this long for an answer (a one-row index read), as long as the pool waits for a
+ * connection: every call starts with one, and when the database stops answering, a call should get
+ * its 503 then whether or not it found an idle connection.
+ */
+const KEY_LOOKUP_TIMEOUT_MS = 5_000
+
 export function createPgAccountStore(pool: PgPool): AccountStore {
   return {
     async createAccount(account, key) {
@@ -66,9 +74,7 @@ export function createPgAccountStore(pool: PgPool): AccountStore {
           await client.query(INSERT_KEY, keyParams(key))
           await client.query('COMMIT')
         } catch (e) {
-          await client.query('ROLLBACK').catch((rollbackError: unknown) => {
-            broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))
-          })
+          broken = await endFailedTransaction(client, e)
           throw e
         }
       } finally {
@@ -101,19 +107,21 @@ export function createPgAccountStore(pool: PgPool): AccountStore {
       return rows.map(toKey)
     },
     async findKeyByHash(hash) {
-      const { rows } = await pool.query<KeyLookup>(
-        `SELECT k.id AS "keyId", k.account_id AS "accountId", a.suspended_at IS NOT NULL AS suspended
-         FROM api_keys k JOIN accounts a ON a.id = k.account_id
-         WHERE k.hash = $1 AND k.revoked_at IS NULL`,
-        [hash],
-      )
+      const { rows } = await pool.query<KeyLookup>({
+        text: `SELECT k.id AS "keyId", k.account_id AS "accountId", a.suspended_at IS NOT NULL AS suspended
+               FROM api_keys k JOIN accounts a ON a.id = k.account_id
+               WHERE k.hash = $1 AND k.revoked_at IS NULL`,
+        values: [hash],
+        query_timeout: KEY_LOOKUP_TIMEOUT_MS,
+      } as pg.QueryConfig)
       return rows[0]
     },
     async findRevokedKeyAccount(hash) {
-      const { rows } = await pool.query<{ accountId: string }>(
-        'SELECT account_id AS "accountId" FROM api_keys WHERE hash = $1 AND revoked_at IS NOT NULL',
-        [hash],
-      )
+      const { rows } = await pool.query<{ accountId: string }>({
+        text: 'SELECT account_id AS "accountId" FROM api_keys WHERE hash = $1 AND revoked_at IS NOT NULL',
+        values: [hash],
+        query_timeout: KEY_LOOKUP_TIMEOUT_MS,
+      } as pg.QueryConfig)
       return rows[0]?.accountId
     },
     async setSuspended(accountId, at) {

@@ -28,7 +28,7 @@ import type {
   ProfileRow,
   WriteOutcome,
 } from '../../ports/content-store.ts'
-import type { PgPool } from './database.ts'
+import { endFailedTransaction, type PgPool } from './database.ts'
 import { indexText } from './pg-search-text.ts'
 import { commentKeyOf, toCard, toComment, type CardCols, type CommentCols } from '../content-rows.ts'
 import { INT64_MAX, isStorableId } from '../../domain/content/ids.ts'
@@ -623,9 +623,7 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
               await client.query('COMMIT')
               return outcomes
             } catch (e) {
-              await client.query('ROLLBACK').catch((rollbackError: unknown) => {
-                broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))
-              })
+              broken = await endFailedTransaction(client, e)
               if (e instanceof NeedsSavepoints && !guarded) {
                 guarded = true
                 continue

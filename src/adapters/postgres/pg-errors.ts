@@ -1,6 +1,7 @@
 /**
  * PostgreSQL failures that mean "the database is out of reach" (refused or dropped connections, a
- * server shutting down or starting, pool exhaustion, a statement timeout): 503 SERVICE_UNAVAILABLE
+ * server shutting down or starting, pool exhaustion, a statement timeout, a server that stopped
+ * answering): 503 SERVICE_UNAVAILABLE
  * with Retry-After, nothing billed. The pool reconnects by itself once the server is back, so the
  * service recovers without a restart.
  */
@@ -10,7 +11,14 @@ import { serviceUnavailable, type ApiError } from '../../domain/errors.ts'
 // intervention: shutdown, crash, cannot connect now), 57014 (statement timeout / cancel).
 const SQLSTATE_RE = /^(08|53)|^57P0[1-4]$|^57014$/
 const NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
-const MESSAGES = [/Connection terminated/i, /timeout exceeded when trying to connect/i, /Client has encountered a connection error/i, /connection.*closed/i]
+// 'Query read timeout': the pool's own limit on waiting for an answer (database.ts: queryTimeoutMs).
+const MESSAGES = [
+  /Connection terminated/i,
+  /timeout exceeded when trying to connect/i,
+  /Client has encountered a connection error/i,
+  /connection.*closed/i,
+  /^Query read timeout$/,
+]
 // 55000 is a broad class (object not in prerequisite state); at connect time, with this message, it
 // is a database closed to connections for a while (ALTER DATABASE … ALLOW_CONNECTIONS false, as
 // during maintenance or a failover), which a black-box probe saw answered as a 500.

@@ -87,7 +87,7 @@ import {
 } from '../../domain/billing/billing-rules.ts'
 import { utcDay } from '../../domain/billing/calendar.ts'
 import type { Hold, HoldResult, Ledger, LedgerEntry, SettleResult, UsageLine, UsageRow } from '../../ports/ledger.ts'
-import type { PgPool } from './database.ts'
+import { endFailedTransaction, type PgPool } from './database.ts'
 import { isPgUnavailable } from './pg-errors.ts'
 
 /**
@@ -167,7 +167,6 @@ export interface PgLedgerLogger {
   error(obj: object, msg: string): void
 }
 
-const toError = (r: unknown): Error => (r instanceof Error ? r : new Error(String(r)))
 const ignore = (): void => {}
 
 /** Closes a client's socket under it: its running query fails as a lost connection does. */
@@ -553,7 +552,7 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
       giveBack()
       return result
     } catch (e) {
-      giveBack(await client.query('ROLLBACK').then(() => undefined, toError))
+      giveBack(await endFailedTransaction(client, e))
       throw e
     } finally {
       clearTimeout(timer)
