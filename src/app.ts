@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto'
 import { createGateway } from './http/gateway.ts'
 import { registerAccountRoutes } from './http/routes/account.routes.ts'
 import { clientGone, clientLeft } from './http/client-connection.ts'
+import { createOutageLog } from './http/outage-log.ts'
 import { registerErrorHandling } from './http/error-handler.ts'
 import { documentAdminBodies, registerAdminRoutes } from './http/routes/admin.routes.ts'
 import { registerDataRoutes } from './http/routes/data.routes.ts'
@@ -180,6 +181,7 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
       done(error, value)
     })
   })
+  const outage = createOutageLog(c.logger, c.monotonic)
   const gateway = createGateway({
     accounts: c.accounts,
     metering: c.metering,
@@ -187,9 +189,13 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     metered: options.metering !== false,
     classifyError: c.classifyError,
     closing: () => closing,
-    onSettleError: (err, request) => c.logger.error({ err, url: request.url }, 'settle failed; the call was answered with an error and not billed'),
+    monotonic: c.monotonic,
+    onSettleError: (err, request) => {
+      if (c.classifyError(err)) outage(err, { url: request.url }, 'a store could not be reached to settle; calls are answered 503, not billed')
+      else c.logger.error({ err, url: request.url }, 'settle failed; the call was answered with an error and not billed')
+    },
   })
-  notFound = registerErrorHandling(app, c.logger, gateway.recordUnknown, c.classifyError)
+  notFound = registerErrorHandling(app, c.logger, gateway.recordUnknown, c.classifyError, outage)
 
   await app.register(swagger, {
     transformObject: (documents) => documentAdminBodies((documents as { openapiObject: { paths?: Record<string, Record<string, unknown>> } }).openapiObject),

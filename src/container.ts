@@ -77,6 +77,8 @@ export interface Container {
   metrics: Registry
   /** Store failures that mean "unavailable, retry" → 503 (see http/error-handler.ts). */
   classifyError: ErrorClassifier
+  /** The monotonic clock in ms that waits and search time are measured by (performance.now unless overridden). */
+  monotonic: () => number
   /**
    * Runs `work` while no other node of this store runs its own (first-start seeding): several nodes
    * starting on one empty database seed it exactly once.
@@ -102,7 +104,7 @@ export interface ContainerOverrides {
   cpus?: number
   /** Wraps the search index the search service plans over (the search benchmark times its calls). */
   wrapSearchIndex?: (index: SearchIndex) => SearchIndex
-  /** The monotonic clock searches are timed by, for each account's share of search time (default performance.now). */
+  /** The monotonic clock searches are timed by (each account's share of search time) and a call's wait before its rate is checked (default performance.now). */
   monotonic?: () => number
 }
 
@@ -279,6 +281,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       })
     : createMemoryRateLimiter()
   const sleep = overrides.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+  const monotonic = overrides.monotonic ?? (() => performance.now())
   let closing: Promise<void> | undefined
   // One byte budget for every ready body: content responses and search result items.
   const cache = createResponseCache({ maxBytes: config.cacheMb * 1024 * 1024, version: () => contentStore.version() })
@@ -304,12 +307,13 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       sleep,
       buyCreditsUrl: config.buyCreditsUrl,
       packTiers: config.packTiers,
-      ...(overrides.monotonic ? { monotonic: overrides.monotonic } : {}),
+      monotonic,
     }),
     usage: createUsageReporter({ ledger, clock }),
     search: createSearchService({ index: overrides.wrapSearchIndex?.(stores.searchIndex) ?? stores.searchIndex, tokens, clock, platformHost, cache }),
     metrics,
     classifyError: stores.classifyError,
+    monotonic,
     exclusive: stores.exclusive,
     // Idempotent: a second close (a test that pulled the store away, then its cleanup) waits for the first.
     close() {

@@ -7,6 +7,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Logger } from 'pino'
 import { ApiError, isApiError } from '../domain/errors.ts'
 import { clientGone, clientLeft } from './client-connection.ts'
+import { createOutageLog, type OutageLog } from './outage-log.ts'
 
 interface ValidationIssue {
   keyword: string
@@ -74,6 +75,8 @@ export function registerErrorHandling(
   /** Records a call to an unknown path made with a valid key (D5: usage endpoint `unknown`). */
   recordUnknown?: (request: FastifyRequest, status: number) => Promise<void>,
   classify?: ErrorClassifier,
+  /** Where failures of a store that cannot be reached are logged (one line per kind and interval). */
+  outage: OutageLog = createOutageLog(logger),
 ): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> {
   const notFound = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     if (recordUnknown) {
@@ -111,7 +114,10 @@ export function registerErrorHandling(
     const e = toApiError(error, classify)
     // Failures are logged with their cause. A 5xx the service chose (a node refusing calls while it
     // shuts down) is no failure: at error level, with a stack, every call of a rolling restart was one.
-    if (e.status >= 500 && !isApiError(error)) logger.error({ err: error, method: request.method, url: request.url }, 'request failed')
+    // A store that cannot be reached (the classifier's 503) is one event however many calls meet it.
+    if (e.status >= 500 && !isApiError(error) && e.code === 'SERVICE_UNAVAILABLE') {
+      outage(error, { method: request.method, url: request.url }, 'a store could not be reached; calls are answered 503')
+    } else if (e.status >= 500 && !isApiError(error)) logger.error({ err: error, method: request.method, url: request.url }, 'request failed')
     else if (e.status >= 500) logger.debug({ code: e.code, method: request.method, url: request.url }, e.message)
     return sendError(reply, e)
   })

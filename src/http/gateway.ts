@@ -15,7 +15,7 @@ import { RevokedKeyError, suspendedError, type AccountsService } from '../domain
 import { rateHeaders, type MeteringService } from '../domain/billing/metering.service.ts'
 import { notFoundBills, priceOf, type Operation, type PriceRule } from '../domain/billing/prices.ts'
 import type { Admit } from '../domain/content/content.service.ts'
-import { ApiError, nodeClosing } from '../domain/errors.ts'
+import { ApiError, nodeClosing, serviceUnavailable } from '../domain/errors.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Hold } from '../ports/ledger.ts'
 import type { RateDecision } from '../ports/rate-limiter.ts'
@@ -66,7 +66,15 @@ export interface GatewayDeps {
   classifyError?: ErrorClassifier
   /** Whether the node is closing: calls are then refused, free and recorded, with 503 (app.ts). */
   closing?: () => boolean
+  /** A monotonic clock in ms (default performance.now): how long a call waited before its rate was checked. */
+  monotonic?: () => number
 }
+
+/**
+ * A call that waited longer than this (ms) for the stores before its rate was checked is not refused
+ * for its rate: see dataRoute.
+ */
+export const LATE_ARRIVAL_MS = 1_000
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 /** The usage status of a call whose client left before its response (nginx's "client closed request"). */
@@ -101,8 +109,10 @@ export function createGateway(deps: GatewayDeps) {
 
   const metered = deps.metered !== false
   const closing = deps.closing ?? (() => false)
+  const monotonic = deps.monotonic ?? (() => performance.now())
 
   const dataRoute: onRequestAsyncHookHandler = async (request: FastifyRequest) => {
+    const reached = monotonic()
     const { meter, suspended } = await identify(request)
     if (!metered) {
       request.meter = null
@@ -116,9 +126,22 @@ export function createGateway(deps: GatewayDeps) {
       throw suspended ? suspendedError() : nodeClosing()
     }
     const operation = request.routeOptions.config.operation as Operation
-    const { decision, units } = await metering.arrive(meter.accountId, operation, meter.at)
-    meter.rate = decision
-    meter.units = units
+    try {
+      const { decision, units } = await metering.arrive(meter.accountId, operation, meter.at)
+      meter.rate = decision
+      meter.units = units
+    } catch (e) {
+      // The per-second window counts calls as they reach the limiter. Calls that waited on a store
+      // (PostgreSQL hung for 25 s, a failure probe) all reach it together when it answers again, and an
+      // account sending a third of its limit got 250 429s in the second after. Such a call's place in
+      // the window is unknown: it is refused as the service's fault, free, and the retry is counted
+      // when it comes. A call the plan's limit can never admit keeps its 429.
+      const waited = monotonic() - reached
+      if (e instanceof ApiError && e.code === 'RATE_LIMITED' && e.details?.unitsRequired === undefined && waited > LATE_ARRIVAL_MS) {
+        throw serviceUnavailable(`This call waited ${Math.round(waited)} ms for the service's stores before its rate could be checked.`, 1)
+      }
+      throw e
+    }
   }
 
   const accountRoute =
