@@ -141,6 +141,19 @@ describe('GET /api/v1/profile/reactions', () => {
     expectError(await t.get(`/api/v1/profile/reactions?profileUrlOrUrn=${q('urn:li:fsd_company:' + COMPANY_ID)}`), 400, 'INVALID_PARAMETER')
     expectError(await t.get('/api/v1/profile/reactions?profileUrlOrUrn=ghost'), 404, 'PROFILE_NOT_FOUND')
   })
+
+  it('a bare slug that no member has but a page has is that page: the free 400 of its URL or URN, not a 404 billed 1', async () => {
+    for (const feed of ['reactions', 'articles']) {
+      const res = await t.get(`/api/v1/profile/${feed}?profileUrlOrUrn=northwind-1035`)
+      expectError(res, 400, 'INVALID_PARAMETER')
+      expect(res.json().details).toMatchObject({ parameter: 'profileUrlOrUrn' })
+      expect(res.headers['x-credits-charged']).toBe('0')
+      // A slug nobody has stays a missing member, billed 1 (4.3).
+      const ghost = await t.get(`/api/v1/profile/${feed}?profileUrlOrUrn=ghost`)
+      expectError(ghost, 404, 'PROFILE_NOT_FOUND')
+      expect(ghost.headers['x-credits-charged']).toBe('1')
+    }
+  })
 })
 
 describe('GET /api/v1/profile/articles', () => {

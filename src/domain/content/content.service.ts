@@ -162,7 +162,18 @@ export function createContentService(deps: ContentServiceDeps) {
    * Resolves a profile-endpoint input to an author; 404 codes follow the kind of input unless
    * `memberNotFound` says otherwise. With `pages`, a bare slug no member has may name a company page.
    */
-  async function resolveAuthor(input: ProfileInput, memberNotFound: () => ApiError = profileNotFound, pages = false): Promise<AuthorRef> {
+  /**
+   * The member (or, with `pages`, the company page) an input names. A bare slug no member has is looked
+   * up as a page's slug, as /api/v1/profile does: with `pages` the page is the author; on a member-only
+   * feed (`refuseParam`, its parameter) it is the free 400 a page's URL or URN gets there (4.4, 4.5),
+   * where it was a 404 billed 1 (a conformance probe: the same page cost 1 or 0 by how it was written).
+   */
+  async function resolveAuthor(
+    input: ProfileInput,
+    memberNotFound: () => ApiError = profileNotFound,
+    pages = false,
+    refuseParam?: string,
+  ): Promise<AuthorRef> {
     if (input.type === 'company') {
       const companyId = await companyIdFor(input.company)
       if (companyId === undefined) throw companyNotFound()
@@ -170,8 +181,10 @@ export function createContentService(deps: ContentServiceDeps) {
     }
     const profileId = await profileIdFor(input)
     if (profileId !== undefined) return { kind: 'person', id: profileId }
-    const companyId = pages && input.type === 'slug' && input.bare ? await companyIdFor(companySlug(input.slug)) : undefined
+    const lookUpPage = (pages || refuseParam !== undefined) && input.type === 'slug' && input.bare
+    const companyId = lookUpPage ? await companyIdFor(companySlug(input.slug)) : undefined
     if (companyId === undefined) throw memberNotFound()
+    if (!pages) throw invalidParameter(refuseParam as string, 'a company page was given; this endpoint serves member profiles only.')
     return { kind: 'company', id: companyId }
   }
 
@@ -348,7 +361,7 @@ export function createContentService(deps: ContentServiceDeps) {
       requireZeroStart(q.start)
       const count = q.count ?? 10
       return cached(admit, `reactions|${JSON.stringify(input)}|${count}|${q.paginationToken ?? ''}`, async () => {
-        const author = await resolveAuthor(input)
+        const author = await resolveAuthor(input, profileNotFound, false, 'profileUrlOrUrn')
         const scope = `reactions:${author.id}`
         let after: { reactedAt: number; postId: string } | null = null
         if (given(q.paginationToken)) {
@@ -381,7 +394,7 @@ export function createContentService(deps: ContentServiceDeps) {
       const count = Math.min(q.count ?? 10, 100)
       const start = Math.min(q.start ?? 0, 100_000)
       return cached(admit, `articles|${JSON.stringify(input)}|${count}|${start}`, async () => {
-        const author = await resolveAuthor(input)
+        const author = await resolveAuthor(input, profileNotFound, false, 'profileUrlOrUrn')
         const docs = await store.listArticles(author.id, start, count)
         // Only an empty page ends the feed (rule 3); nextStart advances by the requested count (rule 2).
         const hasMore = docs.length > 0
