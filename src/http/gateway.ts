@@ -71,8 +71,8 @@ export interface GatewayDeps {
 }
 
 /**
- * A call that waited longer than this (ms) for the stores before its rate was checked is not refused
- * for its rate: see dataRoute.
+ * A call that waited longer than this (ms) for the stores before its rate was checked, and any call
+ * of this node for as long again after one, is not refused for its rate: see dataRoute.
  */
 export const LATE_ARRIVAL_MS = 1_000
 
@@ -110,6 +110,8 @@ export function createGateway(deps: GatewayDeps) {
   const metered = deps.metered !== false
   const closing = deps.closing ?? (() => false)
   const monotonic = deps.monotonic ?? (() => performance.now())
+  /** Until when (monotonic) calls held up by the stores may still be filling the per-second windows. */
+  let heldUpUntil = -Infinity
 
   const dataRoute: onRequestAsyncHookHandler = async (request: FastifyRequest) => {
     const reached = monotonic()
@@ -126,22 +128,33 @@ export function createGateway(deps: GatewayDeps) {
       throw suspended ? suspendedError() : nodeClosing()
     }
     const operation = request.routeOptions.config.operation as Operation
+    let refusal: unknown
     try {
       const { decision, units } = await metering.arrive(meter.accountId, operation, meter.at)
       meter.rate = decision
       meter.units = units
     } catch (e) {
-      // The per-second window counts calls as they reach the limiter. Calls that waited on a store
-      // (PostgreSQL hung for 25 s, a failure probe) all reach it together when it answers again, and an
-      // account sending a third of its limit got 250 429s in the second after. Such a call's place in
-      // the window is unknown: it is refused as the service's fault, free, and the retry is counted
-      // when it comes. A call the plan's limit can never admit keeps its 429.
-      const waited = monotonic() - reached
-      if (e instanceof ApiError && e.code === 'RATE_LIMITED' && e.details?.unitsRequired === undefined && waited > LATE_ARRIVAL_MS) {
+      refusal = e
+    }
+    // The per-second window counts calls as they reach the limiter. Calls that waited on a store
+    // (PostgreSQL hung for 25 s, a failure probe) all reach it together when it answers again, and an
+    // account sending a third of its limit got 250 429s in the second after: the held-up calls, and
+    // the prompt ones they crowded out. For a window's length after this node saw such a call, a full
+    // window is the service's doing: the refusal is a free 503, and the retry is counted when it comes.
+    // A call the plan's limit can never admit keeps its 429.
+    const now = monotonic()
+    const waited = now - reached
+    if (waited > LATE_ARRIVAL_MS) heldUpUntil = now + LATE_ARRIVAL_MS
+    if (refusal === undefined) return
+    if (refusal instanceof ApiError && refusal.code === 'RATE_LIMITED' && refusal.details?.unitsRequired === undefined) {
+      if (waited > LATE_ARRIVAL_MS) {
         throw serviceUnavailable(`This call waited ${Math.round(waited)} ms for the service's stores before its rate could be checked.`, 1)
       }
-      throw e
+      if (now < heldUpUntil) {
+        throw serviceUnavailable("Calls held up by the service's stores have just reached the per-second window together; this one could not be fitted.", 1)
+      }
     }
+    throw refusal
   }
 
   const accountRoute =

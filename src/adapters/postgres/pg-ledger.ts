@@ -881,8 +881,11 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
   /** Keeps a settle that rejected after a lost connection for the background check. */
   function putInDoubt(line: UsageLine, holdId: string | null, unknown: boolean, error: unknown): void {
     doubts.set(line.requestId, { line, holdId, unknown, since: Date.now() })
+    // One line per call (its request id is what reconciliation looks for), without a stack: the cause
+    // is the outage, which the error handler already reports once per kind and interval.
+    const cause = error instanceof Error ? error.message : String(error)
     logger?.warn(
-      { err: error, requestId: line.requestId, accountId: line.accountId, credits: line.credits, outcome: unknown ? 'unknown' : 'rolled back' },
+      { cause, requestId: line.requestId, accountId: line.accountId, credits: line.credits, outcome: unknown ? 'unknown' : 'rolled back' },
       unknown
         ? 'settle rejected after losing its connection with its COMMIT in flight: in doubt until the database answers'
         : 'settle rejected after losing its connection (not committed); recorded as 503 once the database answers',
