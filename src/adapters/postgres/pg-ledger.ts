@@ -115,6 +115,13 @@ const CHECK_BATCH = 500
  * longer than the server's statement timeout (15 s by default), so a lock wait fails there first.
  */
 const CHECK_TIMEOUT_MS = 20_000
+/**
+ * How a background task's failure is logged: the database out of reach by its message alone (the
+ * task retries every few seconds through an outage, and a stack says nothing more), anything else
+ * with its stack.
+ */
+const failure = (e: unknown): Record<string, unknown> => (isPgUnavailable(e) ? { cause: e instanceof Error ? e.message : String(e) } : { err: e })
+
 /** The least time a retry run is given, even right at the deadline. */
 const MIN_RUN_MS = 250
 
@@ -466,7 +473,7 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
                FROM unnest($1::text[], $2::bigint[]) AS u(id, expires_at) WHERE h.id = u.id`,
               [ids, expiries],
             )
-            .catch((e: unknown) => logger?.warn({ err: e }, 'renewing this node\'s holds failed; will retry'))
+            .catch((e: unknown) => logger?.warn(failure(e), 'renewing this node\'s holds failed; will retry'))
             .finally(() => (renewing = undefined))
         }, holdRenewMs)
       : undefined
@@ -899,7 +906,7 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
     if (checkTimer || closed) return
     checkTimer = setInterval(() => {
       checking ??= checkDoubts()
-        .catch((e: unknown) => logger?.error({ err: e }, 'checking the settles in doubt failed; will retry'))
+        .catch((e: unknown) => logger?.error(failure(e), 'checking the settles in doubt failed; will retry'))
         .finally(() => (checking = undefined))
     }, inDoubtCheckMs)
     checkTimer.unref()
@@ -931,7 +938,7 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
       } catch (e) {
         // Still unreachable: the next pass tries again.
         if (isPgUnavailable(e)) break
-        logger?.error({ err: e, accountId, requestIds: mine.map((d) => d.line.requestId) }, 'in-doubt settles could not be checked; will retry')
+        logger?.error({ ...failure(e), accountId, requestIds: mine.map((d) => d.line.requestId) }, 'in-doubt settles could not be checked; will retry')
         continue
       }
       for (const d of mine) doubts.delete(d.line.requestId)
