@@ -20,6 +20,8 @@ import { accountView, keyView } from '../http/routes/admin.routes.ts'
 import { intIn, registerBillingCommands, subscriptionText } from './billing.command.ts'
 import type { SubscriptionView } from '../domain/billing/metering.service.ts'
 import { IngestAborted, runIngest } from './ingest.command.ts'
+import { BackupRefused, backupSqlite } from './backup.command.ts'
+import { join } from 'node:path'
 import { PROFILE_COUNT_RULE, profileCountProblem } from '../synth/network-plan.ts'
 
 const int = (name: string, min: number) => (value: string) => {
@@ -67,7 +69,7 @@ const print = (json: boolean | undefined, value: unknown, human: string) =>
 
 export function buildCli(): Command {
   const program = new Command('pronet')
-    .description('pronet operator CLI: serve, seed, ingest, accounts, keys, subscription, packs and usage')
+    .description('pronet operator CLI: serve, seed, ingest, backup, accounts, keys, subscription, packs and usage')
     .showHelpAfterError()
     // Set before the subcommands are added, which inherit them. Commander's own usage errors are
     // thrown (already reported) so that they exit 2 like every other argument error, not 1; with
@@ -137,6 +139,24 @@ export function buildCli(): Command {
         return exitCode
       }),
     )
+
+  program
+    .command('backup')
+    .description('copy the embedded store consistently, also while the server runs (PostgreSQL: use pg_dump)')
+    .argument('<file>', 'a new file for the copy (created 0600)')
+    .option('--json', 'print JSON')
+    .action((file: string, opts: { json?: boolean }) => {
+      const config = loadConfig()
+      if (config.databaseUrl) fail('the store is PostgreSQL (DATABASE_URL): back it up with pg_dump.')
+      try {
+        const copy = backupSqlite(join(config.dataDir, 'pronet.db'), file)
+        print(opts.json, copy, `Backed up the embedded store to ${copy.path} (${copy.bytes} bytes).`)
+      } catch (e) {
+        if (!(e instanceof BackupRefused)) throw e
+        reportError({ error: e.message, code: 'INVALID_PARAMETER', details: { parameter: 'file' } })
+        process.exitCode = 1
+      }
+    })
 
   const accounts = program.command('accounts').description('manage accounts')
   accounts
