@@ -153,7 +153,7 @@ export function buildCli(): Command {
         print(opts.json, copy, `Backed up the embedded store to ${copy.path} (${copy.bytes} bytes).`)
       } catch (e) {
         if (!(e instanceof BackupRefused)) throw e
-        reportError({ error: e.message, code: 'INVALID_PARAMETER', details: { parameter: 'file' } })
+        reportError({ error: e.message, code: e.code, ...(e.code === 'INVALID_PARAMETER' ? { details: { parameter: 'file' } } : {}) })
         process.exitCode = 1
       }
     })

@@ -5,7 +5,7 @@
  * pronet.db. An existing file is never overwritten; a PostgreSQL store is pointed to pg_dump.
  */
 import { execFile } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -118,5 +118,28 @@ describe('pronet backup', () => {
     const pg = await pronet({ ...envFor(live), DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }, 'backup', join(dir, 'pg.db'))
     expect(pg.code).toBe(2)
     expect(pg.stderr).toContain('pg_dump')
+
+    // A name ending in a slash names a directory, not a file to create under that name.
+    const slash = await pronet(envFor(live), 'backup', `${join(dir, 'new-dir')}/`)
+    expect(slash.code).toBe(1)
+    expect(slash.stderr).toContain('names a directory')
+    expect(existsSync(join(dir, 'new-dir'))).toBe(false)
+  }, 60_000)
+
+  it('a copy that fails part-way leaves nothing behind, and says why without a stack', async () => {
+    // A store that is not a database: the copy fails once SQLite reads it (as a full disk fails it
+    // once SQLite writes). Before, whatever had been written stayed under the backup's name.
+    const broken = join(dir, 'broken')
+    mkdirSync(broken)
+    writeFileSync(join(broken, 'pronet.db'), 'not a database, '.repeat(512))
+    const target = join(dir, 'from-broken.db')
+    const failed = await pronet(envFor(broken), 'backup', target)
+    expect(failed.code).toBe(1)
+    expect(failed.stderr).toMatch(/^pronet: the copy could not be written to .*from-broken\.db: file is not a database\.\n$/)
+    expect(failed.stderr).not.toContain('    at ')
+    expect(readdirSync(dir).filter((f) => f.includes('from-broken'))).toEqual([])
+    const json = await pronet(envFor(broken), 'backup', target, '--json')
+    expect(json.code).toBe(1)
+    expect(JSON.parse(json.stderr)).toMatchObject({ code: 'INTERNAL_ERROR', error: expect.stringContaining('file is not a database') })
   }, 60_000)
 })
