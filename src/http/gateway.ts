@@ -72,7 +72,8 @@ export interface GatewayDeps {
 
 /**
  * A call that waited longer than this (ms) for the stores before its rate was checked, and any call
- * of this node for as long again after one, is not refused for its rate: see dataRoute.
+ * of this node for as long again after one, finding its window full, gets 503 rather than 429: see
+ * dataRoute.
  */
 export const LATE_ARRIVAL_MS = 1_000
 
