@@ -108,6 +108,9 @@ export interface ContainerOverrides {
   monotonic?: () => number
 }
 
+/** The embedded store's file: pronet.db in the data directory. */
+export const embeddedStorePath = (config: Config): string => join(config.dataDir, 'pronet.db')
+
 /** The server secret: PRONET_SECRET, else one generated once and kept (0600) in the data dir. */
 export function loadSecret(config: Config): string {
   if (config.secret) return config.secret
@@ -158,7 +161,7 @@ export function commitsInWorker(config: Config, overrides: ContainerOverrides): 
 
 /** Embedded: one SQLite file in the data dir (or ':memory:' in tests); ledger commits as commitsInWorker decides. */
 function sqliteStores(config: Config, overrides: ContainerOverrides, logger: Logger, metrics: Registry): Stores {
-  const sqlitePath = overrides.sqlitePath ?? join(config.dataDir, 'pronet.db')
+  const sqlitePath = overrides.sqlitePath ?? embeddedStorePath(config)
   if (sqlitePath !== ':memory:') mkdirSync(config.dataDir, { recursive: true })
   const db: SqliteDb = openSqlite(sqlitePath)
   const contentStore = createSqliteContentStore(db)

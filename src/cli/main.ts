@@ -12,7 +12,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
 import { ConfigError, loadConfig, type SeedSize } from '../config/config.ts'
 import { StartupError } from '../config/startup-failure.ts'
-import { openContainer, type Container } from '../container.ts'
+import { embeddedStorePath, openContainer, type Container } from '../container.ts'
 import { isApiError, type ErrorCode } from '../domain/errors.ts'
 import { MAX_CREDITS_LIMIT, MAX_RPS_LIMIT } from '../domain/billing/billing-rules.ts'
 import { INSTANT_FORMS, parseInstant } from '../domain/billing/calendar.ts'
@@ -21,7 +21,6 @@ import { intIn, registerBillingCommands, subscriptionText } from './billing.comm
 import type { SubscriptionView } from '../domain/billing/metering.service.ts'
 import { IngestAborted, runIngest } from './ingest.command.ts'
 import { BackupRefused, backupSqlite } from './backup.command.ts'
-import { join } from 'node:path'
 import { PROFILE_COUNT_RULE, profileCountProblem } from '../synth/network-plan.ts'
 
 const int = (name: string, min: number) => (value: string) => {
@@ -149,7 +148,7 @@ export function buildCli(): Command {
       const config = loadConfig()
       if (config.databaseUrl) fail('the store is PostgreSQL (DATABASE_URL): back it up with pg_dump.')
       try {
-        const copy = backupSqlite(join(config.dataDir, 'pronet.db'), file)
+        const copy = backupSqlite(embeddedStorePath(config), file)
         print(opts.json, copy, `Backed up the embedded store to ${copy.path} (${copy.bytes} bytes).`)
       } catch (e) {
         if (!(e instanceof BackupRefused)) throw e

@@ -9,6 +9,7 @@ import type { ActorCard, AuthorRef, CommentKey, CommentView, ContentStore, PostR
 import { ApiError, invalidParameter, isApiError, missingParameter } from '../errors.ts'
 import type { TokenSigner } from '../tokens.ts'
 import {
+  companyPageRefused,
   companySlug,
   parseCompanyInput,
   parsePostInput,
@@ -163,17 +164,12 @@ export function createContentService(deps: ContentServiceDeps) {
    * `memberNotFound` says otherwise. With `pages`, a bare slug no member has may name a company page.
    */
   /**
-   * The member (or, with `pages`, the company page) an input names. A bare slug no member has is looked
-   * up as a page's slug, as /api/v1/profile does: with `pages` the page is the author; on a member-only
-   * feed (`refuseParam`, its parameter) it is the free 400 a page's URL or URN gets there (4.4, 4.5),
-   * where it was a 404 billed 1 (a conformance probe: the same page cost 1 or 0 by how it was written).
+   * The member (or a company page) an input names. A bare slug no member has is looked up as a page's
+   * slug, as /api/v1/profile does: with `pages` 'author' the page is the author; on a member-only feed
+   * ('refuse') it is the free 400 a page's URL or URN gets there (4.4, 4.5), where it was a 404 billed
+   * 1 (a conformance probe: the same page cost 1 or 0 by how it was written).
    */
-  async function resolveAuthor(
-    input: ProfileInput,
-    memberNotFound: () => ApiError = profileNotFound,
-    pages = false,
-    refuseParam?: string,
-  ): Promise<AuthorRef> {
+  async function resolveAuthor(input: ProfileInput, memberNotFound: () => ApiError, pages: 'author' | 'refuse'): Promise<AuthorRef> {
     if (input.type === 'company') {
       const companyId = await companyIdFor(input.company)
       if (companyId === undefined) throw companyNotFound()
@@ -181,10 +177,9 @@ export function createContentService(deps: ContentServiceDeps) {
     }
     const profileId = await profileIdFor(input)
     if (profileId !== undefined) return { kind: 'person', id: profileId }
-    const lookUpPage = (pages || refuseParam !== undefined) && input.type === 'slug' && input.bare
-    const companyId = lookUpPage ? await companyIdFor(companySlug(input.slug)) : undefined
+    const companyId = input.type === 'slug' && input.bare ? await companyIdFor(companySlug(input.slug)) : undefined
     if (companyId === undefined) throw memberNotFound()
-    if (!pages) throw invalidParameter(refuseParam as string, 'a company page was given; this endpoint serves member profiles only.')
+    if (pages === 'refuse') throw companyPageRefused('profileUrlOrUrn')
     return { kind: 'company', id: companyId }
   }
 
@@ -361,7 +356,7 @@ export function createContentService(deps: ContentServiceDeps) {
       requireZeroStart(q.start)
       const count = q.count ?? 10
       return cached(admit, `reactions|${JSON.stringify(input)}|${count}|${q.paginationToken ?? ''}`, async () => {
-        const author = await resolveAuthor(input, profileNotFound, false, 'profileUrlOrUrn')
+        const author = await resolveAuthor(input, profileNotFound, 'refuse')
         const scope = `reactions:${author.id}`
         let after: { reactedAt: number; postId: string } | null = null
         if (given(q.paginationToken)) {
@@ -394,7 +389,7 @@ export function createContentService(deps: ContentServiceDeps) {
       const count = Math.min(q.count ?? 10, 100)
       const start = Math.min(q.start ?? 0, 100_000)
       return cached(admit, `articles|${JSON.stringify(input)}|${count}|${start}`, async () => {
-        const author = await resolveAuthor(input, profileNotFound, false, 'profileUrlOrUrn')
+        const author = await resolveAuthor(input, profileNotFound, 'refuse')
         const docs = await store.listArticles(author.id, start, count)
         // Only an empty page ends the feed (rule 3); nextStart advances by the requested count (rule 2).
         const hasMore = docs.length > 0
@@ -416,7 +411,7 @@ export function createContentService(deps: ContentServiceDeps) {
         // 4.6 answers a missing record with COMPANY_NOT_FOUND only: a client of this endpoint branches
         // on that code, a member's input included. The endpoint takes company pages (4.0), so a bare
         // slug that no member has is looked for as a page's slug (a member's slug comes first).
-        const author = await resolveAuthor(input, memberNotFoundAsCompany, true)
+        const author = await resolveAuthor(input, memberNotFoundAsCompany, 'author')
         const page = await feedPage(author, count, q.paginationToken)
         return json(
           '{"posts":',

@@ -67,6 +67,9 @@ type EntityRef =
   | { kind: 'bareSlug'; slug: string }
   | { kind: 'company'; company: CompanyInput }
 
+/** The free 400 of a company page given to an endpoint that serves member profiles only (4.4, 4.5). */
+export const companyPageRefused = (param: string) => invalidParameter(param, 'a company page was given; this endpoint serves member profiles only.')
+
 /** A profile input: profile endpoints, `/api/v1/posts` (allowMember, companies: 'accept'), posts/updates. */
 export function parseProfileInput(
   raw: string | undefined,
@@ -86,9 +89,7 @@ export function parseProfileInput(
       if (!opts.allowMember) throw invalidUrn(opts.param, 'member URNs are not accepted here; use the fsd_profile URN.')
       return { type: 'memberId', memberId: ref.memberId }
     case 'company':
-      if (opts.companies === 'refuse') {
-        throw invalidParameter(opts.param, 'a company page was given; this endpoint serves member profiles only.')
-      }
+      if (opts.companies === 'refuse') throw companyPageRefused(opts.param)
       return { type: 'company', company: ref.company }
   }
 }
