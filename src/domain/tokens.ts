@@ -12,6 +12,11 @@ export interface TokenSigner {
   issue(scope: string, position: unknown): string
   /** The position inside a token issued for `scope`; throws INVALID_PARAMETER naming `param` otherwise. */
   open(token: string, scope: string, param: string): unknown
+  /**
+   * Throws INVALID_PARAMETER naming `param` unless this service issued `token` (for any scope): a check
+   * made with the rest of a request's input, before it is admitted or its subject looked up.
+   */
+  verify(token: string, param: string): void
 }
 
 const TAG_BYTES = 16
@@ -42,31 +47,38 @@ export function createTokenSigner(secret: string | Buffer): TokenSigner {
   const scopeHash = (scope: string) => hash('sha256', scope, 'base64url').slice(0, 16)
   const tag = hmacSha256(secret)
 
+  /** The payload of a token this service issued; throws INVALID_PARAMETER naming `param` otherwise. */
+  function payloadOf(token: string, param: string): { s?: unknown; p?: unknown } {
+    const bad = () => invalidParameter(param, 'the token was not issued by this service for this request.')
+    const dot = token.indexOf('.')
+    if (token.length > 2048 || dot <= 0) throw bad()
+    const body = token.slice(0, dot)
+    // Compared as text: base64url's last character carries bits the decoder ignores, so comparing
+    // decoded bytes would accept several spellings of one token.
+    const given = Buffer.from(token.slice(dot + 1))
+    const expected = Buffer.from(tag(body).toString('base64url'))
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw bad()
+    try {
+      return JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { s?: unknown; p?: unknown }
+    } catch {
+      throw bad()
+    }
+  }
+
   return {
     issue(scope, position) {
       const body = Buffer.from(JSON.stringify({ s: scopeHash(scope), p: position })).toString('base64url')
       return `${body}.${tag(body).toString('base64url')}`
     },
     open(token, scope, param) {
-      const bad = () => invalidParameter(param, 'the token was not issued by this service for this request.')
-      const dot = token.indexOf('.')
-      if (token.length > 2048 || dot <= 0) throw bad()
-      const body = token.slice(0, dot)
-      // Compared as text: base64url's last character carries bits the decoder ignores, so comparing
-      // decoded bytes would accept several spellings of one token.
-      const given = Buffer.from(token.slice(dot + 1))
-      const expected = Buffer.from(tag(body).toString('base64url'))
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw bad()
-      let payload: { s?: unknown; p?: unknown }
-      try {
-        payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { s?: unknown; p?: unknown }
-      } catch {
-        throw bad()
-      }
+      const payload = payloadOf(token, param)
       if (payload.s !== scopeHash(scope)) {
         throw invalidParameter(param, 'the token belongs to another feed or request; start again without it.')
       }
       return payload.p
+    },
+    verify(token, param) {
+      payloadOf(token, param)
     },
   }
 }

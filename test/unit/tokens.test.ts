@@ -36,6 +36,16 @@ describe('pagination tokens and cursors (D11)', () => {
       )
     }
   })
+  it('verify, without a scope: passes what it issued for any scope, refuses what it did not (naming the parameter)', () => {
+    expect(() => signer.verify(EARLIER_TOKEN, 'cursor')).not.toThrow()
+    expect(() => signer.verify(signer.issue('posts:person:x', 'anything'), 'cursor')).not.toThrow()
+    const other = createTokenSigner('another-secret').issue(SCOPE, POSITION)
+    for (const token of [other, 'nonsense', `${EARLIER_TOKEN}x`, '.', 'a'.repeat(3000)]) {
+      expect(() => signer.verify(token, 'commentPaginationToken')).toThrow(
+        expect.objectContaining({ code: 'INVALID_PARAMETER', details: { parameter: 'commentPaginationToken' } }),
+      )
+    }
+  })
 })
 
 describe('hmacSha256', () => {

@@ -128,6 +128,14 @@ export function createContentService(deps: ContentServiceDeps) {
   }
   const host = deps.platformHost
   const renderer = createProfileRenderer()
+  /**
+   * A token sent that this service never issued is bad input, refused free like the rest of it: checked
+   * before admission and before the subject is looked up (a made-up token with a missing subject was a
+   * 404 billed 1). Whether it belongs to this feed needs the subject, and is checked where it is opened.
+   */
+  const checkToken = (token: string | undefined, param: string): void => {
+    if (given(token)) tokens.verify(token, param)
+  }
 
   async function companyIdFor(input: CompanyInput): Promise<string | undefined> {
     if (input.type === 'companyId') return (await store.hasCompany(input.companyId)) ? input.companyId : undefined
@@ -354,6 +362,7 @@ export function createContentService(deps: ContentServiceDeps) {
         companies: 'refuse',
       })
       requireZeroStart(q.start)
+      checkToken(q.paginationToken, 'paginationToken')
       const count = q.count ?? 10
       return cached(admit, `reactions|${JSON.stringify(input)}|${count}|${q.paginationToken ?? ''}`, async () => {
         const author = await resolveAuthor(input, profileNotFound, 'refuse')
@@ -406,6 +415,7 @@ export function createContentService(deps: ContentServiceDeps) {
         companies: 'accept',
       })
       requireZeroStart(q.start)
+      checkToken(q.paginationToken, 'paginationToken')
       const count = q.count ?? 10
       return cached(admit, `posts|${JSON.stringify(input)}|${count}|${q.paginationToken ?? ''}`, async () => {
         // 4.6 answers a missing record with COMPANY_NOT_FOUND only: a client of this endpoint branches
@@ -538,6 +548,7 @@ export function createContentService(deps: ContentServiceDeps) {
       const given = present(q.companyUrlOrUrn) ?? present(q.profileUrlOrUrn)
       const input = parseCompanyInput(given, { param: 'companyUrlOrUrn', host })
       requireZeroStart(q.start)
+      checkToken(q.paginationToken, 'paginationToken')
       const count = Math.min(q.count ?? 10, 100)
       return cached(admit, `companyPosts|${JSON.stringify(input)}|${count}|${q.paginationToken ?? ''}`, async () => {
         const companyId = await companyIdFor(input)
@@ -558,6 +569,7 @@ export function createContentService(deps: ContentServiceDeps) {
       reactionStart?: number
     }, admit: Admit = noAdmit): Promise<Delivered> {
       const input = parsePostInput(present(q.postUrlOrUrn), { param: 'postUrlOrUrn', host, allowShare: false })
+      checkToken(q.commentPaginationToken, 'commentPaginationToken')
       const key = `engagement|${JSON.stringify(input)}|${JSON.stringify([q.commentCount, q.commentStart, q.commentPaginationToken, q.reactionCount, q.reactionStart])}`
       return cached(admit, key, async () => {
         const postId = await resolvePostId(input)
@@ -580,6 +592,7 @@ export function createContentService(deps: ContentServiceDeps) {
     /** GET /api/v1/post/comments (D6). */
     async comments(q: { postUrlOrUrn?: string; count?: number; start?: number; paginationToken?: string }, admit: Admit = noAdmit): Promise<Delivered> {
       const input = parsePostInput(present(q.postUrlOrUrn), { param: 'postUrlOrUrn', host, allowShare: true })
+      checkToken(q.paginationToken, 'paginationToken')
       return cached(admit, `comments|${JSON.stringify(input)}|${JSON.stringify([q.count, q.start, q.paginationToken])}`, async () => {
         const postId = await resolvePostId(input)
         const page = await commentsPage(postId, q.count ?? 100, q.start ?? 0, q.paginationToken, 'paginationToken')
