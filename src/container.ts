@@ -3,7 +3,7 @@
  * dependencies from here (or from a test that builds its own container with real test doubles).
  */
 import { randomBytes } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { availableParallelism } from 'node:os'
 import { openSqlite, type SqliteDb } from './adapters/sqlite/database.ts'
@@ -106,6 +106,23 @@ export interface ContainerOverrides {
   wrapSearchIndex?: (index: SearchIndex) => SearchIndex
   /** The monotonic clock searches are timed by (each account's share of search time) and a call's wait before its rate is checked (default performance.now). */
   monotonic?: () => number
+  /**
+   * Where lines for the operator about the store go as it opens (a slow one-time rebuild, a file others
+   * can read); default the log at warn. The CLI writes them to stderr, keeping its stdout (--json) clean.
+   */
+  notice?: (line: string) => void
+}
+
+/**
+ * New stores are created 0600 (openSqlite); one made by an earlier build (they were 0644), or copied
+ * in, keeps the mode it has, which is said at every open while any user may read it or others may
+ * write it: it holds key hashes and the ledger. A group's read (a backup user's) is the operator's call.
+ */
+function warnIfReadableByOthers(path: string, notice: (line: string) => void): void {
+  const mode = statSync(path).mode & 0o777
+  if ((mode & 0o026) !== 0) {
+    notice(`${path} is open to other users (mode ${mode.toString(8).padStart(4, '0')}): it holds API key hashes and every account's ledger; chmod 600 it, with its -wal and -shm`)
+  }
 }
 
 /** The embedded store's file: pronet.db in the data directory. */
@@ -163,7 +180,9 @@ export function commitsInWorker(config: Config, overrides: ContainerOverrides): 
 function sqliteStores(config: Config, overrides: ContainerOverrides, logger: Logger, metrics: Registry): Stores {
   const sqlitePath = overrides.sqlitePath ?? embeddedStorePath(config)
   if (sqlitePath !== ':memory:') mkdirSync(config.dataDir, { recursive: true })
-  const db: SqliteDb = openSqlite(sqlitePath)
+  const notice = overrides.notice ?? ((line: string) => logger.warn(line))
+  const db: SqliteDb = openSqlite(sqlitePath, { notice })
+  if (sqlitePath !== ':memory:') warnIfReadableByOthers(sqlitePath, notice)
   const contentStore = createSqliteContentStore(db)
   const accountStore = createSqliteAccountStore(db)
   const settings = createSqliteStoreSettings(db)

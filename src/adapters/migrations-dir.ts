@@ -18,12 +18,30 @@ export function migrationsDir(dialect: 'sqlite' | 'postgres'): string {
   throw new Error(`migrations/${dialect} not found`)
 }
 
-/** The numbered migrations (NNN_name.sql) of `dir` not in `done`, in order, with their SQL. */
+/**
+ * The numbered migrations (NNN_name.sql) of `dir` not in `done`, in order, with their SQL. A store
+ * that records a migration `dir` lacks was opened by a newer build: refused (NewerStoreError) rather
+ * than run by code that does not know what that build changed (an older build's ingest on a store a
+ * newer one had re-indexed failed half-way with a driver's error).
+ */
 export function pendingMigrations(dir: string, done: ReadonlySet<number>): { version: number; file: string; sql: string }[] {
-  return readdirSync(dir)
+  const known = readdirSync(dir)
     .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
     .sort()
     .map((file) => ({ version: Number(file.slice(0, 3)), file }))
-    .filter((m) => !done.has(m.version))
-    .map((m) => ({ ...m, sql: readFileSync(join(dir, m.file), 'utf8') }))
+  const knownVersions = new Set(known.map((m) => m.version))
+  const unknown = [...done].filter((v) => !knownVersions.has(v)).sort((a, b) => a - b)
+  if (unknown.length > 0) throw new NewerStoreError(unknown)
+  return known.filter((m) => !done.has(m.version)).map((m) => ({ ...m, sql: readFileSync(join(dir, m.file), 'utf8') }))
+}
+
+/** The store holds migrations this build does not have: a newer pronet has opened it. */
+export class NewerStoreError extends Error {
+  constructor(readonly versions: number[]) {
+    super(
+      `the store was opened by a newer pronet (it records migration ${versions.map((v) => String(v).padStart(3, '0')).join(', ')}, ` +
+        'which this build does not have): run that build or a newer one, or restore a backup taken before the upgrade',
+    )
+    this.name = 'NewerStoreError'
+  }
 }

@@ -48,7 +48,10 @@ function reportError(body: { error: string; code: ErrorCode; details?: Record<st
 
 /** Runs a command against a fresh container and closes it, mapping domain errors to exit code 1. */
 async function withContainer(fn: (c: Container) => Promise<number | void>): Promise<void> {
-  const c = await openContainer(loadConfig(), { commitInWorker: false })
+  // Notices about the store (a rebuild after an upgrade, a file open to other users) go to stderr, as
+  // failures do, and in their form: stdout keeps the command's output alone.
+  const notice = (line: string) => process.stderr.write(jsonRequested() ? `${JSON.stringify({ notice: line })}\n` : `pronet: ${line}\n`)
+  const c = await openContainer(loadConfig(), { commitInWorker: false, notice })
   try {
     process.exitCode = (await fn(c)) ?? 0
   } catch (e) {

@@ -68,8 +68,14 @@ describe('the post index tokenizes as the search model does', () => {
       expect(raw.prepare("SELECT count(*) FROM post_search WHERE post_search MATCH 'great'").pluck().get()).toBe(1)
       raw.close()
     }
-    const db = openSqlite(path)
+    const notices: string[] = []
+    const db = openSqlite(path, { notice: (line) => notices.push(line) })
     try {
+      // Said before and after: on a large store the rebuild takes minutes, which passed in silence.
+      expect(notices).toEqual([
+        `rebuilding the post search index for this build's tokenizer (${contents.length} posts; searches and writes wait for it)…`,
+        expect.stringMatching(/^post search index rebuilt in \d+\.\d s$/),
+      ])
       const sql = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'post_search'").pluck().get() as string
       expect(sql).toContain(POST_SEARCH_TOKENIZER)
       expect(sql).not.toContain('contentless_delete')
@@ -82,8 +88,9 @@ describe('the post index tokenizes as the search model does', () => {
       expect(await newest('day')).toBe(1)
       expect(await newest('"live now with"')).toBe(1)
       // A second open finds it done and leaves it alone.
-      const again = openSqlite(path)
+      const again = openSqlite(path, { notice: (line) => notices.push(line) })
       expect(again.prepare("SELECT sql FROM sqlite_master WHERE name = 'post_search'").pluck().get()).toBe(sql)
+      expect(notices).toHaveLength(2)
       again.close()
     } finally {
       db.close()

@@ -12,8 +12,12 @@ export type SqliteDb = Database.Database
 /** migrations/sqlite at the package root. */
 export const sqliteMigrationsDir = (): string => migrationsDir('sqlite')
 
-/** Opens (or creates) a database; `:memory:` gives a private in-memory one for tests. */
-export function openSqlite(path: string): SqliteDb {
+/**
+ * Opens (or creates) a database; `:memory:` gives a private in-memory one for tests. `notice` hears of
+ * slow one-time work at open (the search index rebuilt after an upgrade), which would otherwise pass
+ * as a silent stall.
+ */
+export function openSqlite(path: string, opts: { notice?: (line: string) => void } = {}): SqliteDb {
   // A new file is its owner's alone: it holds the API keys' hashes and every account's ledger (it was
   // 0644 beside a 0600 secret and demo key). SQLite gives the -wal and -shm files the database's mode.
   if (path !== ':memory:' && !existsSync(path)) closeSync(openSync(path, 'a', 0o600))
@@ -28,7 +32,7 @@ export function openSqlite(path: string): SqliteDb {
   // rank) on the same connection slow: a 50-row newest-first query took 3.5 ms instead of 0.14 ms
   // (measured on the 1.9M-post search bench).
   migrate(db)
-  ensurePostSearchTokenizer(db)
+  ensurePostSearchTokenizer(db, opts.notice ?? (() => {}))
   return db
 }
 
@@ -39,7 +43,7 @@ export function openSqlite(path: string): SqliteDb {
  * again, refilled and merged, once, by the first connection to open the file. Other processes opening
  * it meanwhile wait for that (a rebuild of a 2M-post index takes a few minutes) and find it done.
  */
-function ensurePostSearchTokenizer(db: SqliteDb): void {
+function ensurePostSearchTokenizer(db: SqliteDb, notice: (line: string) => void): void {
   const definition = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'post_search'").pluck()
   // Made by migration 006 or an older generation of this: another tokenizer, or contentless_delete,
   // whose DELETE left the deleted posts' tokens in bm25()'s totals (sqlite-content-store.ts).
@@ -53,6 +57,9 @@ function ensurePostSearchTokenizer(db: SqliteDb): void {
   try {
     db.transaction(() => {
       if (current()) return
+      const posts = db.prepare('SELECT count(*) FROM post_docs').pluck().get() as number
+      notice(`rebuilding the post search index for this build's tokenizer (${posts.toLocaleString('en-US')} posts; searches and writes wait for it)…`)
+      const started = performance.now()
       db.exec('DROP TABLE post_search')
       db.exec(
         `CREATE VIRTUAL TABLE post_search USING fts5(text, content = '', tokenize = "${POST_SEARCH_TOKENIZER}")`,
@@ -62,6 +69,7 @@ function ensurePostSearchTokenizer(db: SqliteDb): void {
       // reads each (on the 1.9M-post bench, phrase, boolean and author searches went over 50 ms at p99
       // unmerged; merged, 42-45 ms; the merge took 9.4 s).
       db.exec("INSERT INTO post_search (post_search) VALUES ('optimize')")
+      notice(`post search index rebuilt in ${((performance.now() - started) / 1000).toFixed(1)} s`)
     }).immediate()
   } finally {
     db.pragma(`busy_timeout = ${busy}`)
