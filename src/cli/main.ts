@@ -11,7 +11,7 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
 import { ConfigError, loadConfig, type SeedSize } from '../config/config.ts'
-import { StartupError } from '../config/startup-failure.ts'
+import { isProgrammingError, StartupError } from '../config/startup-failure.ts'
 import { embeddedStorePath, openContainer, type Container } from '../container.ts'
 import { isApiError, type ErrorCode } from '../domain/errors.ts'
 import { MAX_CREDITS_LIMIT, MAX_RPS_LIMIT } from '../domain/billing/billing-rules.ts'
@@ -58,8 +58,11 @@ async function withContainer(fn: (c: Container) => Promise<number | void>): Prom
     // A store out of reach is said as the API says it (SERVICE_UNAVAILABLE), in the command's own
     // words when it has them (an ingest names where it stopped).
     const failure = isApiError(e) ? e : c.classifyError(e instanceof IngestAborted ? e.cause : e)
-    if (!failure) throw e
-    reportError(e instanceof IngestAborted ? { ...failure.toBody(), error: e.message } : failure.toBody())
+    if (failure) reportError(e instanceof IngestAborted ? { ...failure.toBody(), error: e.message } : failure.toBody())
+    // An ingest the store stopped for another reason says where in one line (the lines before it are
+    // written, and running it again is safe); a bug keeps its stack.
+    else if (e instanceof IngestAborted && !isProgrammingError(e.cause)) reportError({ error: e.message, code: 'INTERNAL_ERROR' })
+    else throw e
     process.exitCode = 1
   } finally {
     await c.close()

@@ -92,6 +92,17 @@ describe.skipIf(!available)('postgres content store', () => {
       expect(await totals()).toMatchObject({ kept: '1/3' })
     })
 
+    it('a value past a PostgreSQL limit (a text whose tsvector passes 1 MB) fails its row alone, not the batch', async () => {
+      const store = open()
+      // 160,000 distinct words: about 1.2 MB of lexemes. The writer refuses such a post before (MAX_POST_CONTENT).
+      const huge = Array.from({ length: 160_000 }, (_, i) => `w${i.toString(36)}x`).join(' ')
+      const out = await store.write([profileRow(1), postRow(postIdAt(1), personRef(1)), postRow(postIdAt(2), personRef(1), { text: huge }), postRow(postIdAt(3), personRef(1))])
+      expect(out.map((o) => o.ok)).toEqual([true, true, false, true])
+      expect(out[2]).toMatchObject({ reason: expect.stringMatching(/too long for tsvector/) })
+      expect(await store.counts()).toMatchObject({ profiles: 1, posts: 2 })
+      expect(await totals()).toMatchObject({ kept: '2/6' })
+    })
+
     it('a slug another transaction takes between check and write is refused with the readable reason', async () => {
       const store = open()
       await store.write([profileRow(9)])

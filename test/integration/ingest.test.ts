@@ -9,6 +9,7 @@ import { createSqliteContentStore } from '../../src/adapters/sqlite/sqlite-conte
 import { createManualClock } from '../../src/adapters/system-clock.ts'
 import { IngestAborted, runIngest, type IngestIo, type IngestSummary } from '../../src/cli/ingest.command.ts'
 import {
+  MAX_POST_CONTENT,
   createContentWriter,
   prepareRecord,
   validateRecord,
@@ -411,6 +412,20 @@ describe('pronet ingest', () => {
     expect(byLine[9]).toBe(`data.url must be the canonical profile URL https://${HOST}/in/${slug}/ (got "https://elsewhere.example/in/${slug}/")`)
     expect(byLine[10]).toMatch(/^data\.url must be the canonical profile URL/)
     expect(await store.counts()).toEqual({ ...EMPTY_COUNTS, companies: 1, profiles: 2, posts: 1 })
+  })
+
+  it("refuses a post's text over MAX_POST_CONTENT characters, counted as code points, on its line alone", async () => {
+    const post = (n: number, content: string) => personPostRecord(AUTHOR_ID, Date.UTC(2025, 2, n), 60 + n, { content })
+    const lines = [
+      { kind: 'profile', data: profileRecord(1) }, // 1
+      { kind: 'post', data: post(1, '😀'.repeat(MAX_POST_CONTENT)) }, // 2 60,000 UTF-16 units, 30,000 characters: fine
+      { kind: 'post', data: post(2, `${'word '.repeat(MAX_POST_CONTENT / 5)}x`) }, // 3 one character over
+      { kind: 'post', data: post(3, 'short') }, // 4
+    ]
+    const { exitCode, byLine } = await ingestRecords('long-posts.ndjson', lines)
+    expect(exitCode).toBe(1)
+    expect(byLine).toEqual({ 3: 'data.content holds 30,001 characters; a post holds at most 30,000' })
+    expect(await store.counts()).toMatchObject({ profiles: 1, posts: 2 })
   })
 
   it('never prints control characters from a file to the terminal', async () => {

@@ -61,8 +61,12 @@ const sqlState = (e: unknown): string | undefined => {
   const code: unknown = e instanceof Error ? (e as Error & { code?: unknown }).code : undefined
   return typeof code === 'string' ? code : undefined
 }
-/** Errors that belong to one row: integrity constraints (23…) and values PostgreSQL cannot store (22…). */
-const isRowError = (e: unknown): e is Error => /^2[23]/.test(sqlState(e) ?? '')
+/**
+ * Errors that belong to one row: integrity constraints (23…), values PostgreSQL cannot store (22…)
+ * and values past its limits (54…: a tsvector over 1 MB stopped a whole ingest at its batch's first
+ * line, the good lines before and after it unwritten).
+ */
+const isRowError = (e: unknown): e is Error => /^(2[23]|54)/.test(sqlState(e) ?? '')
 /** Deadlock and serialization failures: the whole batch may simply run again. */
 const isRetryable = (e: unknown): boolean => sqlState(e) === '40P01' || sqlState(e) === '40001'
 const BATCH_ATTEMPTS = 3

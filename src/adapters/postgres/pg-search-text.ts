@@ -6,12 +6,14 @@
  * meaning: a term matches when its tokens occur contiguously (`<->`), AND is `&`, OR is `|`, and
  * `a NOT b` is `a & !b`.
  *
- * PostgreSQL's limits, and what they change (nothing for a post of ordinary length):
+ * PostgreSQL's limits, and what they change (for a post the writer accepts, MAX_POST_CONTENT characters
+ * at most, only a word used over 256 times in one post: a search probe's 1 KB post of `lol` × 270):
  * - a lexeme holds at most 2047 bytes: a longer token is left out of the vector but keeps its position,
  *   so phrases around it still need their tokens adjacent. No query can name it (a query has at most
  *   500 characters), except through the rare case folding that lengthens text: such a term is false;
- * - positions run to 16383 (later tokens share the last position) and a lexeme keeps its first 256
- *   positions: a phrase starting past either bound in a very long post may be missed.
+ * - positions run to 16383 (later tokens share the last position; a post of MAX_POST_CONTENT
+ *   characters has at most 15,000 tokens) and a lexeme keeps its first 256 positions: a phrase
+ *   through a later place of such a word may be missed, and bm25 counts it 256 times (README).
  */
 import type { QueryNode, TermNode } from '../../domain/search/query-grammar.ts'
 import { tokenize } from '../../domain/search/query-tokens.ts'

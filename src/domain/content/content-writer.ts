@@ -170,7 +170,25 @@ function requireUsableSlug(slug: string): void {
   if (!isUsableSlug(slug)) fail(`data.publicIdentifier must be a slug that lookups can name: letters, digits, '-', '_' and '.' (got "${slug}")`)
 }
 
+/**
+ * Characters a post's text may hold. The platform's posts hold 3,000; this leaves room for text from
+ * elsewhere while keeping every post within what both search indexes store alike: PostgreSQL refuses a
+ * tsvector over 1 MB (a 1.17 MB post was stored on SQLite and refused there) and stops counting
+ * positions at 16,383, which a text of this length never reaches.
+ */
+export const MAX_POST_CONTENT = 30_000
+
+/** Code points of `s`, as the limits of the API count characters. */
+const codePoints = (s: string): number => {
+  let n = 0
+  for (const _ of s) n++
+  return n
+}
+
 function preparePost(given: PostRecord, nowMs: number): ContentRow {
+  if (given.content.length > MAX_POST_CONTENT && codePoints(given.content) > MAX_POST_CONTENT) {
+    fail(`data.content holds ${codePoints(given.content).toLocaleString('en-US')} characters; a post holds at most ${MAX_POST_CONTENT.toLocaleString('en-US')}`)
+  }
   const idm = /^urn:li:activity:(\d{19})$/.exec(given.id) ?? fail(`data.id must be urn:li:activity:<19 digits> (got "${given.id}")`)
   const id = idm[1] as string
   const share = /^urn:li:(share|ugcPost):(\d+)$/.exec(given.shareUrn) ?? fail('data.shareUrn must be a share or ugcPost URN')
