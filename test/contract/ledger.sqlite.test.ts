@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { openSqlite, type SqliteDb } from '../../src/adapters/sqlite/database.ts'
 import { createSqliteAccountStore } from '../../src/adapters/sqlite/sqlite-account-store.ts'
 import { VERSION_CHECK_MS, createSqliteLedger } from '../../src/adapters/sqlite/sqlite-ledger.ts'
-import { createWorkerCommitter } from '../../src/adapters/sqlite/ledger-committer.ts'
+import { createThreadCommitter, createWorkerCommitter } from '../../src/adapters/sqlite/ledger-committer.ts'
 import { createMeteringService } from '../../src/domain/billing/metering.service.ts'
 import { createManualClock } from '../../src/adapters/system-clock.ts'
 import { createMemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.ts'
@@ -76,7 +76,7 @@ describe('sqlite ledger with another process on the same file', () => {
     rmSync(dir, { recursive: true, force: true })
   })
 
-  it('a debit that no longer fits rows changed underneath is refused alone; the others commit', async () => {
+  it('a debit that no longer fits rows changed underneath is worked out again from them: refused as insufficient (the late 402), not failed; the others commit', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pronet-ledger-'))
     const server = open(join(dir, 'x.db'))
     const cli = open(join(dir, 'x.db'))
@@ -93,16 +93,62 @@ describe('sqlite ledger with another process on the same file', () => {
     const settled = await Promise.allSettled(
       holds.map((h, i) => (h.ok ? server.ledger.settle(h.hold, { accountId: ids[i] as string, at: T0, endpoint: '/api/v1/profile', status: 200, credits: 3, requestId: `r${i}` }) : Promise.reject(new Error('refused')))),
     )
-    expect(settled[0]?.status).toBe('rejected')
+    // It was a rejection (a 500 to the client) whose usage line was lost: the gateway records the 402's.
+    expect(settled[0]).toMatchObject({ status: 'fulfilled', value: { ok: false, reason: 'insufficient' } })
     expect(settled[1]).toMatchObject({ status: 'fulfilled', value: { ok: true, charged: 3 } })
     const state0 = await server.ledger.state(ids[0], T0)
     expect(state0!.lots[0]).toMatchObject({ credits: 0, remaining: 0 })
     expect((await server.ledger.entries(ids[0])).some((e) => e.kind === 'debit')).toBe(false)
+    expect(await server.ledger.usage(ids[0], '2027-01-01', '2027-01-31')).toEqual([])
+    expect(await server.ledger.usage(ids[1], '2027-01-01', '2027-01-31')).toEqual([expect.objectContaining({ status: 200, requests: 1, credits: 3 })])
     expect((await server.ledger.entries(ids[1])).filter((e) => e.kind === 'debit')).toHaveLength(1)
     for (const x of [server, cli]) {
       await x.ledger.close()
       x.db.close()
     }
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it("the CLI's allowance change, worked out before the server's debits landed, is worked out again from the rows", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pronet-ledger-'))
+    const path = join(dir, 'x.db')
+    const server = open(path)
+    const id = await addAccount(server.db, { plan: 'custom', status: 'active', creditsLimit: 100, createdAt: T0 })
+    await server.ledger.state(id, T0)
+    await server.ledger.usage(id, '2027-01-01', '2027-01-31')
+    // The CLI reads the account (100 left); the server's debits of 60 land before the CLI's change does.
+    const cliDb = openSqlite(path)
+    const writes = createThreadCommitter(cliDb)
+    let first = true
+    const cli = createSqliteLedger(cliDb, {
+      newLotId,
+      committer: {
+        async write(jobs) {
+          if (first) {
+            first = false
+            const h = await server.ledger.hold(id, 60, T0)
+            if (!h.ok) throw new Error('hold refused')
+            await server.ledger.settle(h.hold, { accountId: id, at: T0, endpoint: '/api/v1/company/batch', status: 200, credits: 60, requestId: 'r60' })
+          }
+          return writes.write(jobs)
+        },
+        close: () => writes.close(),
+      },
+    })
+    await cli.state(id, T0)
+    // Lowering the allowance to 50 with 60 used leaves nothing; worked out from the stale 100 left, the
+    // adjustment took 50 from the 40 there (the CHECK refused it, and the command failed).
+    // (The plan lot keeps the 60 spent from it as its credits, as an in-process change leaves it.)
+    const after = await cli.changeSubscription(id, { creditsLimit: 50 }, T0)
+    expect(after.subscription.creditsLimit).toBe(50)
+    expect(after.lots[0]).toMatchObject({ credits: 60, remaining: 0 })
+    await sleep(VERSION_CHECK_MS + 10)
+    expect((await server.ledger.state(id, T0))!.lots[0]).toMatchObject({ credits: 60, remaining: 0 })
+    expect((await server.ledger.entries(id)).filter((e) => e.kind === 'debit').map((e) => e.delta)).toEqual([-60])
+    await cli.close()
+    cliDb.close()
+    await server.ledger.close()
+    server.db.close()
     rmSync(dir, { recursive: true, force: true })
   })
 

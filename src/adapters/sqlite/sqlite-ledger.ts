@@ -16,7 +16,9 @@
  * own previous one (and an idle server reads the epoch at most every VERSION_CHECK_MS). The cache is
  * then reloaded once every batch in flight has landed. A queued debit that no longer fits the rows (the CHECK on
  * remaining refuses it) fails alone when the batch is replayed job by job, so a balance never goes
- * below zero and no acknowledged debit is lost.
+ * below zero and no acknowledged debit is lost; it is then worked out again from the reloaded rows
+ * (charged, or refused as insufficient: the late 402), as is a CLI's change worked out from rows the
+ * server spent from meanwhile.
  */
 import {
   balanceAt,
@@ -82,6 +84,33 @@ function checkOutcome(result: BatchResult, index: number): void {
 }
 
 const durable = async (t: Ticket): Promise<void> => checkOutcome(await t.batch.done, t.index)
+
+/**
+ * A job refused because another process (the CLI) changed the lots after this one's cached state was
+ * read: its debit or adjustment no longer fits the rows (the CHECK on remaining). The batch that met
+ * it marked the cache stale, so the change is worked out again from the rows.
+ */
+class LotsMoved extends Error {}
+const LOTS_MOVED_RE = /CHECK constraint failed/
+/** Times a change is worked out again after another process moved the lots under it. */
+const RECOMPUTE_ATTEMPTS = 5
+
+/** As durable, but a job the moved lots refused is a LotsMoved. */
+async function landedOrMoved(t: Ticket): Promise<void> {
+  const outcome = (await t.batch.done).outcomes?.[t.index]
+  if (outcome && !outcome.ok) throw LOTS_MOVED_RE.test(outcome.error) ? new LotsMoved(outcome.error) : new Error(outcome.error)
+}
+
+/** `attempt` again while another process's change to the lots refuses what it worked out (bounded). */
+async function recomputing<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt()
+    } catch (e) {
+      if (!(e instanceof LotsMoved) || n >= RECOMPUTE_ATTEMPTS) throw e
+    }
+  }
+}
 
 export interface SqliteLedgerOptions {
   /** Where the group commit's histograms go (pronet_ledger_commit_seconds, pronet_ledger_commit_jobs). */
@@ -324,16 +353,20 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
         else held.delete(hold.accountId)
       }
       if (line.credits > (hold?.credits ?? 0)) throw new Error('a request cannot be charged more than it held')
-      let mutations: Mutation[] = []
-      if (line.credits > 0 && hold) {
-        const state = await current(hold.accountId, hold.at)
-        const debits = state && debit(state, line.credits, hold.at, { requestId: line.requestId, endpoint: line.endpoint })
-        if (!debits) return { ok: false, reason: 'insufficient' }
-        mutations = debits
-      }
-      const ticket = enqueue(line.accountId, mutations, line)
-      checkOutcome(await ticket.batch.done, ticket.index)
-      return { ok: true, charged: line.credits }
+      // A debit worked out before the CLI lowered the lots (a credits limit cut under load) is worked
+      // out again from the rows: charged if it still fits, else the late 402 an in-process change
+      // gives; it was a 500 whose usage line was lost.
+      return recomputing(async () => {
+        let mutations: Mutation[] = []
+        if (line.credits > 0 && hold) {
+          const state = await current(hold.accountId, hold.at)
+          const debits = state && debit(state, line.credits, hold.at, { requestId: line.requestId, endpoint: line.endpoint })
+          if (!debits) return { ok: false, reason: 'insufficient' } as const
+          mutations = debits
+        }
+        await landedOrMoved(enqueue(line.accountId, mutations, line))
+        return { ok: true, charged: line.credits } as const
+      })
     },
 
     async addPack(accountId, pack) {
@@ -344,9 +377,13 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
     },
 
     async changeSubscription(accountId, patch, at) {
-      const state = await mustGet(accountId, at)
-      await durable(enqueue(accountId, changeRule(state, patch, at, opts.newLotId), undefined))
-      return state
+      // From the CLI beside a billing server, the plan lot's adjustment is worked out from rows the
+      // server may spend from before it commits: refused by the CHECK, it is worked out again.
+      return recomputing(async () => {
+        const state = await mustGet(accountId, at)
+        await landedOrMoved(enqueue(accountId, changeRule(state, patch, at, opts.newLotId), undefined))
+        return state
+      })
     },
 
     async usage(accountId, fromDay, toDay) {
