@@ -9,7 +9,8 @@ import { accessSync, constants, mkdirSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { buildApp } from './app.ts'
 import { isWildcardHost, urlHost, type Config } from './config/config.ts'
-import { dataDirFailure, listenFailure } from './config/startup-failure.ts'
+import { claimDataDir } from './config/serving-claim.ts'
+import { dataDirFailure, listenFailure, StartupError } from './config/startup-failure.ts'
 import { collectDefaultMetrics } from 'prom-client'
 import { openContainer } from './container.ts'
 import { seedSynthetic } from './seed.ts'
@@ -20,7 +21,14 @@ export async function serve(config: Config): Promise<void> {
   // Both checked before the first start, which may take minutes, rather than failing after it.
   if (!config.databaseUrl) checkDataDir(config.dataDir)
   await checkBindable(config.host, config.port)
-  const container = await openContainer(config)
+  const release = config.databaseUrl ? () => {} : claim(config.dataDir)
+  let container: Awaited<ReturnType<typeof openContainer>>
+  try {
+    container = await openContainer(config)
+  } catch (e) {
+    release()
+    throw e
+  }
   collectDefaultMetrics({ register: container.metrics, prefix: 'pronet_' })
   let app: Awaited<ReturnType<typeof buildApp>> | undefined
   let report: Awaited<ReturnType<typeof prepareStore>>
@@ -34,6 +42,7 @@ export async function serve(config: Config): Promise<void> {
     // Release the store (a PostgreSQL session, the commit worker) before the caller exits.
     await app?.close().catch(() => {})
     await container.close().catch(() => {})
+    release()
     throw e
   }
   const server = app
@@ -44,6 +53,7 @@ export async function serve(config: Config): Promise<void> {
     say(`${signal}: closing…`)
     await server.close()
     await container.close()
+    release()
     process.exit(0)
   }
   process.on('SIGINT', () => void shutdown('SIGINT'))
@@ -67,6 +77,16 @@ export async function serve(config: Config): Promise<void> {
     say('(more in the README\'s five-minute tour)')
   } else if (report.demoKeyFile) {
     say(`Demo API key: see ${report.demoKeyFile}`)
+  }
+}
+
+/** The data dir claimed for this process (serving-claim.ts); a file system's refusal is told as the data dir's. */
+function claim(dataDir: string): () => void {
+  try {
+    return claimDataDir(dataDir)
+  } catch (e) {
+    if (e instanceof StartupError) throw e
+    throw dataDirFailure(dataDir, e)
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import Database from 'better-sqlite3'
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -196,6 +196,24 @@ describe('startup failures the operator can fix: one line naming the setting, no
   it('a HOST that is not on this machine', async () => {
     const r = await runToExit({ ...baseEnv(tempDir()), HOST: '192.0.2.77' })
     expectOneLine(r, /^pronet: HOST:PORT 192\.0\.2\.77:0 cannot be listened on: .*EADDRNOTAVAIL/)
+  })
+
+  it('a PRONET_DATA_DIR another server serves (both would spend the same credits); a claim whose server died is taken over', async () => {
+    const dir = tempDir()
+    const first = await startServer({ dataDir: dir, env: { PRONET_SEED: 'none' } })
+    servers.push(first)
+    expect(readFileSync(join(dir, 'server.pid'), 'utf8')).toBe(`${first.pid}\n`)
+    const r = await runToExit(baseEnv(dir))
+    expectOneLine(r, new RegExp(`^pronet: PRONET_DATA_DIR ${dir} is served already, by process ${first.pid}: one process serves an embedded store`))
+    expect(r.code).toBe(1)
+    // Killed, it leaves its claim behind; the next server takes it over, and a stopped one removes its own.
+    await first.kill()
+    const next = await startServer({ dataDir: dir, env: { PRONET_SEED: 'none' } })
+    servers.push(next)
+    expect(readFileSync(join(dir, 'server.pid'), 'utf8')).toBe(`${next.pid}\n`)
+    next.child.kill('SIGTERM')
+    await new Promise((resolve) => next.child.once('exit', resolve))
+    expect(existsSync(join(dir, 'server.pid'))).toBe(false)
   })
 
   it('a PORT already taken', async () => {
