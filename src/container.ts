@@ -111,6 +111,8 @@ export interface ContainerOverrides {
    * can read); default the log at warn. The CLI writes them to stderr, keeping its stdout (--json) clean.
    */
   notice?: (line: string) => void
+  /** Log lines go to stderr instead of stdout (the CLI: a Redis it cannot reach logged into --json output). */
+  logToStderr?: boolean
 }
 
 /**
@@ -279,7 +281,9 @@ export async function openContainer(config: Config, overrides: ContainerOverride
 }
 
 export async function createContainer(config: Config, overrides: ContainerOverrides = {}): Promise<Container> {
-  const logger = pino({ level: config.logLevel, base: { service: 'pronet' } })
+  // The CLI keeps stdout for its own output (--json): its container logs to stderr.
+  const logOptions = { level: config.logLevel, base: { service: 'pronet' } }
+  const logger = overrides.logToStderr ? pino(logOptions, pino.destination(2)) : pino(logOptions)
   // Process-wide default metrics are added by `serve` only: tests build many containers per process.
   const metrics = new Registry()
   const stores = config.databaseUrl

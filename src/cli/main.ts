@@ -51,7 +51,7 @@ async function withContainer(fn: (c: Container) => Promise<number | void>): Prom
   // Notices about the store (a rebuild after an upgrade, a file open to other users) go to stderr, as
   // failures do, and in their form: stdout keeps the command's output alone.
   const notice = (line: string) => process.stderr.write(jsonRequested() ? `${JSON.stringify({ notice: line })}\n` : `pronet: ${line}\n`)
-  const c = await openContainer(loadConfig(), { commitInWorker: false, notice })
+  const c = await openContainer(loadConfig(), { commitInWorker: false, notice, logToStderr: true })
   try {
     process.exitCode = (await fn(c)) ?? 0
   } catch (e) {

@@ -251,6 +251,13 @@ describe('pronet CLI', () => {
     expect([missing.code, missing.stdout, missing.stderr]).toEqual([1, '', "pronet: No account 'acc_missing'.\n"])
   }, 120_000)
 
+  it("with --json, stdout holds the command's JSON alone: the store's log lines go to stderr (a Redis out of reach logged into it)", async () => {
+    const r = await pronetWith({ REDIS_URL: 'redis://127.0.0.1:1/0', LOG_LEVEL: 'warn' }, 'accounts', 'create', '--name', 'beside an absent redis', '--json')
+    expect(r.code, r.stderr).toBe(0)
+    expect(JSON.parse(r.stdout)).toMatchObject({ account: { name: 'beside an absent redis' } })
+    expect(r.stderr).toMatch(/Redis/)
+  }, 60_000)
+
   it('with --json, a failing command prints one JSON error envelope on stderr and keeps its exit code', async () => {
     /** stderr must be exactly one JSON object `{error, code, details?}` and nothing else. */
     const envelope = (r: { stderr: string }) => {
