@@ -64,6 +64,8 @@ export interface Container {
   accountStore: AccountStore
   /** The first start's record (src/startup.ts). */
   firstStart: FirstStartStore
+  /** Named facts kept in the store (the synthetic network `pronet seed` wrote, the test clock). */
+  settings: StoreSettings
   writer: ContentWriter
   tokens: TokenSigner
   content: ContentService
@@ -320,6 +322,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     contentStore,
     accountStore,
     firstStart: stores.firstStart,
+    settings: stores.settings,
     writer: createContentWriter({ store: contentStore, clock, platformHost }),
     tokens,
     content: createContentService({ store: contentStore, clock, tokens, platformHost, cache }),

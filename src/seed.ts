@@ -11,6 +11,10 @@ import type { Clock } from './ports/clock.ts'
 import { estimateRecords, seedNetwork } from './synth/index.ts'
 
 export const DEFAULT_NETWORK_SEED = 1
+/** The store setting naming the synthetic network seeded into it (seed, size, anchor), as JSON. */
+export const SEEDED_NETWORK = 'synthetic_network'
+/** The earliest anchor a network may have (the platform began in 2003; see seedSynthetic). */
+export const MIN_ANCHOR_MS = Date.UTC(2004, 0, 1)
 const HOUR = 3_600_000
 
 /** The default anchor: the current hour. The first start records it, so a resumed seed rebuilds the same network. */
@@ -40,6 +44,26 @@ export async function seedSynthetic(
   if (options.anchorMs > c.clock.now()) {
     throw new ApiError('INVALID_PARAMETER', `the anchor ${new Date(options.anchorMs).toISOString()} is in the future.`, { parameter: 'anchor' })
   }
+  // The network reaches about 8 years back from its anchor, and a 19-digit id (D2) encodes no time
+  // before mid-1977: an anchor in 1978 stopped seeding part-way with a "generator bug".
+  if (options.anchorMs < MIN_ANCHOR_MS) {
+    throw new ApiError('INVALID_PARAMETER', `the anchor ${new Date(options.anchorMs).toISOString()} is before ${new Date(MIN_ANCHOR_MS).toISOString()}: the network's 19-digit ids (D2) encode no earlier time for what it dates years back.`, { parameter: 'anchor' })
+  }
+  // A second, different network clashes with the first's slugs part-way through (a probe's seed of
+  // 1,000 profiles onto one of 200 stopped at record #50 and left 800 profiles behind): refused before
+  // anything is written. The same network again upserts, as before.
+  const network = JSON.stringify({ seed: options.seed, size: options.size, anchor: new Date(options.anchorMs).toISOString() })
+  const recorded = await c.settings.get(SEEDED_NETWORK)
+  if (recorded !== undefined && recorded !== network) {
+    const was = JSON.parse(recorded) as { seed: number; size: string | number; anchor: string }
+    throw new ApiError(
+      'INVALID_PARAMETER',
+      `this store holds the synthetic network of seed ${was.seed}, size ${was.size}, anchor ${was.anchor}; another network's records ` +
+        'would clash with its names part-way through. Seed an empty data dir, or give that seed, size and anchor again.',
+      { parameter: 'seed' },
+    )
+  }
+  if (recorded === undefined) await c.settings.set(SEEDED_NETWORK, network)
   log(`seed ${options.seed}, anchor ${new Date(options.anchorMs).toISOString()}`)
   const showBar = opts.progress ?? process.stderr.isTTY === true
   const bar = showBar

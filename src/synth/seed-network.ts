@@ -32,7 +32,9 @@ export async function seedNetwork(deps: { writer: ContentWriter }, opts: SeedOpt
       if (!outcome.ok) {
         const record = batch[i] as IngestRecord
         throw new Error(
-          `synthetic network record #${done + i + 1} (${record.kind}) was refused: ${outcome.reason}; this is a generator bug`,
+          `synthetic network record #${done + i + 1} (${record.kind}) was refused: ${outcome.reason}. The ${done} records before ` +
+            'its batch were written. Records the store held already (ingested, or another network) can clash with the ' +
+            "network's; seed an empty data dir (on an empty store, this is a generator bug)",
         )
       }
     })

@@ -89,6 +89,21 @@ describe('pronet CLI', () => {
     expect(out.records).toBeGreaterThan(1000)
     expect(out.counts.profiles).toBe(40 + 2)
 
+    // Another network onto this one is refused before anything is written (its names clashed part-way
+    // through, leaving hundreds of its records behind); the same one again upserts.
+    const other = await pronet('seed', '--size', '60', '--anchor', '2026-01-01T00:00:00Z', '--json')
+    expect([other.code, other.stdout]).toEqual([1, ''])
+    expect(JSON.parse(other.stderr)).toMatchObject({
+      code: 'INVALID_PARAMETER',
+      error: 'this store holds the synthetic network of seed 1, size 40, anchor 2026-01-01T00:00:00.000Z; another network\'s records would clash with its names part-way through. Seed an empty data dir, or give that seed, size and anchor again.',
+    })
+    const again = await pronet('seed', '--size', '40', '--anchor', '2026-01-01T00:00:00Z', '--json')
+    expect(again.code, again.stderr).toBe(0)
+    expect(JSON.parse(again.stdout).counts).toEqual(out.counts)
+    // An anchor whose network would reach back before the ids can (19 digits: mid-1977) is refused.
+    const early = await pronet('seed', '--size', '40', '--anchor', '1978-01-01T00:00:00Z')
+    expect([early.code, early.stderr]).toEqual([1, expect.stringMatching(/^pronet: the anchor 1978-01-01T00:00:00\.000Z is before 2004-01-01T00:00:00\.000Z/)])
+
     const future = await pronet('seed', '--size', '40', '--anchor', '2999-01-01T00:00:00Z')
     expect(future.code).not.toBe(0)
     expect(future.stderr).toMatch(/future/)
