@@ -93,6 +93,8 @@ async function prepare(c: Container, seeder: Seeder, log: (line: string) => void
       return notFirst
     }
     record = { state: 'building', size: c.config.seed, anchorMs: defaultAnchor(c.clock), demo: !hasAccounts }
+    // Said, as the banner has no demo key then (a probe took its absence for a fault).
+    if (hasAccounts) log('The store already has accounts (made with the CLI before this first start): no demo account is created.')
     await save(record)
   }
 

@@ -69,6 +69,15 @@ async function withContainer(fn: (c: Container) => Promise<number | void>): Prom
   }
 }
 
+/**
+ * An option's value that is another option (`--name --json`) is the value left out: commander would
+ * take `--json` as the name, and an account named so was created.
+ */
+function nameValue(value: string): string {
+  if (value.startsWith('--')) throw new InvalidArgumentError(`a value is missing: '${value}' is an option.`)
+  return value
+}
+
 const print = (json: boolean | undefined, value: unknown, human: string) =>
   process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${human}\n`)
 
@@ -167,7 +176,7 @@ export function buildCli(): Command {
   accounts
     .command('create')
     .description('create an account and its first API key (the key is shown only now)')
-    .option('--name <name>', 'display name')
+    .option('--name <name>', 'display name', nameValue)
     .addOption(new Option('--plan <plan>', 'plan').choices(['free', 'custom', 'none']))
     .option('--credits-limit <n>', 'plan allowance per period', intIn('--credits-limit', 0, MAX_CREDITS_LIMIT))
     .option('--rps-limit <n>', 'requests per second', intIn('--rps-limit', 1, MAX_RPS_LIMIT))

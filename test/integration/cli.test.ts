@@ -1,4 +1,5 @@
 /** The operator CLI (D12), run as a process against a data directory, as an operator would. */
+import Database from 'better-sqlite3'
 import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -265,6 +266,17 @@ describe('pronet CLI', () => {
     expect([reversed.code, reversed.stderr]).toEqual([1, expect.stringMatching(/after 'to'/)])
     expect([missing.code, missing.stdout, missing.stderr]).toEqual([1, '', "pronet: No account 'acc_missing'.\n"])
   }, 120_000)
+
+  it('an option whose value is left out does not take the next option as its value (--name --json)', async () => {
+    expect((await pronet('accounts', 'create', '--name', 'the store exists')).code).toBe(0)
+    const r = await pronet('accounts', 'create', '--name', '--json')
+    expect([r.code, r.stdout]).toEqual([2, ''])
+    expect(r.stderr).toMatch(/a value is missing: '--json' is an option/)
+    // Nothing was created: no account named '--json' in the store.
+    const db = new Database(join(dir, 'pronet.db'), { readonly: true })
+    expect(db.prepare("SELECT count(*) FROM accounts WHERE name = '--json'").pluck().get()).toBe(0)
+    db.close()
+  })
 
   it("with --json, stdout holds the command's JSON alone: the store's log lines go to stderr (a Redis out of reach logged into it)", async () => {
     const r = await pronetWith({ REDIS_URL: 'redis://127.0.0.1:1/0', LOG_LEVEL: 'warn' }, 'accounts', 'create', '--name', 'beside an absent redis', '--json')

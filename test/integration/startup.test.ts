@@ -76,6 +76,19 @@ describe('first start', () => {
     await second.c.close()
   }, 120_000)
 
+  it('a store given accounts before its first start (the CLI) gets the network, no demo account, and is told so', async () => {
+    const dir = tempDir()
+    const config = loadConfig({ PRONET_DATA_DIR: dir, PRONET_SEED: 'none', LOG_LEVEL: 'silent' })
+    const cli = await createContainer(config, { clock: createManualClock(T0) })
+    await cli.accounts.create({ name: 'made first', plan: 'free' })
+    await cli.close()
+    const { c, report, lines } = await start(dir, '20')
+    expect(report).toMatchObject({ seeded: true, demoKey: undefined, demoKeyFile: undefined })
+    expect(lines).toContain('The store already has accounts (made with the CLI before this first start): no demo account is created.')
+    expect(accountNames(dir)).toEqual(['made first'])
+    await c.close()
+  }, 120_000)
+
   it('PRONET_SEED=none starts with an empty store (and a demo account to call it with)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pronet-start-'))
     dirs.push(dir)
