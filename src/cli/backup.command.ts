@@ -26,6 +26,7 @@ export class BackupRefused extends Error {
 }
 
 export function backupSqlite(source: string, target: string): { path: string; bytes: number } {
+  if (target.trim() === '') throw new BackupRefused('name the file to write the backup to.')
   if (target.endsWith('/') || target.endsWith(sep)) throw new BackupRefused(`${target} names a directory; name a new file.`)
   const path = resolve(target)
   if (!existsSync(source)) throw new BackupRefused(`there is no embedded store at ${source} (PRONET_DATA_DIR) to back up.`)

@@ -193,6 +193,7 @@ export function buildCli(): Command {
     )
   accounts
     .command('show')
+    .description('show an account, its subscription and its keys (as GET /admin/v1/accounts/:id)')
     .argument('<id>', 'account id')
     .option('--json', 'print JSON')
     .action(async (id: string, opts: { json?: boolean }) =>
@@ -206,6 +207,7 @@ export function buildCli(): Command {
   for (const action of ['suspend', 'resume'] as const) {
     accounts
       .command(action)
+      .description(action === 'suspend' ? "suspend an account: its keys answer 403 until it is resumed" : 'resume a suspended account')
       .argument('<id>', 'account id')
       .option('--json', 'print JSON')
       .action(async (id: string, opts: { json?: boolean }) =>
@@ -219,6 +221,7 @@ export function buildCli(): Command {
   const keys = program.command('keys').description('manage API keys')
   keys
     .command('create')
+    .description('create another API key for an account (the key is shown only now)')
     .argument('<accountId>', 'account id')
     .option('--json', 'print JSON')
     .action(async (accountId: string, opts: { json?: boolean }) =>
@@ -229,6 +232,7 @@ export function buildCli(): Command {
     )
   keys
     .command('revoke')
+    .description('revoke an API key: it answers 401 from now on')
     .argument('<accountId>', 'account id')
     .argument('<keyId>', 'key id')
     .option('--json', 'print JSON')

@@ -124,6 +124,10 @@ describe('pronet backup', () => {
     expect(slash.code).toBe(1)
     expect(slash.stderr).toContain('names a directory')
     expect(existsSync(join(dir, 'new-dir'))).toBe(false)
+
+    // An empty name is no file (it read as the working directory: "… exists; name a new file").
+    const unnamed = await pronet(envFor(live), 'backup', '')
+    expect([unnamed.code, unnamed.stderr]).toEqual([1, 'pronet: name the file to write the backup to.\n'])
   }, 60_000)
 
   it('a copy that fails part-way leaves nothing behind, and says why without a stack', async () => {
