@@ -198,15 +198,20 @@ describe('startup failures the operator can fix: one line naming the setting, no
     expectOneLine(r, /^pronet: HOST:PORT 192\.0\.2\.77:0 cannot be listened on: .*EADDRNOTAVAIL/)
   })
 
-  it('a PRONET_DATA_DIR another server serves (both would spend the same credits); a claim whose server died is taken over', async () => {
+  it('a PRONET_DATA_DIR another server serves (both would spend the same credits); a killed server leaves no claim', async () => {
     const dir = tempDir()
+    // A pid file naming this test's own (live) process claims nothing: the lock is the claim.
+    writeFileSync(join(dir, 'server.pid'), `${process.pid}\n`)
     const first = await startServer({ dataDir: dir, env: { PRONET_SEED: 'none' } })
     servers.push(first)
     expect(readFileSync(join(dir, 'server.pid'), 'utf8')).toBe(`${first.pid}\n`)
     const r = await runToExit(baseEnv(dir))
     expectOneLine(r, new RegExp(`^pronet: PRONET_DATA_DIR ${dir} is served already, by process ${first.pid}: one process serves an embedded store`))
     expect(r.code).toBe(1)
-    // Killed, it leaves its claim behind; the next server takes it over, and a stopped one removes its own.
+    // Two started at once while it serves: both refused (the claim is a lock held, not a file read then written).
+    const both = await Promise.all([runToExit(baseEnv(dir)), runToExit(baseEnv(dir))])
+    for (const b of both) expectOneLine(b, /is served already, by process/)
+    // Killed, it holds nothing any more (its pid file stays, naming it); the next server starts, and a stopped one removes its pid file.
     await first.kill()
     const next = await startServer({ dataDir: dir, env: { PRONET_SEED: 'none' } })
     servers.push(next)

@@ -58,7 +58,9 @@ function ensurePostSearchTokenizer(db: SqliteDb, notice: (line: string) => void)
     db.transaction(() => {
       if (current()) return
       const posts = db.prepare('SELECT count(*) FROM post_docs').pluck().get() as number
-      notice(`rebuilding the post search index for this build's tokenizer (${posts.toLocaleString('en-US')} posts; searches and writes wait for it)…`)
+      // A new store's index (migration 006's) is made again too, at once and with nothing to say.
+      const say = posts > 0 ? notice : () => {}
+      say(`rebuilding the post search index for this build's tokenizer (${posts.toLocaleString('en-US')} posts; searches and writes wait for it)…`)
       const started = performance.now()
       db.exec('DROP TABLE post_search')
       db.exec(
@@ -69,7 +71,7 @@ function ensurePostSearchTokenizer(db: SqliteDb, notice: (line: string) => void)
       // reads each (on the 1.9M-post bench, phrase, boolean and author searches went over 50 ms at p99
       // unmerged; merged, 42-45 ms; the merge took 9.4 s).
       db.exec("INSERT INTO post_search (post_search) VALUES ('optimize')")
-      notice(`post search index rebuilt in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+      say(`post search index rebuilt in ${((performance.now() - started) / 1000).toFixed(1)} s`)
     }).immediate()
   } finally {
     db.pragma(`busy_timeout = ${busy}`)
