@@ -36,6 +36,34 @@ describe('admin API (D12): accounts and keys', () => {
     expectError(await admin('DELETE', `/admin/v1/accounts/${created.account.id}/keys/${second.id}`), 404, 'NOT_FOUND')
   })
 
+  it('an id holding a control character names nothing: 404 on every route and store (a NUL was a 500 on PostgreSQL)', async () => {
+    const { account } = (await admin('POST', '/admin/v1/accounts', { name: 'real' })).json()
+    for (const id of ['%00', 'acc_%00x', 'acc_%01']) {
+      expectError(await admin('GET', `/admin/v1/accounts/${id}`), 404, 'NOT_FOUND')
+      expectError(await admin('POST', `/admin/v1/accounts/${id}/keys`), 404, 'NOT_FOUND')
+      expectError(await admin('POST', `/admin/v1/accounts/${id}/suspend`), 404, 'NOT_FOUND')
+      expectError(await admin('PUT', `/admin/v1/accounts/${id}/subscription`, { rpsLimit: 9 }), 404, 'NOT_FOUND')
+      expectError(await admin('POST', `/admin/v1/accounts/${id}/packs`, { credits: 10_000 }), 404, 'NOT_FOUND')
+      expectError(await admin('DELETE', `/admin/v1/accounts/${account.id}/keys/${id}`), 404, 'NOT_FOUND')
+    }
+  })
+
+  it('a name: 1 to 200 characters counted as characters, one of them visible, no control character', async () => {
+    const emoji = '😀'.repeat(200)
+    expect((await admin('POST', '/admin/v1/accounts', { name: emoji })).json().account.name).toBe(emoji)
+    for (const [name, why] of [
+      ['😀'.repeat(201), /200 characters/],
+      ['a\u0000b', /control characters/],
+      ['line\nbreak', /control characters/],
+      ['   ', /visible character/],
+      ['\u200b\u00a0', /visible character/],
+    ] as const) {
+      const refused = expectError(await admin('POST', '/admin/v1/accounts', { name }), 400, 'INVALID_PARAMETER')
+      expect(refused.details).toEqual({ parameter: 'name' })
+      expect(refused.error).toMatch(why)
+    }
+  })
+
   it('suspend answers 403 FORBIDDEN on the account keys; resume restores them', async () => {
     const created = (await admin('POST', '/admin/v1/accounts', {})).json()
     const suspended = await admin('POST', `/admin/v1/accounts/${created.account.id}/suspend`)

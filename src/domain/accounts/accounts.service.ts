@@ -61,6 +61,19 @@ const KEY_CACHE_MAX = 10_000
 
 export type AccountsService = ReturnType<typeof createAccountsService>
 
+/**
+ * Refuses a name the operator could not tell apart or store alike everywhere: counted in characters
+ * (code points, as the admin API's schema counts them: 101 emoji were refused as over 200), at least
+ * one of them visible (a blank name was kept), none a control character (a NUL was a 500 on
+ * PostgreSQL, and kept on SQLite). Kept as given otherwise, spaces included.
+ */
+function nameProblem(name: string): void {
+  const length = [...name].length
+  if (length < 1 || length > MAX_ACCOUNT_NAME) throw invalidParameter('name', `must be 1 to ${MAX_ACCOUNT_NAME} characters.`)
+  if (/\p{Cc}/u.test(name)) throw invalidParameter('name', 'must not hold control characters (line breaks, tabs, NUL…).')
+  if (!/[^\p{White_Space}\p{Cf}]/u.test(name)) throw invalidParameter('name', 'must hold a visible character, not only spaces.')
+}
+
 export function createAccountsService(deps: AccountsDeps) {
   const { store, clock } = deps
   const token = (n: number) => deps.randomBytes(n).toString('base64url')
@@ -105,9 +118,7 @@ export function createAccountsService(deps: AccountsDeps) {
       const limits = planLimitsProblem(plan, input)
       if (limits) throw invalidParameter(limits.field, limits.why)
       // The admin API's schema says the same; the CLI reaches here without it (it stored "" and 100,000 characters).
-      if (input.name !== undefined && (input.name.length < 1 || input.name.length > MAX_ACCOUNT_NAME)) {
-        throw invalidParameter('name', `must be 1 to ${MAX_ACCOUNT_NAME} characters.`)
-      }
+      if (input.name !== undefined) nameProblem(input.name)
       const account: AccountRecord = {
         id: `acc_${token(9)}`,
         name: input.name ?? 'unnamed',

@@ -56,6 +56,8 @@ const NewAccountBody = Type.Object(
   },
   { additionalProperties: false },
 )
+/** Control characters, which no id holds. */
+const CONTROL_RE = /\p{Cc}/u
 const AccountParams = Type.Object({ id: Type.String() })
 const KeyParams = Type.Object({ id: Type.String(), keyId: Type.String() })
 const SubscriptionBody = Type.Object(
@@ -190,6 +192,13 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
     admin.addHook('preValidation', async (request) => {
       if (request.body === undefined && (request.method === 'POST' || request.method === 'PUT')) request.body = {}
       strictBodyFields(request.routeOptions.schema?.body, request.body)
+      // No id holds a control character: such an id names nothing, on every store alike (PostgreSQL
+      // refuses a NUL in text, which was a 500 there and a 404 on SQLite).
+      const params = (request.params ?? {}) as { id?: string; keyId?: string }
+      if (params.id !== undefined && CONTROL_RE.test(params.id)) throw new ApiError('NOT_FOUND', `No account ${JSON.stringify(params.id)}.`)
+      if (params.keyId !== undefined && CONTROL_RE.test(params.keyId)) {
+        throw new ApiError('NOT_FOUND', `No live key ${JSON.stringify(params.keyId)} on account ${JSON.stringify(params.id)}.`)
+      }
     })
 
     if (deps.metrics) {
