@@ -7,6 +7,7 @@ import type { AccountRecord, AccountStore, ApiKeyRecord, PlanName, SubscriptionS
 import type { Clock } from '../../ports/clock.ts'
 import type { InvalidationBus, InvalidationMessage } from '../../ports/invalidation-bus.ts'
 import { DEFAULT_RPS, FREE_CREDITS, planLimitsProblem, planWithStatus } from '../billing/billing-rules.ts'
+import { codePointLength } from '../code-points.ts'
 import { ApiError, invalidParameter } from '../errors.ts'
 
 
@@ -68,7 +69,7 @@ export type AccountsService = ReturnType<typeof createAccountsService>
  * PostgreSQL, and kept on SQLite). Kept as given otherwise, spaces included.
  */
 function nameProblem(name: string): void {
-  const length = [...name].length
+  const length = codePointLength(name)
   if (length < 1 || length > MAX_ACCOUNT_NAME) throw invalidParameter('name', `must be 1 to ${MAX_ACCOUNT_NAME} characters.`)
   if (/\p{Cc}/u.test(name)) throw invalidParameter('name', 'must not hold control characters (line breaks, tabs, NUL…).')
   if (!/[^\p{White_Space}\p{Cf}]/u.test(name)) throw invalidParameter('name', 'must hold a visible character, not only spaces.')

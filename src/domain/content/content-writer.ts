@@ -14,6 +14,7 @@ import {
 import type { Clock } from '../../ports/clock.ts'
 import { CONTENT_KIND, type AuthorRef, type ContentRow, type ContentStore, type WriteOutcome } from '../../ports/content-store.ts'
 import { articlePublishedAt, isoFromId, POST_ID_RE, timeFromId } from './ids.ts'
+import { codePointLength } from '../code-points.ts'
 import { isUsableSlug } from './input-resolution.ts'
 import { profileTemplate } from './profile-doc.ts'
 
@@ -178,16 +179,9 @@ function requireUsableSlug(slug: string): void {
  */
 export const MAX_POST_CONTENT = 30_000
 
-/** Code points of `s`, as the limits of the API count characters. */
-const codePoints = (s: string): number => {
-  let n = 0
-  for (const _ of s) n++
-  return n
-}
-
 function preparePost(given: PostRecord, nowMs: number): ContentRow {
-  if (given.content.length > MAX_POST_CONTENT && codePoints(given.content) > MAX_POST_CONTENT) {
-    fail(`data.content holds ${codePoints(given.content).toLocaleString('en-US')} characters; a post holds at most ${MAX_POST_CONTENT.toLocaleString('en-US')}`)
+  if (given.content.length > MAX_POST_CONTENT && codePointLength(given.content) > MAX_POST_CONTENT) {
+    fail(`data.content holds ${codePointLength(given.content).toLocaleString('en-US')} characters; a post holds at most ${MAX_POST_CONTENT.toLocaleString('en-US')}`)
   }
   const idm = /^urn:li:activity:(\d{19})$/.exec(given.id) ?? fail(`data.id must be urn:li:activity:<19 digits> (got "${given.id}")`)
   const id = idm[1] as string

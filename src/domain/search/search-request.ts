@@ -8,6 +8,7 @@ import { CONTENT_KIND } from '../../ports/content-store.ts'
 import { ApiError, invalidParameter } from '../errors.ts'
 import { parseCompanyInput, parseProfileInput } from '../content/input-resolution.ts'
 import { parseDay } from '../billing/calendar.ts'
+import { codePointLength } from '../code-points.ts'
 import { parseSearchQuery, type ParsedQuery } from './query-grammar.ts'
 import { hasSearchableToken, tokenize } from './query-tokens.ts'
 
@@ -74,13 +75,6 @@ const NETWORK_FILTERS = new Set([
 ])
 
 const ISO_RE = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i
-
-/** Code points, as TypeBox's maxLength counts them. */
-const length = (s: string): number => {
-  let n = 0
-  for (const _ of s) n++
-  return n
-}
 
 function list(body: Record<string, unknown>, field: string): string[] | null {
   const value = body[field]
@@ -204,7 +198,7 @@ export function parseSearchRequest(raw: unknown, now: number, host: string): Sea
   let jobTitle: string[] | null = null
   if (body.authorJobTitle !== undefined && body.authorJobTitle !== null) {
     const t = body.authorJobTitle
-    if (typeof t !== 'string' || t.trim() === '' || length(t) > MAX_JOB_TITLE) {
+    if (typeof t !== 'string' || t.trim() === '' || codePointLength(t) > MAX_JOB_TITLE) {
       throw invalidParameter('authorJobTitle', `must be a string of 1 to ${MAX_JOB_TITLE} characters.`)
     }
     jobTitle = tokenize(t)
