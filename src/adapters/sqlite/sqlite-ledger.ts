@@ -77,14 +77,6 @@ interface Ticket {
   index: number
 }
 
-/** Throws when the job's batch was replayed and this job could not be written. */
-function checkOutcome(result: BatchResult, index: number): void {
-  const outcome = result.outcomes?.[index]
-  if (outcome && !outcome.ok) throw new Error(outcome.error)
-}
-
-const durable = async (t: Ticket): Promise<void> => checkOutcome(await t.batch.done, t.index)
-
 /**
  * A job refused because another process (the CLI) changed the lots after this one's cached state was
  * read: its debit or adjustment no longer fits the rows (the CHECK on remaining). The batch that met
@@ -95,7 +87,7 @@ const LOTS_MOVED_RE = /CHECK constraint failed/
 /** Times a change is worked out again after another process moved the lots under it. */
 const RECOMPUTE_ATTEMPTS = 5
 
-/** As durable, but a job the moved lots refused is a LotsMoved. */
+/** Resolves once the job is durable; throws when its batch was replayed and it could not be written (LotsMoved when the moved lots refused it). */
 async function landedOrMoved(t: Ticket): Promise<void> {
   const outcome = (await t.batch.done).outcomes?.[t.index]
   if (outcome && !outcome.ok) throw LOTS_MOVED_RE.test(outcome.error) ? new LotsMoved(outcome.error) : new Error(outcome.error)
@@ -372,7 +364,7 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
     async addPack(accountId, pack) {
       const state = await mustGet(accountId, pack.purchasedAt)
       const { lot, mutations } = addPackRule(state, pack, opts.newLotId)
-      await durable(enqueue(accountId, mutations, undefined))
+      await landedOrMoved(enqueue(accountId, mutations, undefined))
       return { ...lot }
     },
 
