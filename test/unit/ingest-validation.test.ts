@@ -1,7 +1,7 @@
 /** What ingest says of a record that does not fit its kind's schema (D13): every reason in words. */
 import { describe, expect, it } from 'vitest'
 import { validateRecord } from '../../src/domain/content/content-writer.ts'
-import { COMMENT_ID, PERSON_POST_ID, commentRecord, profileUrn, AUTHOR_ID } from '../helpers/ingest-fixtures.ts'
+import { COMMENT_ID, FIXTURE_NOW, PERSON_POST_ID, commentRecord, companyRecord, personPostRecord, profileUrn, AUTHOR_ID } from '../helpers/ingest-fixtures.ts'
 
 describe('validateRecord reasons', () => {
   it('a comment copied from GET /api/v1/post/comments is refused with why each derived field is left out', () => {
@@ -23,5 +23,25 @@ describe('validateRecord reasons', () => {
       expect(reason(data)).not.toMatch(/schema is false/)
       expect(reason(data)).toMatch(/has unknown field\(s\)/)
     }
+  })
+
+  it('a NUL anywhere in a record\'s text is refused, naming where (PostgreSQL text cannot hold one; SQLite kept it)', () => {
+    const company = companyRecord()
+    expect(validateRecord({ kind: 'company', data: { ...company, name: 'North\u0000wind' } })).toEqual({
+      reason: 'data.name holds a NUL character (U+0000), which no text may hold',
+    })
+    expect(validateRecord({ kind: 'company', data: { ...company, specialities: ['analytics', '\u0000'] } })).toEqual({
+      reason: 'data.specialities[1] holds a NUL character (U+0000), which no text may hold',
+    })
+    expect(validateRecord({ kind: 'company', data: { ...company, headquarter: { ...company.headquarter, city: 'Leeds\u0000' } } })).toEqual({
+      reason: 'data.headquarter.city holds a NUL character (U+0000), which no text may hold',
+    })
+    const post = personPostRecord(AUTHOR_ID, FIXTURE_NOW - 86_400_000, 7)
+    expect(validateRecord({ kind: 'post', data: { ...post, content: 'a\u0000b' } })).toEqual({
+      reason: 'data.content holds a NUL character (U+0000), which no text may hold',
+    })
+    // Other control characters are text like any other, and the records without the NUL pass.
+    expect(validateRecord({ kind: 'post', data: { ...post, content: 'a\u0001b\tc' } })).toHaveProperty('record')
+    expect(validateRecord({ kind: 'company', data: company })).toHaveProperty('record')
   })
 })

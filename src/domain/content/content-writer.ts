@@ -375,7 +375,31 @@ export function validateRecord(value: unknown): { record: IngestRecord } | { rea
   }
   const errors = schemaErrors(kind as IngestKind, data)
   if (errors !== undefined) return { reason: errors }
+  const nul = pathOfNul(data, 'data')
+  if (nul !== undefined) return { reason: `${nul} holds a NUL character (U+0000), which no text may hold` }
   return { record: { kind, data } as IngestRecord }
+}
+
+/**
+ * Where the first string holding a NUL is, or undefined. PostgreSQL text cannot hold one, so the same
+ * line was refused there with the driver's words and kept by SQLite; corrupt input either way, it is
+ * now refused on both, before anything is written.
+ */
+function pathOfNul(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined
+  if (typeof value !== 'object' || value === null) return undefined
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = pathOfNul(value[i], `${path}[${i}]`)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  for (const [k, v] of Object.entries(value)) {
+    const found = pathOfNul(v, `${path}.${k}`)
+    if (found !== undefined) return found
+  }
+  return undefined
 }
 
 export interface ContentWriter {
