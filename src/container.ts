@@ -3,7 +3,7 @@
  * dependencies from here (or from a test that builds its own container with real test doubles).
  */
 import { randomBytes } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { availableParallelism } from 'node:os'
 import { openSqlite, type SqliteDb } from './adapters/sqlite/database.ts'
@@ -34,6 +34,7 @@ import { createRedisRateLimiter } from './adapters/redis/redis-rate-limiter.ts'
 import { systemClock } from './adapters/system-clock.ts'
 import { createSharedTestClock } from './adapters/shared-test-clock.ts'
 import type { Config } from './config/config.ts'
+import { makeDirs } from './config/make-dirs.ts'
 import { dataDirFailure, databaseFailure, isProgrammingError, StartupError } from './config/startup-failure.ts'
 import { pino, type Logger } from 'pino'
 import { createAccountsService, type AccountsService } from './domain/accounts/accounts.service.ts'
@@ -137,7 +138,7 @@ export function loadSecret(config: Config): string {
   if (config.secret) return config.secret
   const file = join(config.dataDir, 'secret')
   if (existsSync(file)) return readFileSync(file, 'utf8').trim()
-  mkdirSync(config.dataDir, { recursive: true })
+  makeDirs(config.dataDir)
   const secret = randomBytes(32).toString('base64url')
   writeFileSync(file, `${secret}\n`, { mode: 0o600 })
   chmodSync(file, 0o600)
@@ -183,7 +184,7 @@ export function commitsInWorker(config: Config, overrides: ContainerOverrides): 
 /** Embedded: one SQLite file in the data dir (or ':memory:' in tests); ledger commits as commitsInWorker decides. */
 function sqliteStores(config: Config, overrides: ContainerOverrides, logger: Logger, metrics: Registry): Stores {
   const sqlitePath = overrides.sqlitePath ?? embeddedStorePath(config)
-  if (sqlitePath !== ':memory:') mkdirSync(config.dataDir, { recursive: true })
+  if (sqlitePath !== ':memory:') makeDirs(config.dataDir)
   const notice = overrides.notice ?? ((line: string) => logger.warn(line))
   const db: SqliteDb = openSqlite(sqlitePath, { notice })
   if (sqlitePath !== ':memory:') warnIfReadableByOthers(sqlitePath, notice)

@@ -5,10 +5,11 @@
  * What the operator can fix (data dir, database, address) fails as a StartupError: one line naming
  * the setting, no stack (see config/startup-failure.ts).
  */
-import { accessSync, constants, mkdirSync } from 'node:fs'
+import { accessSync, constants } from 'node:fs'
 import { createServer } from 'node:net'
 import { buildApp } from './app.ts'
 import { isWildcardHost, urlHost, type Config } from './config/config.ts'
+import { makeDirs } from './config/make-dirs.ts'
 import { claimDataDir } from './config/serving-claim.ts'
 import { dataDirFailure, listenFailure, StartupError } from './config/startup-failure.ts'
 import { collectDefaultMetrics } from 'prom-client'
@@ -93,7 +94,7 @@ function claim(dataDir: string): () => void {
 /** The embedded store's directory exists (or can be made) and can be written. */
 function checkDataDir(dataDir: string): void {
   try {
-    mkdirSync(dataDir, { recursive: true })
+    makeDirs(dataDir)
     accessSync(dataDir, constants.R_OK | constants.W_OK | constants.X_OK)
   } catch (e) {
     throw dataDirFailure(dataDir, e)

@@ -7,9 +7,10 @@
  * half-way leaves "building", and the next start (this node's or another's) finishes the same work:
  * the seed is deterministic from (size, anchor), both recorded, and re-writing it upserts.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { SeedSize } from './config/config.ts'
+import { makeDirs } from './config/make-dirs.ts'
 import { dataDirFailure } from './config/startup-failure.ts'
 import type { Container } from './container.ts'
 import { defaultAnchor } from './seed.ts'
@@ -152,7 +153,7 @@ async function savedKeyOf(c: Container, keyFile: string, accountId: string): Pro
 
 function writeDemoKey(dataDir: string, keyFile: string, key: string): void {
   try {
-    mkdirSync(dataDir, { recursive: true })
+    makeDirs(dataDir)
     writeFileSync(keyFile, `${key}\n`, { mode: 0o600 })
     // writeFileSync's mode applies only to a new file (and through the umask).
     chmodSync(keyFile, 0o600)

@@ -179,6 +179,12 @@ describe('startup failures the operator can fix: one line naming the setting, no
     expectOneLine(r, new RegExp(`^pronet: PRONET_DATA_DIR ${join(file, 'data')} cannot be used: .*ENOTDIR`))
   })
 
+  // Node's own recursive mkdir spun at 100% CPU for ever on this one.
+  it.runIf(existsSync('/proc/self'))('a PRONET_DATA_DIR the system will not make (under /proc)', async () => {
+    const r = await runToExit(baseEnv('/proc/pronet-no-such-dir'))
+    expectOneLine(r, /^pronet: PRONET_DATA_DIR \/proc\/pronet-no-such-dir cannot be used: .*ENOENT/)
+  })
+
   // (A read-only data dir cannot be tested here: CI runs as root, who may write anywhere.)
   it('a PRONET_DATA_DIR whose pronet.db is not an SQLite database', async () => {
     const dir = tempDir()
