@@ -20,6 +20,18 @@ const HOUR = 3_600_000
 /** The default anchor: the current hour. The first start records it, so a resumed seed rebuilds the same network. */
 export const defaultAnchor = (clock: Clock): number => Math.floor(clock.now() / HOUR) * HOUR
 
+/**
+ * Why an anchor is too early for a network, or undefined. The network reaches about 8 years back from
+ * its anchor, and a 19-digit id (D2) encodes no time before mid-1977: an anchor in 1978 stopped seeding
+ * part-way with a "generator bug".
+ */
+export function anchorTooEarly(anchorMs: number): string | undefined {
+  if (anchorMs >= MIN_ANCHOR_MS) return undefined
+  return `the anchor ${new Date(anchorMs).toISOString()} is before ${new Date(MIN_ANCHOR_MS).toISOString()}: the network's 19-digit ids (D2) encode no earlier time for what it dates years back.`
+}
+
+export const anchorInFuture = (anchorMs: number): string => `the anchor ${new Date(anchorMs).toISOString()} is in the future.`
+
 export interface SeedOptions {
   seed?: number
   anchorMs?: number
@@ -41,14 +53,9 @@ export async function seedSynthetic(
   }
   // Article dates decode against "now" (D2): a network anchored in the future would hold articles
   // whose ids do not decode yet, and the writer would refuse them.
-  if (options.anchorMs > c.clock.now()) {
-    throw new ApiError('INVALID_PARAMETER', `the anchor ${new Date(options.anchorMs).toISOString()} is in the future.`, { parameter: 'anchor' })
-  }
-  // The network reaches about 8 years back from its anchor, and a 19-digit id (D2) encodes no time
-  // before mid-1977: an anchor in 1978 stopped seeding part-way with a "generator bug".
-  if (options.anchorMs < MIN_ANCHOR_MS) {
-    throw new ApiError('INVALID_PARAMETER', `the anchor ${new Date(options.anchorMs).toISOString()} is before ${new Date(MIN_ANCHOR_MS).toISOString()}: the network's 19-digit ids (D2) encode no earlier time for what it dates years back.`, { parameter: 'anchor' })
-  }
+  if (options.anchorMs > c.clock.now()) throw new ApiError('INVALID_PARAMETER', anchorInFuture(options.anchorMs), { parameter: 'anchor' })
+  const early = anchorTooEarly(options.anchorMs)
+  if (early !== undefined) throw new ApiError('INVALID_PARAMETER', early, { parameter: 'anchor' })
   // A second, different network clashes with the first's slugs part-way through (a probe's seed of
   // 1,000 profiles onto one of 200 stopped at record #50 and left 800 profiles behind): refused before
   // anything is written. The same network again upserts, as before.

@@ -113,27 +113,34 @@ export function buildCli(): Command {
     .option('--seed <n>', 'network seed', int('--seed', 0))
     .option('--anchor <instant>', "the network's now (ISO 8601); default: the current hour")
     .option('--json', 'print JSON')
-    .action(async (opts: { size?: string; seed?: number; anchor?: string; json?: boolean }) =>
-      withContainer(async (c) => {
-        const rawSize = opts.size ?? (c.config.seed === 'none' ? 'small' : String(c.config.seed))
-        const named = rawSize === 'small' || rawSize === 'medium' || rawSize === 'large'
-        const counted = /^\d+$/.test(rawSize) && profileCountProblem(Number(rawSize)) === undefined
-        if (!named && !counted) fail(`--size must be small, medium, large or ${PROFILE_COUNT_RULE}`)
-        const size: Exclude<SeedSize, 'none'> = named ? rawSize : Number(rawSize)
-        // Read as every other instant of the CLI and the admin API: 2025-02-30 is refused, not rolled over.
-        const anchorMs = opts.anchor === undefined ? undefined : parseInstant(opts.anchor)
-        if (anchorMs === undefined && opts.anchor !== undefined) fail(`--anchor must be ${INSTANT_FORMS}`)
+    .action(async (opts: { size?: string; seed?: number; anchor?: string; json?: boolean }) => {
+      // The options are checked before the store is opened: a refused seed leaves no data dir behind.
+      const config = loadConfig()
+      const rawSize = opts.size ?? (config.seed === 'none' ? 'small' : String(config.seed))
+      const named = rawSize === 'small' || rawSize === 'medium' || rawSize === 'large'
+      const counted = /^\d+$/.test(rawSize) && profileCountProblem(Number(rawSize)) === undefined
+      if (!named && !counted) fail(`--size must be small, medium, large or ${PROFILE_COUNT_RULE}`)
+      const size: Exclude<SeedSize, 'none'> = named ? rawSize : Number(rawSize)
+      // Read as every other instant of the CLI and the admin API: 2025-02-30 is refused, not rolled over.
+      const anchorMs = opts.anchor === undefined ? undefined : parseInstant(opts.anchor)
+      if (anchorMs === undefined && opts.anchor !== undefined) fail(`--anchor must be ${INSTANT_FORMS}`)
+      // Loaded here: the HTTP stack and the synthetic network are heavy, and other commands need neither.
+      const { anchorInFuture, anchorTooEarly, seedSynthetic } = await import('../seed.ts')
+      const early = anchorMs === undefined ? undefined : anchorTooEarly(anchorMs)
+      if (early !== undefined) fail(early)
+      // Without the test clock, "now" is this machine's: an anchor after it is refused here too. With
+      // it, the store's clock decides, once the store is open.
+      if (anchorMs !== undefined && !config.testClock && anchorMs > Date.now()) fail(anchorInFuture(anchorMs))
+      return withContainer(async (c) => {
         const lines: string[] = []
-        // Loaded here: the HTTP stack and the synthetic network are heavy, and other commands need neither.
-        const { seedSynthetic } = await import('../seed.ts')
         const records = await seedSynthetic(c, size, (l) => (opts.json ? lines.push(l) : process.stdout.write(`${l}\n`)), {
           ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
           ...(anchorMs !== undefined ? { anchorMs } : {}),
         })
         const counts = await c.contentStore.counts()
         print(opts.json, { records, counts }, `Wrote ${records} records. Store now holds ${JSON.stringify(counts)}.`)
-      }),
-    )
+      })
+    })
 
   program
     .command('ingest')

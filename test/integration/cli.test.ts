@@ -1,7 +1,7 @@
 /** The operator CLI (D12), run as a process against a data directory, as an operator would. */
 import Database from 'better-sqlite3'
 import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -103,11 +103,18 @@ describe('pronet CLI', () => {
     expect(JSON.parse(again.stdout).counts).toEqual(out.counts)
     // An anchor whose network would reach back before the ids can (19 digits: mid-1977) is refused.
     const early = await pronet('seed', '--size', '40', '--anchor', '1978-01-01T00:00:00Z')
-    expect([early.code, early.stderr]).toEqual([1, expect.stringMatching(/^pronet: the anchor 1978-01-01T00:00:00\.000Z is before 2004-01-01T00:00:00\.000Z/)])
+    expect([early.code, early.stderr]).toEqual([2, expect.stringMatching(/^pronet: the anchor 1978-01-01T00:00:00\.000Z is before 2004-01-01T00:00:00\.000Z/)])
 
     const future = await pronet('seed', '--size', '40', '--anchor', '2999-01-01T00:00:00Z')
-    expect(future.code).not.toBe(0)
-    expect(future.stderr).toMatch(/future/)
+    expect([future.code, future.stderr]).toEqual([2, 'pronet: the anchor 2999-01-01T00:00:00.000Z is in the future.\n'])
+    // Refused options are told before the store is opened: a data dir that did not exist is not made
+    // (it was, with an empty store and a secret, for an anchor refused).
+    const fresh = join(dir, 'not-made')
+    for (const args of [['--anchor', '1978-01-01T00:00:00Z'], ['--anchor', '2999-01-01T00:00:00Z'], ['--size', 'huge'], ['--anchor', '2025-02-30T10:00:00Z']]) {
+      const refused = await pronetWith({ PRONET_DATA_DIR: fresh }, 'seed', ...args)
+      expect(refused.code, refused.stderr).toBe(2)
+      expect(existsSync(fresh), args.join(' ')).toBe(false)
+    }
     // A day that does not exist is refused as a usage error, not rolled over into March (it seeded
     // a network anchored at 2025-03-02).
     const rolled = await pronet('seed', '--size', '40', '--anchor', '2025-02-30T10:00:00Z')
