@@ -98,6 +98,20 @@ export function runLedgerContract(name: string, make: () => Promise<LedgerHandle
       await balanced(id, T0)
     })
 
+    it('a call still running keeps its hold however far the requests\' clock moves', async () => {
+      // A test clock (or a node whose clock jumps) moves past the holds' lifetime while a call runs:
+      // its credits stay reserved, so a later call cannot spend them and the first never gets a late 402.
+      const id = await custom(5)
+      const a = await ledger.hold(id, 5, T0)
+      expect(a.ok).toBe(true)
+      if (!a.ok) throw new Error('unreachable')
+      const later = T0 + 10 * 60_000
+      expect(await ledger.hold(id, 1, later)).toMatchObject({ ok: false, held: 5 })
+      expect(await ledger.settle(a.hold, line(id, T0, 5))).toEqual({ ok: true, charged: 5 })
+      expect(await ledger.hold(id, 1, later)).toMatchObject({ ok: false, held: 0, balance: { total: 0 } })
+      await balanced(id, later)
+    })
+
     it('draws the allowance first, then packs by soonest expiry, splitting a debit across lots', async () => {
       const id = await custom(2)
       await ledger.state(id, T0)

@@ -654,21 +654,25 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
         outcomes.push({ request: s, result: { ok: true, charged: s.line.credits } })
       }
     }
-    const live = (row.holds ?? []).map(([, credits, expiresAt]) => ({ credits, expiresAt: num(expiresAt) }))
+    // A hold this node granted and has not settled is a call still running here: it counts (and its
+    // row stays) whatever its recorded expiry, which is in the requests' clock and may look lapsed
+    // when that clock jumps ahead (a test clock) before the renewal moves it.
+    const live = (row.holds ?? []).map(([id, credits, expiresAt]) => ({ id, credits, expiresAt: num(expiresAt), ours: unsettled.has(id) }))
+    const lapsed = (x: { expiresAt: number; ours: boolean }, at: number) => !x.ours && x.expiresAt <= at
     const granted: { id: string; credits: number; at: number; expiresAt: number }[] = []
     let sweepBefore: number | undefined
     for (const h of holdRequests) {
       mutations.push(...renew(state, h.at, opts.newLotId))
       // Holds of dead nodes (expired by this request's instant) do not count; their rows go below.
-      if (live.some((x) => x.expiresAt <= h.at)) sweepBefore = Math.min(sweepBefore ?? h.at, h.at)
-      const held = live.reduce((sum, x) => (x.expiresAt > h.at ? sum + x.credits : sum), 0)
+      if (live.some((x) => lapsed(x, h.at))) sweepBefore = Math.min(sweepBefore ?? h.at, h.at)
+      const held = live.reduce((sum, x) => (lapsed(x, h.at) ? sum : sum + x.credits), 0)
       const balance = balanceAt(state, h.at)
       if (balance.total - held < h.credits) {
         outcomes.push({ request: h, result: { ok: false, balance, held } })
         continue
       }
       const hold = { id: newHoldId(), credits: h.credits, at: h.at, expiresAt: h.at + holdTtlMs }
-      live.push(hold)
+      live.push({ ...hold, ours: true })
       granted.push(hold)
       // The request is billed at its billing instant: a lot this node's clock sees as starting a few ms
       // ahead (another node opened it) is live there. The hold's row keeps this node's instant, which
@@ -680,7 +684,13 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
     const statements = writeSql(accountId, mutations, lines)
     if (billed.length > 0) statements.push(recordSettled(accountId, billed))
     if (sweepBefore !== undefined) {
-      statements.push(inline('DELETE FROM credit_holds WHERE account_id = $1 AND expires_at <= $2', [accountId, sweepBefore]))
+      statements.push(
+        inline('DELETE FROM credit_holds WHERE account_id = $1 AND expires_at <= $2 AND NOT (id = ANY($3::text[]))', [
+          accountId,
+          sweepBefore,
+          live.filter((x) => x.ours).map((x) => x.id),
+        ]),
+      )
     }
     if (granted.length > 0) {
       const values = granted.map((g) => inline('($1, $2, $3, $4, $5)', [g.id, accountId, g.credits, g.at, g.expiresAt]))
