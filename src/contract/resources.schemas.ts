@@ -13,6 +13,15 @@ const closed = { additionalProperties: false } as const
 const Str = Type.String()
 const Int = Type.Integer()
 const NonNegInt = Type.Integer({ minimum: 0 })
+/**
+ * What PostgreSQL's integer holds, and far past any real count or size: an ingested count is kept
+ * alike by both stores and read back as an exact JSON integer (1e21 would be served as `1e+21`, a
+ * value past 2^53 would lose digits, and a sum of counts could not be checked).
+ */
+export const INT32_MAX = 2_147_483_647
+const Count = Type.Integer({ minimum: 0, maximum: INT32_MAX })
+/** A calendar year as a date of the platform writes it; a negative or five-digit year is no date. */
+const Year = Type.Integer({ minimum: 1, maximum: 9999 })
 const Bool = Type.Boolean()
 
 // ---------- Post (2.2) ----------
@@ -31,7 +40,7 @@ const reactionKey = (upper: boolean) => `^(${REACTION_TYPES.map((t) => (upper ? 
 // Spec 2.2: keyed by lower-case reaction type (2.3's six), only received types present, so each count is at least 1.
 export const ReactionsByTypeSchema = Type.Record(
   Type.String({ pattern: reactionKey(false) }),
-  Type.Integer({ minimum: 1 }),
+  Type.Integer({ minimum: 1, maximum: INT32_MAX }),
   {
     // Without it, a key outside the pattern (`LIKE`, `wow`) would be let through unchecked.
     additionalProperties: false,
@@ -39,17 +48,17 @@ export const ReactionsByTypeSchema = Type.Record(
   },
 )
 
-export const ImageSchema = Type.Object({ url: Str, width: Int, height: Int }, closed)
+export const ImageSchema = Type.Object({ url: Str, width: Count, height: Count }, closed)
 
 export const VideoStreamSchema = Type.Object(
-  { url: Str, width: Int, height: Int, bitRate: Int },
+  { url: Str, width: Count, height: Count, bitRate: Count },
   { ...closed, description: 'one available rendition' },
 )
 
 export const VideoSchema = Type.Object(
   {
     url: Str,
-    duration: Type.Integer({ minimum: 0, description: 'milliseconds' }),
+    duration: Type.Integer({ minimum: 0, maximum: INT32_MAX, description: 'milliseconds' }),
     thumbnail: Str,
     progressiveStreams: Type.Array(VideoStreamSchema),
   },
@@ -81,9 +90,9 @@ export const PostSchema = Type.Object(
     shareUrn: Type.String({ description: 'share or ugcPost URN' }),
     content: Str,
     date: Type.String({ format: 'date-time', description: 'original publication time, also for edited posts' }),
-    reactionCount: NonNegInt,
-    commentCount: NonNegInt,
-    sharesCount: NonNegInt,
+    reactionCount: Count,
+    commentCount: Count,
+    sharesCount: Count,
     reactionsByType: ReactionsByTypeSchema,
     postType: PostTypeSchema,
     shareUrl: Str,
@@ -107,8 +116,8 @@ export const PostOlderSchema = Type.Object(
     id: Str,
     content: Str,
     date: Type.String({ format: 'date-time' }),
-    reactionCount: NonNegInt,
-    commentCount: NonNegInt,
+    reactionCount: Count,
+    commentCount: Count,
     imageUrl: Nullable(Str),
     videoUrl: Nullable(Str),
     carouselPdfUrl: Nullable(Str),
@@ -124,9 +133,9 @@ export const PostTrimmedSchema = Type.Object(
     shareUrn: Str,
     content: Str,
     date: Type.String({ format: 'date-time' }),
-    reactionCount: NonNegInt,
-    commentCount: NonNegInt,
-    sharesCount: NonNegInt,
+    reactionCount: Count,
+    commentCount: Count,
+    sharesCount: Count,
     imageUrl: Nullable(Str),
     videoUrl: Nullable(Str),
     carouselPdfUrl: Nullable(Str),
@@ -149,7 +158,7 @@ export const ReactionEntrySchema = Type.Object(
 // ---------- Profile (2.4, D7) ----------
 
 export const YearMonthSchema = Type.Object(
-  { year: Int, month: Type.Optional(Type.Integer({ minimum: 1, maximum: 12 })) },
+  { year: Year, month: Type.Optional(Type.Integer({ minimum: 1, maximum: 12 })) },
   closed,
 )
 
@@ -192,7 +201,7 @@ export const EducationSchema = Type.Object(
   closed,
 )
 
-export const SkillSchema = Type.Object({ name: Str, endorsementCount: NonNegInt }, closed)
+export const SkillSchema = Type.Object({ name: Str, endorsementCount: Count }, closed)
 export const LanguageSchema = Type.Object({ name: Str, proficiency: Str }, closed)
 export const CertificationSchema = Type.Object(
   {
@@ -247,8 +256,8 @@ export const ProfileSchema = Type.Object(
     companyPlatformUrl: Str,
     currentPosition: Nullable(CurrentPositionSchema),
     currentSchool: Nullable(CurrentSchoolSchema),
-    followerCount: NonNegInt,
-    connectionsCount: NonNegInt,
+    followerCount: Count,
+    connectionsCount: Count,
     creator: Bool,
     influencer: Bool,
     premium: Bool,
@@ -256,7 +265,7 @@ export const ProfileSchema = Type.Object(
     openToWork: Type.Optional(Bool),
     inRemembrance: Bool,
     openProfile: Type.Optional(Bool),
-    joinDate: Type.Object({ month: Type.Integer({ minimum: 1, maximum: 12 }), year: Int }, closed),
+    joinDate: Type.Object({ month: Type.Integer({ minimum: 1, maximum: 12 }), year: Year }, closed),
     pronoun: Type.Optional(Str),
     experiences: Type.Array(ExperienceSchema),
     educations: Type.Array(EducationSchema),
@@ -294,8 +303,8 @@ export const CompanySchema = Type.Object(
     domain: Type.Optional(Str),
     industry: Str,
     industryV1: Str,
-    employeeCount: NonNegInt,
-    employeeCountRange: Type.Object({ start: NonNegInt, end: NonNegInt }, closed),
+    employeeCount: Count,
+    employeeCountRange: Type.Object({ start: Count, end: Count }, closed),
     headquarter: Type.Optional(
       Type.Object(
         { line1: Str, city: Str, geographicArea: Str, postalCode: Str, country: Str, description: Str, headquarter: Bool },
@@ -305,7 +314,7 @@ export const CompanySchema = Type.Object(
     locations: Type.Array(
       Type.Object({ city: Str, geographicArea: Str, country: Str, headquarter: Bool }, closed),
     ),
-    followerCount: NonNegInt,
+    followerCount: Count,
     logoUrl: Type.Optional(Str),
     coverImageUrl: Type.Optional(Str),
     description: Type.Optional(Str),
@@ -328,7 +337,7 @@ export const ArticleSchema = Type.Object(
     description: Str,
     publishedAt: Nullable(Type.String({ format: 'date-time', description: 'null when the id does not decode' })),
     coverImageUrl: Nullable(Str),
-    readTimeMinutes: Nullable(Type.Integer({ minimum: 0 })),
+    readTimeMinutes: Nullable(Count),
     subtitle: Str,
   },
   closed,
@@ -353,7 +362,7 @@ const commentFields = {
   urn: Type.String({ description: 'urn:li:comment:(activity:<postId>,<commentId>)' }),
   text: Str,
   createdAt: Type.String({ format: 'date-time' }),
-  reactionCount: NonNegInt,
+  reactionCount: Count,
   author: CommentAuthorSchema,
   permalink: Str,
   pinned: Bool,
@@ -398,14 +407,14 @@ export const SearchResultSchema = Type.Object(
       Type.Object(
         {
           ...VideoSchema.properties,
-          width: Nullable(Int),
-          height: Nullable(Int),
+          width: Nullable(Count),
+          height: Nullable(Count),
         },
         { ...closed, description: 'width/height of the first rendition; null when it has none' },
       ),
     ),
     isEdited: Type.Boolean({ description: "true is the only signal that an edited post's date differs from its edit time" }),
-    reactionTypeCounts: Type.Record(Type.String({ pattern: reactionKey(true) }), Type.Integer({ minimum: 1 }), {
+    reactionTypeCounts: Type.Record(Type.String({ pattern: reactionKey(true) }), Type.Integer({ minimum: 1, maximum: INT32_MAX }), {
       additionalProperties: false,
       description: 'the counts of reactionsByType keyed by upper-case reaction type',
     }),

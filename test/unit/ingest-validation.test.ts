@@ -1,7 +1,7 @@
 /** What ingest says of a record that does not fit its kind's schema (D13): every reason in words. */
 import { describe, expect, it } from 'vitest'
 import { validateRecord } from '../../src/domain/content/content-writer.ts'
-import { COMMENT_ID, FIXTURE_NOW, PERSON_POST_ID, commentRecord, companyRecord, personPostRecord, profileUrn, AUTHOR_ID } from '../helpers/ingest-fixtures.ts'
+import { COMMENT_ID, FIXTURE_NOW, PERSON_POST_ID, commentRecord, companyRecord, personPostRecord, profileRecord, profileUrn, AUTHOR_ID } from '../helpers/ingest-fixtures.ts'
 
 describe('validateRecord reasons', () => {
   it('a comment copied from GET /api/v1/post/comments is refused with why each derived field is left out', () => {
@@ -43,5 +43,29 @@ describe('validateRecord reasons', () => {
     // Other control characters are text like any other, and the records without the NUL pass.
     expect(validateRecord({ kind: 'post', data: { ...post, content: 'a\u0001b\tc' } })).toHaveProperty('record')
     expect(validateRecord({ kind: 'company', data: company })).toHaveProperty('record')
+  })
+
+  it('counts past 2^31 - 1 and years outside 1..9999 are refused on their line (PostgreSQL refused them with its own words; 1e21 was served as 1e+21)', () => {
+    const reason = (kind: 'comment' | 'post' | 'profile' | 'company', data: unknown) => {
+      const v = validateRecord({ kind, data })
+      return 'reason' in v ? v.reason : 'accepted'
+    }
+    const comment = commentRecord(PERSON_POST_ID, COMMENT_ID, profileUrn(AUTHOR_ID))
+    expect(reason('comment', { ...comment, reactionCount: 2_147_483_647 })).toBe('accepted')
+    expect(reason('comment', { ...comment, reactionCount: 2_147_483_648 })).toMatch(/^data\.reactionCount .*2147483647/)
+    const post = personPostRecord(AUTHOR_ID, FIXTURE_NOW - 86_400_000, 7)
+    expect(reason('post', { ...post, sharesCount: 1e21 })).toMatch(/^data\.sharesCount /)
+    expect(reason('post', { ...post, reactionsByType: { like: 2 ** 53 + 1 } })).toMatch(/^data\.reactionsByType\.like /)
+    const company = companyRecord()
+    expect(reason('company', { ...company, followerCount: 3e9 })).toMatch(/^data\.followerCount /)
+    const profile = profileRecord(1)
+    const first = profile.experiences[0]!
+    const withStart = (year: number) => ({
+      ...profile,
+      experiences: [{ ...first, timePeriod: { ...first.timePeriod, startDate: { year, month: 3 } } }, ...profile.experiences.slice(1)],
+    })
+    expect(reason('profile', withStart(2019))).toBe('accepted')
+    expect(reason('profile', withStart(-5))).toMatch(/^data\.experiences\.0\.timePeriod\.startDate\.year must be/)
+    expect(reason('profile', withStart(12_000))).toMatch(/^data\.experiences\.0\.timePeriod\.startDate\.year must be/)
   })
 })
