@@ -805,6 +805,18 @@ export function runContentStoreContract(name: string, makeStore: () => Promise<C
         expect(exact.hasMore).toBe(false)
       })
 
+      it('never lists a reaction to a repost without commentary (spec 2.2), and pages stay full', async () => {
+        const repost = postIdAt(3)
+        await seed(postRow(repost, personRef(2), { isRepost: true }))
+        await seed(profileReactionRow(me, postIdAt(1), 100), profileReactionRow(me, repost, 200), profileReactionRow(me, postIdAt(2), 300))
+        const p1 = await store.listProfileReactions(me, null, 1)
+        expect(p1.rows.map((r) => r.postId)).toEqual([postIdAt(2)])
+        expect(p1.hasMore).toBe(true)
+        const p2 = await store.listProfileReactions(me, { reactedAt: 300, postId: postIdAt(2) }, 1)
+        expect(p2).toMatchObject({ rows: [expect.objectContaining({ postId: postIdAt(1) })], hasMore: false })
+        expect((await store.listProfileReactions(me, null, 10)).rows.map((r) => r.postId)).toEqual([postIdAt(2), postIdAt(1)])
+      })
+
       it('is empty for a member without reactions', async () => {
         expect(await store.listProfileReactions(profileIdOf(2), null, 10)).toEqual({ rows: [], hasMore: false })
       })

@@ -727,12 +727,14 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
     },
 
     async listProfileReactions(profileId, after, limit) {
+      // As on SQLite: a reaction to a repost without commentary is left out in the query (spec 2.2).
       if (after !== null && !isStorableId(after.postId)) throw new RangeError(`after.postId "${after.postId}" is not a post id`)
       const take = Math.max(0, limit)
       const { rows } = await pool.query<{ reactionType: string; reactedAt: string; postId: string; postDoc: string }>(
         `SELECT r.reaction_type AS "reactionType", r.reacted_at AS "reactedAt", r.post_id AS "postId", d.doc_trimmed AS "postDoc"
          FROM profile_reactions r JOIN post_docs d ON d.id = r.post_id
-         WHERE r.profile_id = $1 AND ($2::bigint IS NULL OR (r.reacted_at, r.post_id) < ($2::bigint, $3::bigint))
+         WHERE r.profile_id = $1 AND NOT EXISTS (SELECT 1 FROM posts p WHERE p.id = r.post_id AND p.is_repost)
+           AND ($2::bigint IS NULL OR (r.reacted_at, r.post_id) < ($2::bigint, $3::bigint))
          ORDER BY r.reacted_at DESC, r.post_id DESC LIMIT $4`,
         [profileId, after?.reactedAt ?? null, after?.postId ?? null, take + 1],
       )

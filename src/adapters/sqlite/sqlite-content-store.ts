@@ -192,17 +192,19 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
     `SELECT CAST(p.id AS TEXT) AS id, CAST(d.doc_older AS BLOB) AS docOlder FROM posts p JOIN post_docs d ON d.id = p.id
      WHERE p.author_kind = ? AND p.author_id = ? AND p.is_repost = 0 ORDER BY p.id DESC LIMIT ?`,
   )
+  // A reaction to a repost without commentary is not listed (spec 2.2: such reposts never are); it is
+  // left out in the query, so a page stays full.
   const reactionsNewest = db.prepare(
     `SELECT r.reaction_type AS reactionType, r.reacted_at AS reactedAt, CAST(r.post_id AS TEXT) AS postId,
             CAST(d.doc_trimmed AS BLOB) AS postDoc
      FROM profile_reactions r JOIN post_docs d ON d.id = r.post_id
-     WHERE r.profile_id = ? ORDER BY r.reacted_at DESC, r.post_id DESC LIMIT ?`,
+     WHERE r.profile_id = ? AND NOT EXISTS (SELECT 1 FROM posts p WHERE p.id = r.post_id AND p.is_repost = 1) ORDER BY r.reacted_at DESC, r.post_id DESC LIMIT ?`,
   )
   const reactionsAfter = db.prepare(
     `SELECT r.reaction_type AS reactionType, r.reacted_at AS reactedAt, CAST(r.post_id AS TEXT) AS postId,
             CAST(d.doc_trimmed AS BLOB) AS postDoc
      FROM profile_reactions r JOIN post_docs d ON d.id = r.post_id
-     WHERE r.profile_id = ? AND (r.reacted_at, r.post_id) < (?, ?)
+     WHERE r.profile_id = ? AND NOT EXISTS (SELECT 1 FROM posts p WHERE p.id = r.post_id AND p.is_repost = 1) AND (r.reacted_at, r.post_id) < (?, ?)
      ORDER BY r.reacted_at DESC, r.post_id DESC LIMIT ?`,
   )
   const articlesPage = db
