@@ -19,6 +19,10 @@ import {
   profileRow,
 } from '../helpers/content-fixtures.ts'
 import { runContentStoreContract } from './content-store.contract.ts'
+import { createManualClock } from '../../src/adapters/system-clock.ts'
+import { createContentWriter } from '../../src/domain/content/content-writer.ts'
+import { idFromTime } from '../../src/domain/content/ids.ts'
+import { COMPANY_ID, FIXTURE_NOW, PERSON_POST_ID, commentRecord, companyRecord, companyUrn, fixtureRecords } from '../helpers/ingest-fixtures.ts'
 
 const available = await postgresAvailable()
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -142,6 +146,31 @@ describe.skipIf(!available)('postgres content store', () => {
       expect((await a.listPostReactions(postIdAt(1), 0, 10)).reactions).toHaveLength(4)
       const t = await totals()
       expect(t.kept).toBe(t.actual)
+    })
+
+    it('reads text with a lone surrogate, and a page headline cut beside an emoji, as SQLite does (well-formed on both)', async () => {
+      const store = open()
+      const sqliteDb = openSqlite(':memory:')
+      const reference = createSqliteContentStore(sqliteDb)
+      try {
+        const records = fixtureRecords()
+        // The page headline is the description's first 120 characters: here the 120th is an emoji.
+        const description = `${'x'.repeat(119)}\u{1F680} and on`
+        const company = { kind: 'company', data: { ...companyRecord(), description, name: 'North\ud800wind' } }
+        const byPage = commentRecord(PERSON_POST_ID, idFromTime(Date.UTC(2025, 0, 10, 12), 7), companyUrn(COMPANY_ID), { text: 'lone \udc00 half' })
+        const input = [company, ...records.filter((r) => r.kind !== 'company'), { kind: 'comment', data: byPage }]
+        const write = (s: ContentStore) => createContentWriter({ store: s, clock: createManualClock(FIXTURE_NOW), platformHost: 'www.linkedin.com' }).write(input)
+        expect((await write(store)).every((o) => o.ok)).toBe(true)
+        expect((await write(reference)).every((o) => o.ok)).toBe(true)
+        const read = async (s: ContentStore) => (await s.listComments(PERSON_POST_ID, 0, 10)).comments
+        const comments = await read(store)
+        expect(comments).toEqual(await read(reference))
+        const mine = comments.find((c) => c.text.startsWith('lone'))!
+        expect(mine.text).toBe('lone \uFFFD half')
+        expect(mine.author).toMatchObject({ name: 'North\uFFFDwind', headline: `${'x'.repeat(119)}\u{1F680}` })
+      } finally {
+        sqliteDb.close()
+      }
     })
 
     it('writes runs of reactions in one statement with the outcomes and order of writing them one by one (as SQLite does)', async () => {

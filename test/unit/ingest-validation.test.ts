@@ -68,4 +68,19 @@ describe('validateRecord reasons', () => {
     expect(reason('profile', withStart(-5))).toMatch(/^data\.experiences\.0\.timePeriod\.startDate\.year must be/)
     expect(reason('profile', withStart(12_000))).toMatch(/^data\.experiences\.0\.timePeriod\.startDate\.year must be/)
   })
+
+  it('a lone surrogate in any text becomes U+FFFD; the input is not changed and well-formed records are passed as they are', () => {
+    const company = companyRecord()
+    const input = { ...company, specialities: ['ok', 'half \ud83d'], headquarter: { ...company.headquarter, city: '\udc00Leeds' } }
+    const v = validateRecord({ kind: 'company', data: input })
+    expect(v).toHaveProperty('record')
+    if (!('record' in v)) throw new Error('unreachable')
+    expect(v.record.data).toMatchObject({ specialities: ['ok', 'half \uFFFD'], headquarter: { city: '\uFFFDLeeds' }, name: company.name })
+    expect(input.specialities[1]).toBe('half \ud83d')
+    // A pair is one character, not two halves.
+    const paired = { ...company, name: 'Rocket \u{1F680}' }
+    const ok = validateRecord({ kind: 'company', data: paired })
+    expect('record' in ok && ok.record.data).toBe(paired)
+  })
 })
+

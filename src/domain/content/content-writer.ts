@@ -14,7 +14,7 @@ import {
 import type { Clock } from '../../ports/clock.ts'
 import { CONTENT_KIND, type AuthorRef, type ContentRow, type ContentStore, type WriteOutcome } from '../../ports/content-store.ts'
 import { articlePublishedAt, isoFromId, POST_ID_RE, timeFromId } from './ids.ts'
-import { codePointLength } from '../code-points.ts'
+import { codePointLength, firstCodePoints, wellFormed } from '../code-points.ts'
 import { isUsableSlug } from './input-resolution.ts'
 import { profileTemplate } from './profile-doc.ts'
 
@@ -294,7 +294,7 @@ export function prepareRecord(record: IngestRecord, nowMs: number, platformHost:
           slug: c.publicIdentifier ? c.publicIdentifier.toLowerCase() : null,
           pageType: pageType ?? 'company',
           name: c.name ?? '',
-          headline: c.description?.slice(0, 120) ?? c.industry,
+          headline: (c.description !== undefined ? firstCodePoints(c.description, 120) : undefined) ?? c.industry,
           logoUrl: c.logoUrl ?? null,
           url: c.url,
           doc: JSON.stringify(c),
@@ -377,7 +377,7 @@ export function validateRecord(value: unknown): { record: IngestRecord } | { rea
   if (errors !== undefined) return { reason: errors }
   const nul = pathOfNul(data, 'data')
   if (nul !== undefined) return { reason: `${nul} holds a NUL character (U+0000), which no text may hold` }
-  return { record: { kind, data } as IngestRecord }
+  return { record: { kind, data: wellFormed(data) } as IngestRecord }
 }
 
 /**
