@@ -338,6 +338,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       buyCreditsUrl: config.buyCreditsUrl,
       packTiers: config.packTiers,
       monotonic,
+      searchTimeShare: !config.databaseUrl,
     }),
     usage: createUsageReporter({ ledger, clock }),
     search: createSearchService({ index: overrides.wrapSearchIndex?.(stores.searchIndex) ?? stores.searchIndex, tokens, clock, platformHost, cache }),

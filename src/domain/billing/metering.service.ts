@@ -40,6 +40,14 @@ export interface MeteringDeps {
   packTiers?: readonly PriceTier[]
   /** Monotonic milliseconds, for the time searches take (search-time-budget.ts); default performance.now. */
   monotonic?: () => number
+  /**
+   * Whether each account has a share of this node's search time (default true). Only where searches
+   * run on the node's one thread (the embedded store): on PostgreSQL they run in the database,
+   * concurrently, and a search's time is mostly waiting for it, so a share of wall time refused a
+   * 1 rps plan's OR queries at its own rate (8 of 15) that the embedded store served; there the cap on
+   * simultaneous searches (D4) bounds an account.
+   */
+  searchTimeShare?: boolean
 }
 
 /** Rate-limit units a call takes on arrival (D4, spec 8): batch entries after the first take more later. */
@@ -124,6 +132,7 @@ export function createMeteringService(deps: MeteringDeps) {
   const { ledger, limiter, clock } = deps
   const monotonic = deps.monotonic ?? (() => performance.now())
   const searchTime = createSearchTimeBudget(monotonic)
+  const shareTime = deps.searchTimeShare ?? true
   /** Units the batches running on this node still wait for, per account (their 429s' Retry-After counts them). */
   const queuedBatchUnits = new Map<string, number>()
   const queue = (accountId: string, delta: number): void => {
@@ -266,7 +275,7 @@ export function createMeteringService(deps: MeteringDeps) {
      */
     async enterSearch(accountId: string, at: number): Promise<() => Promise<void>> {
       const rps = effectiveRps((await stateOf(accountId, at)).subscription)
-      const wait = searchTime.waitMs(accountId, rps)
+      const wait = shareTime ? searchTime.waitMs(accountId, rps) : 0
       if (wait > 0) {
         throw new ApiError(
           'RATE_LIMITED',
@@ -286,7 +295,7 @@ export function createMeteringService(deps: MeteringDeps) {
       }
       const started = monotonic()
       return async () => {
-        searchTime.spend(accountId, rps, monotonic() - started)
+        if (shareTime) searchTime.spend(accountId, rps, monotonic() - started)
         await lease()
       }
     },
