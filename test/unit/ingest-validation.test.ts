@@ -1,6 +1,6 @@
 /** What ingest says of a record that does not fit its kind's schema (D13): every reason in words. */
 import { describe, expect, it } from 'vitest'
-import { validateRecord } from '../../src/domain/content/content-writer.ts'
+import { prepareRecord, validateRecord } from '../../src/domain/content/content-writer.ts'
 import { COMMENT_ID, FIXTURE_NOW, PERSON_POST_ID, commentRecord, companyRecord, personPostRecord, profileRecord, profileUrn, AUTHOR_ID } from '../helpers/ingest-fixtures.ts'
 
 describe('validateRecord reasons', () => {
@@ -81,6 +81,22 @@ describe('validateRecord reasons', () => {
     const paired = { ...company, name: 'Rocket \u{1F680}' }
     const ok = validateRecord({ kind: 'company', data: paired })
     expect('record' in ok && ok.record.data).toBe(paired)
+  })
+
+  it('a leap second (23:59:60), which the schema takes, is refused naming the field instead of skipping the id check', () => {
+    const at = Date.UTC(2016, 11, 31, 23, 59, 59, 900)
+    const post = personPostRecord(AUTHOR_ID, at, 7)
+    const prepare = (data: unknown) => {
+      const v = validateRecord(data)
+      if (!('record' in v)) throw new Error(v.reason)
+      return prepareRecord(v.record, FIXTURE_NOW, 'www.linkedin.com')
+    }
+    expect(() => prepare({ kind: 'post', data: post })).not.toThrow()
+    expect(() => prepare({ kind: 'post', data: { ...post, date: '2016-12-31T23:59:60Z' } })).toThrow(/^data\.date is a leap second \(:60\)/)
+    // Before, any leap second passed for any id: one a year away was stored with the id's time.
+    expect(() => prepare({ kind: 'post', data: { ...post, date: '2015-06-30T23:59:60Z' } })).toThrow(/^data\.date is a leap second/)
+    const reaction = { profileId: AUTHOR_ID, postId: PERSON_POST_ID, reactionType: 'LIKE', reactedAt: '2025-01-31T23:59:60Z' }
+    expect(() => prepare({ kind: 'profileReaction', data: reaction })).toThrow(/^data\.reactedAt is a leap second/)
   })
 })
 

@@ -160,8 +160,19 @@ function schemaErrors(kind: IngestKind, data: unknown): string | undefined {
  * D2: ids carry their creation time. `given` (the record's date) must be that time within a second,
  * and it must not be after now; returns it in UTC (2.1), as the record is stored and served.
  */
+/**
+ * The instant a record's date-time names. The schema takes a leap second (23:59:60, as RFC 3339 does),
+ * which JavaScript cannot read: such a date skipped the check against its id, and a reaction's time
+ * failed with internal wording. It is refused, naming the field.
+ */
+function instantOf(text: string, field: string): number {
+  const ms = Date.parse(text)
+  if (Number.isNaN(ms)) fail(`${field} is a leap second (:60), which this service cannot store; give the second before or after it`)
+  return ms
+}
+
 function timeOfId(id: string, given: string, fields: { date: string; id: string; idName: string }, nowMs: number): string {
-  if (Math.abs(Date.parse(given) - timeFromId(id)) > 1000) fail(`${fields.date} must be the time encoded in the ${fields.idName} (${isoFromId(id)})`)
+  if (Math.abs(instantOf(given, fields.date) - timeFromId(id)) > 1000) fail(`${fields.date} must be the time encoded in the ${fields.idName} (${isoFromId(id)})`)
   if (timeFromId(id) > nowMs) fail(`${fields.id} encodes a time in the future (${isoFromId(id)}); ids carry their creation time (D2)`)
   return isoFromId(id)
 }
@@ -351,7 +362,7 @@ export function prepareRecord(record: IngestRecord, nowMs: number, platformHost:
       const r = record.data
       const postId = postIdFrom(r.postId) ?? fail('data.postId must be an activity URN or id')
       const posted = timeFromId(postId)
-      const reactedAt = r.reactedAt !== undefined ? Date.parse(r.reactedAt) : posted
+      const reactedAt = r.reactedAt !== undefined ? instantOf(r.reactedAt, 'data.reactedAt') : posted
       // A reaction comes after its post and before now: 2099 sorted first in the member's reactions
       // feed for ever after, and a reaction older than its post placed the post before it existed.
       if (reactedAt > nowMs) fail(`data.reactedAt is in the future (${new Date(reactedAt).toISOString()})`)
