@@ -32,7 +32,7 @@ export const PostRecordSchema = Type.Object(
       Type.String({ description: 'activity URN of the reposted post; marks a repost without commentary (never listed)' }),
     ),
     isEdited: Type.Optional(Type.Boolean()),
-    mentionsCompanies: Type.Optional(Type.Array(Type.String({ pattern: '^\\d+$' }), { maxItems: 50 })),
+    mentionsCompanies: Type.Optional(Type.Array(Type.String({ pattern: '^\\d{1,19}$' }), { maxItems: 50 })),
     liveVideo: Type.Optional(Type.Boolean()),
     jobPost: Type.Optional(Type.Boolean()),
   },

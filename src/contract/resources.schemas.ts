@@ -234,7 +234,8 @@ export const ProfileSchema = Type.Object(
   {
     id: Type.String({ description: 'profile URN' }),
     profileId: Type.String({ pattern: '^ACoAA[A-Za-z0-9_-]{34}$' }),
-    memberId: Type.String({ pattern: '^\\d+$' }),
+    // At most 19 digits, as every lookup reads numeric ids (64-bit): a longer one could be stored but never named.
+    memberId: Type.String({ pattern: '^\\d{1,19}$' }),
     publicIdentifier: Str,
     url: Str,
     firstName: Str,
@@ -295,7 +296,8 @@ export const COMPANY_TYPE_CODES = [
 export const CompanySchema = Type.Object(
   {
     id: Type.String({ description: 'company URN' }),
-    companyId: Type.String({ pattern: '^\\d+$' }),
+    // At most 19 digits, as the page lookups read numeric ids (64-bit).
+    companyId: Type.String({ pattern: '^\\d{1,19}$' }),
     name: Type.Optional(Str),
     publicIdentifier: Type.Optional(Str),
     url: Str,

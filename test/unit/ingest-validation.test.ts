@@ -98,5 +98,21 @@ describe('validateRecord reasons', () => {
     const reaction = { profileId: AUTHOR_ID, postId: PERSON_POST_ID, reactionType: 'LIKE', reactedAt: '2025-01-31T23:59:60Z' }
     expect(() => prepare({ kind: 'profileReaction', data: reaction })).toThrow(/^data\.reactedAt is a leap second/)
   })
+
+  it('a company id or member id of more than 19 digits, which no lookup can name, is refused', () => {
+    const reason = (kind: 'company' | 'profile', data: unknown) => {
+      const v = validateRecord({ kind, data })
+      return 'reason' in v ? v.reason : 'accepted'
+    }
+    const company = companyRecord()
+    const long = '1'.repeat(25)
+    expect(reason('company', { ...company, companyId: long, id: `urn:li:fsd_company:${long}` })).toMatch(/^data\.companyId must match pattern/)
+    expect(reason('company', { ...company, companyId: '9'.repeat(19), id: `urn:li:fsd_company:${'9'.repeat(19)}`, url: `https://www.linkedin.com/company/${company.publicIdentifier}/` })).toBe('accepted')
+    const profile = profileRecord(1)
+    expect(reason('profile', { ...profile, memberId: '4'.repeat(40) })).toMatch(/^data\.memberId must match pattern/)
+    expect(reason('profile', { ...profile, memberId: '4'.repeat(19) })).toBe('accepted')
+    const post = personPostRecord(AUTHOR_ID, FIXTURE_NOW - 86_400_000, 7)
+    expect(validateRecord({ kind: 'post', data: { ...post, mentionsCompanies: ['1'.repeat(20)] } })).toMatchObject({ reason: expect.stringMatching(/^data\.mentionsCompanies\.0 must match pattern/) })
+  })
 })
 
