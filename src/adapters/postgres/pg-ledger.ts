@@ -723,6 +723,8 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
    * orphan, deleted later), its settles are retried (not awaited: the account's next group goes on).
    */
   function connectionLost(accountId: string, group: readonly Request[], error: unknown, p: Progress): void {
+    // Their callers are answered with the error and never settle them: not ours to keep alive.
+    for (const id of p.granted) unsettled.delete(id)
     if (p.commitSent && p.granted.length > 0) {
       const orphans = orphanHolds.get(accountId) ?? new Set<string>()
       for (const id of p.granted) orphans.add(id)
