@@ -20,7 +20,7 @@ const NonNegInt = Type.Integer({ minimum: 0 })
  */
 export const INT32_MAX = 2_147_483_647
 const Count = Type.Integer({ minimum: 0, maximum: INT32_MAX })
-/** A calendar year as a date of the platform writes it; a negative or five-digit year is no date. */
+/** A calendar year: a negative or five-digit year is no date (a negative one broke the duration labels). */
 const Year = Type.Integer({ minimum: 1, maximum: 9999 })
 const Bool = Type.Boolean()
 
