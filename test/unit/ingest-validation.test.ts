@@ -114,5 +114,23 @@ describe('validateRecord reasons', () => {
     const post = personPostRecord(AUTHOR_ID, FIXTURE_NOW - 86_400_000, 7)
     expect(validateRecord({ kind: 'post', data: { ...post, mentionsCompanies: ['1'.repeat(20)] } })).toMatchObject({ reason: expect.stringMatching(/^data\.mentionsCompanies\.0 must match pattern/) })
   })
+
+  it('an experience that ends before it starts is refused; one that starts and ends in the same month or year is fine', () => {
+    const profile = profileRecord(1)
+    // A past position added after the fixture's own.
+    const i = profile.experiences.length
+    const e = { ...profile.experiences[0]!, current: false, ongoing: false, positionUrn: 'urn:li:fsd_profilePosition:(past,1)' }
+    const prepare = (startDate: { year: number; month?: number }, endDate: { year: number; month?: number }) => {
+      const experiences = [...profile.experiences, { ...e, timePeriod: { startDate, endDate } }]
+      const v = validateRecord({ kind: 'profile', data: { ...profile, experiences } })
+      if (!('record' in v)) throw new Error(v.reason)
+      return prepareRecord(v.record, FIXTURE_NOW, 'www.linkedin.com')
+    }
+    expect(() => prepare({ year: 2020, month: 5 }, { year: 2020, month: 4 })).toThrow(`data.experiences[${i}].timePeriod.endDate is before its startDate`)
+    expect(() => prepare({ year: 2021 }, { year: 2020, month: 12 })).toThrow(/endDate is before its startDate/)
+    expect(() => prepare({ year: 2020, month: 5 }, { year: 2020, month: 5 })).not.toThrow()
+    expect(() => prepare({ year: 2020, month: 5 }, { year: 2020 })).not.toThrow()
+    expect(() => prepare({ year: 2020 }, { year: 2020, month: 1 })).not.toThrow()
+  })
 })
 

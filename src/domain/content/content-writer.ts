@@ -60,6 +60,11 @@ function checkPositions(p: Extract<IngestRecord, { kind: 'profile' }>['data']): 
       fail(`data.experiences[${i}].ongoing must be ${!ended}: a position is ongoing exactly when its timePeriod.endDate is null`)
     }
     if (e.current && ended) fail(`data.experiences[${i}].current: a position that has ended (timePeriod.endDate set) cannot be current`)
+    // An end before the start has no duration: its label read "1 mo" whatever the dates.
+    const { startDate: start, endDate: end } = e.timePeriod
+    if (start && end && (end.year < start.year || (end.year === start.year && (end.month ?? 12) < (start.month ?? 1)))) {
+      fail(`data.experiences[${i}].timePeriod.endDate is before its startDate`)
+    }
   })
   if (p.experiences.filter((e) => e.current).length > 1) fail('data.experiences: at most one entry is current (the primary ongoing position)')
   const position = p.currentPosition
