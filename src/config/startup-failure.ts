@@ -61,11 +61,17 @@ export function dataDirFailure(dataDir: string, e: unknown): StartupError {
   return new StartupError(`PRONET_DATA_DIR ${resolve(dataDir)} cannot be used: ${reasonOf(e)}`, { cause: e })
 }
 
-/** The URL without its password, which must not end up in a log. */
+/**
+ * The URL without its password, which must not end up in a log. The driver also takes a password
+ * from the query string (`?password=…`, `?sslpassword=…`): that was printed as given.
+ */
 export function redactUrl(raw: string): string {
   try {
     const url = new URL(raw)
     if (url.password) url.password = '***'
+    for (const name of [...url.searchParams.keys()]) {
+      if (/password/i.test(name)) url.searchParams.set(name, '***')
+    }
     return url.toString()
   } catch {
     return '(unparsable URL)'
