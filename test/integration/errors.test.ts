@@ -84,6 +84,18 @@ describe.skipIf(!(await redisAvailable()))('REDIS_URL naming a database Redis do
     // Redis not there now: the node starts on its local share (D4), so this is no failure.
     await expect(checkRedisDatabase('redis://127.0.0.1:1/3', 200)).resolves.toBeUndefined()
   })
+
+  it('stops the start when Redis refuses the credentials, naming the refusal but not the password', async () => {
+    // Started on as "not reachable yet", the node stayed on its own share of every budget for good.
+    const url = new URL(REDIS_URL)
+    url.username = 'pronet-no-such-user'
+    url.password = 'hunter2-secret'
+    url.pathname = '/3'
+    const start = checkRedisDatabase(url.toString())
+    await expect(start).rejects.toBeInstanceOf(StartupError)
+    await expect(start).rejects.toThrow(/^REDIS_URL redis:\/\/pronet-no-such-user:\*\*\*@.* was refused by Redis \(WRONGPASS\): check the user name and password it carries$/)
+    await expect(start).rejects.not.toThrow(/hunter2/)
+  })
 })
 
 /** Sends raw bytes to the server and reads everything it writes until it closes the connection. */
