@@ -16,6 +16,7 @@ import { collectDefaultMetrics } from 'prom-client'
 import { openContainer } from './container.ts'
 import { seedSynthetic } from './seed.ts'
 import { prepareStore } from './startup.ts'
+import { weakSecretNotes } from './config/weak-secrets.ts'
 
 export async function serve(config: Config): Promise<void> {
   const say = (line: string) => process.stdout.write(`${line}\n`)
@@ -67,6 +68,7 @@ export async function serve(config: Config): Promise<void> {
   if (isWildcardHost(config.host) && !config.buyCreditsUrlSet) {
     say(`Note: 402 answers send customers to ${config.buyCreditsUrl} to buy credits; set PRONET_BUY_CREDITS_URL to your purchase page.`)
   }
+  for (const note of weakSecretNotes(config)) say(note)
   if (report.demoKey) {
     say(`Demo API key (shown once; also saved to ${report.demoKeyFile}):`)
     say(`  ${report.demoKey}`)

@@ -1,0 +1,24 @@
+/**
+ * Startup notes for secrets too short to keep their job. Any non-empty PRONET_SECRET and
+ * PRONET_ADMIN_TOKEN is taken (D12 names them, not their form), so a one-character secret served:
+ * whoever guessed it could forge every pagination token and cursor, and a short admin token guards
+ * the whole operator API, whose failed attempts are not throttled. Told, not refused: the operator
+ * interface is stable and existing deployments must still start.
+ */
+export const MIN_SECRET_CHARS = 16
+
+export function weakSecretNotes(config: { secret: string | undefined; adminToken: string | undefined }): string[] {
+  const notes: string[] = []
+  const chars = (s: string) => `${[...s].length} character${[...s].length === 1 ? '' : 's'}`
+  if (config.secret !== undefined && [...config.secret].length < MIN_SECRET_CHARS) {
+    notes.push(
+      `Note: PRONET_SECRET has ${chars(config.secret)}: whoever guesses it can forge pagination tokens and cursors; use at least ${MIN_SECRET_CHARS} random characters, or leave it unset to have one generated and kept in the data dir.`,
+    )
+  }
+  if (config.adminToken !== undefined && [...config.adminToken].length < MIN_SECRET_CHARS) {
+    notes.push(
+      `Note: PRONET_ADMIN_TOKEN has ${chars(config.adminToken)}: it opens the whole admin API and failed attempts are not throttled; use at least ${MIN_SECRET_CHARS} random characters.`,
+    )
+  }
+  return notes
+}
