@@ -5,17 +5,19 @@
  * the whole operator API, whose failed attempts are not throttled. Told, not refused: the operator
  * interface is stable and existing deployments must still start.
  */
+import { codePointLength } from '../domain/code-points.ts'
+
 export const MIN_SECRET_CHARS = 16
 
 export function weakSecretNotes(config: { secret: string | undefined; adminToken: string | undefined }): string[] {
   const notes: string[] = []
-  const chars = (s: string) => `${[...s].length} character${[...s].length === 1 ? '' : 's'}`
-  if (config.secret !== undefined && [...config.secret].length < MIN_SECRET_CHARS) {
+  const chars = (s: string) => `${codePointLength(s)} character${codePointLength(s) === 1 ? '' : 's'}`
+  if (config.secret !== undefined && codePointLength(config.secret) < MIN_SECRET_CHARS) {
     notes.push(
       `Note: PRONET_SECRET has ${chars(config.secret)}: whoever guesses it can forge pagination tokens and cursors; use at least ${MIN_SECRET_CHARS} random characters, or leave it unset to have one generated and kept in the data dir.`,
     )
   }
-  if (config.adminToken !== undefined && [...config.adminToken].length < MIN_SECRET_CHARS) {
+  if (config.adminToken !== undefined && codePointLength(config.adminToken) < MIN_SECRET_CHARS) {
     notes.push(
       `Note: PRONET_ADMIN_TOKEN has ${chars(config.adminToken)}: it opens the whole admin API and failed attempts are not throttled; use at least ${MIN_SECRET_CHARS} random characters.`,
     )

@@ -162,10 +162,6 @@ function schemaErrors(kind: IngestKind, data: unknown): string | undefined {
 }
 
 /**
- * D2: ids carry their creation time. `given` (the record's date) must be that time within a second,
- * and it must not be after now; returns it in UTC (2.1), as the record is stored and served.
- */
-/**
  * The instant a record's date-time names. The schema takes a leap second (23:59:60, as RFC 3339 does),
  * which JavaScript cannot read: such a date skipped the check against its id, and a reaction's time
  * failed with internal wording. It is refused, naming the field.
@@ -176,6 +172,10 @@ function instantOf(text: string, field: string): number {
   return ms
 }
 
+/**
+ * D2: ids carry their creation time. `given` (the record's date) must be that time within a second,
+ * and it must not be after now; returns it in UTC (2.1), as the record is stored and served.
+ */
 function timeOfId(id: string, given: string, fields: { date: string; id: string; idName: string }, nowMs: number): string {
   if (Math.abs(instantOf(given, fields.date) - timeFromId(id)) > 1000) fail(`${fields.date} must be the time encoded in the ${fields.idName} (${isoFromId(id)})`)
   if (timeFromId(id) > nowMs) fail(`${fields.id} encodes a time in the future (${isoFromId(id)}); ids carry their creation time (D2)`)
@@ -310,7 +310,7 @@ export function prepareRecord(record: IngestRecord, nowMs: number, platformHost:
           slug: c.publicIdentifier ? c.publicIdentifier.toLowerCase() : null,
           pageType: pageType ?? 'company',
           name: c.name ?? '',
-          headline: (c.description !== undefined ? firstCodePoints(c.description, 120) : undefined) ?? c.industry,
+          headline: c.description !== undefined ? firstCodePoints(c.description, 120) : c.industry,
           logoUrl: c.logoUrl ?? null,
           url: c.url,
           doc: JSON.stringify(c),
