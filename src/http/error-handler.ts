@@ -29,7 +29,20 @@ function fromValidation(issues: ValidationIssue[], context: string | undefined):
     return new ApiError('INVALID_PARAMETER', `Unknown field '${name}'.`, { parameter: name })
   }
   const name = path || (context ?? 'request')
-  return new ApiError('INVALID_PARAMETER', `Invalid parameter '${name}': ${issue.message ?? 'bad value'}.`, { parameter: name })
+  const allowed = allowedValues(issues, issue)
+  const why = allowed ? `must be one of ${allowed.map((v) => `'${String(v)}'`).join(', ')}` : (issue.message ?? 'bad value')
+  return new ApiError('INVALID_PARAMETER', `Invalid parameter '${name}': ${why}.`, { parameter: name })
+}
+
+/**
+ * The values a field takes when its schema is a list of them: an enum ("must be equal to one of the
+ * allowed values") or a union of literals (one "must be equal to constant" per literal), neither of
+ * which says which values those are.
+ */
+function allowedValues(issues: ValidationIssue[], first: ValidationIssue): unknown[] | undefined {
+  if (first.keyword === 'enum' && Array.isArray(first.params.allowedValues)) return first.params.allowedValues
+  if (first.keyword !== 'const') return undefined
+  return issues.filter((i) => i.keyword === 'const' && i.instancePath === first.instancePath).map((i) => i.params.allowedValue)
 }
 
 const BODY_ERRORS: Record<string, string> = {

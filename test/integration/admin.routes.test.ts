@@ -99,7 +99,15 @@ describe('admin API (D12): accounts and keys', () => {
   it('refuses a wrong token (401), bad bodies (400), unknown accounts (404)', async () => {
     expectError(await admin('GET', '/admin/v1/accounts/acc_x', undefined, 'wrong'), 401, 'UNAUTHENTICATED')
     expectError(await t.app.inject({ method: 'GET', url: '/admin/v1/accounts/acc_x' }), 401, 'UNAUTHENTICATED')
-    expectError(await admin('POST', '/admin/v1/accounts', { plan: 'gold' }), 400, 'INVALID_PARAMETER')
+    // A field that takes one of a list of values says which (it said "must be equal to constant").
+    expect(expectError(await admin('POST', '/admin/v1/accounts', { plan: 'gold' }), 400, 'INVALID_PARAMETER')).toEqual({
+      error: "Invalid parameter 'plan': must be one of 'free', 'custom', 'none'.",
+      code: 'INVALID_PARAMETER',
+      details: { parameter: 'plan' },
+    })
+    expect(expectError(await admin('POST', '/admin/v1/accounts', { status: 'gold' }), 400, 'INVALID_PARAMETER').error).toBe(
+      "Invalid parameter 'status': must be one of 'active', 'free', 'trialing', 'past_due', 'incomplete', 'unpaid', 'canceled'.",
+    )
     expectError(await admin('POST', '/admin/v1/accounts', { rpsLimit: 0 }), 400, 'INVALID_PARAMETER')
     expectError(await admin('POST', '/admin/v1/accounts', { bogus: 1 }), 400, 'INVALID_PARAMETER')
     // An allowance past the bound (1e30 was stored and served as 1e+30, not an integer in JSON).
