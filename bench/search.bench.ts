@@ -7,14 +7,15 @@
  *   are built once into BENCH_SEARCH_DB (default .bench/search-<size>-seed<seed>.db) and reused.
  * - Queries are drawn from the index itself (fts5vocab): common words (in 4–11% of posts), medium
  *   and rare ones, phrases taken from post texts, boolean expressions, hashtags, author searches
- *   (one to three members, with and without a query) and common words sorted by date.
+ *   (one to three members, with and without a query), common words sorted by date, and medium words
+ *   with a `mentionsCompanies` filter (by date and by relevance; not one of the issue's goal classes).
  * - "service" is the search service in-process (validation, planning, index, cursor, the response's
  *   parts as the route hands them to one gathered write: items are not copied into one buffer),
  *   with the server's default response cache (64 MB: result items already served come from memory;
  *   BENCH_SEARCH_CACHE_MB=0 reads every item from the store);
  *   "raw" is the one FTS5 statement a plain implementation would run for the same first page:
  *   `MATCH … ORDER BY rank LIMIT n` (relevance) or `ORDER BY rowid DESC LIMIT n` (date), joined to
- *   posts for author filters. Each query runs service and raw in turn, BENCH_REPEAT times (a multiple
+ *   posts for author and mention filters. Each query runs service and raw in turn, BENCH_REPEAT times (a multiple
  *   of 4 balances which side runs first after which: see the loop), after BENCH_WARMUP rounds of
  *   service calls that bring the JIT to where a server under traffic runs (see WARMUP).
  *   "raw + items" adds reading the page's stored result items to the raw query: the least any search
@@ -156,6 +157,12 @@ async function main(): Promise<void> {
     .pluck()
     .all() as string[]
 
+  // Companies mentioned in 20 posts or more, for the mention class.
+  const mentioned = db
+    .prepare(`SELECT company_id FROM post_mentions GROUP BY company_id HAVING count(*) >= 20 LIMIT 500`)
+    .pluck()
+    .all() as string[]
+  if (mentioned.length === 0) throw new Error('no company is mentioned in 20 posts')
   const rel = (q: string) => ({ sql: 'SELECT rowid FROM post_search WHERE post_search MATCH ? ORDER BY rank LIMIT ?', args: [toFts5Match(parseSearchQuery(q).tree), PAGE] })
   const byDate = (q: string) => ({ sql: 'SELECT rowid FROM post_search WHERE post_search MATCH ? ORDER BY rowid DESC LIMIT ?', args: [toFts5Match(parseSearchQuery(q).tree), PAGE] })
   const cases: Case[] = []
@@ -188,6 +195,17 @@ async function main(): Promise<void> {
     })
     const d = pick(common)
     cases.push({ cls: 'date-sorted', body: { query: d, sortBy: 'date' }, raw: byDate(d) })
+    const mw = pick(medium)
+    const mc = pick(mentioned)
+    cases.push({
+      cls: 'mention',
+      body: { query: mw, mentionsCompanies: [mc], sortBy: i % 2 === 0 ? 'date' : 'relevance' },
+      raw: {
+        sql: `SELECT s.rowid FROM post_search s JOIN posts p ON p.id = s.rowid WHERE post_search MATCH ? AND p.mentions LIKE ?
+              ORDER BY ${i % 2 === 0 ? 'rowid DESC' : 'rank'} LIMIT ?`,
+        args: [toFts5Match(parseSearchQuery(mw).tree), `%,${mc},%`, PAGE],
+      },
+    })
   }
 
   const admit = async () => {}

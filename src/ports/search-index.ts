@@ -63,10 +63,16 @@ export interface SearchIndex {
   termFrequencies(tokens: readonly string[]): Promise<TermFrequencies>
   /** Which of `ids` match `query`, with their scores (order of `ids`). */
   matchAmong(query: QueryNode, ids: readonly string[]): Promise<ScoredId[]>
-  /** Which of `ids` match `query` (order of `ids`), unscored: what a walk newest first asks, without a score's cost. */
-  matchingAmong(query: QueryNode, ids: readonly string[]): Promise<string[]>
+  /**
+   * Which of `ids` match `query` (order of `ids`), unscored: what a walk newest first asks, without a
+   * score's cost. `sparse`: the ids lie far apart in time (a company's mentions), so the index should
+   * look each one up rather than walk the query's matches between them; the answer is the same.
+   */
+  matchingAmong(query: QueryNode, ids: readonly string[], sparse?: boolean): Promise<string[]>
   /** Searchable posts (reposts without commentary excluded) of any of `authors` within `range`, newest first. */
   authorPosts(authors: readonly AuthorRef[], range: IdRange, limit: number): Promise<string[]>
+  /** Searchable posts (reposts without commentary excluded) mentioning any of `companies` (ids) within `range`, newest first. */
+  mentionPosts(companies: readonly string[], range: IdRange, limit: number): Promise<string[]>
   /** Facts of each id that exists (absent ids are missing from the map). */
   facts(ids: readonly string[]): Promise<Map<string, PostFacts>>
   /** Search result items (D8) of each id whose item can be read (absent ids are missing). */

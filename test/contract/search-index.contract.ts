@@ -160,6 +160,7 @@ export function runSearchIndexContract(name: string, makeIndex: () => Promise<Se
         expect(got.map((s) => s.id)).toEqual(ids(1, 3, 2))
         expect(got.every((s) => Number.isFinite(s.score) && s.score > 0)).toBe(true)
         expect(await index.matchingAmong(q('remote OR python'), asked)).toEqual(ids(1, 3, 2))
+        expect(await index.matchingAmong(q('remote OR python'), asked, true)).toEqual(ids(1, 3, 2))
         expect(await index.matchAmong(q('remote'), [])).toEqual([])
         expect(await index.matchingAmong(q('remote'), [])).toEqual([])
         // Ids that are no activity id match nothing; more ids than matchingAmong seeks one by one.
@@ -257,6 +258,35 @@ export function runSearchIndexContract(name: string, makeIndex: () => Promise<Se
         expect(await index.authorPosts([], {}, 10)).toEqual([])
       })
 
+      it('mentionPosts gives the posts mentioning any of the companies newest first, without reposts, within range and limit, as rewritten', async () => {
+        const ids = (...minutes: number[]) => minutes.map((m) => postIdAt(m))
+        await seed(
+          postRow(postIdAt(10), personRef(2), { mentions: ['10001'] }),
+          postRow(postIdAt(11), companyRef(1), { mentions: ['10003'] }),
+          postRow(postIdAt(12), personRef(3), { mentions: ['10001', '10003'] }),
+          postRow(postIdAt(13), personRef(1), { isRepost: true, mentions: ['10001'] }),
+          postRow(postIdAt(14), personRef(1), { mentions: ['10002'] }),
+        )
+        expect(await index.mentionPosts(['10001'], {}, 10)).toEqual(ids(12, 10, 1))
+        expect(await index.mentionPosts(['10001', '10003'], {}, 10)).toEqual(ids(12, 11, 10, 1))
+        expect(await index.mentionPosts(['10001', '10001', '10003'], {}, 2)).toEqual(ids(12, 11))
+        expect(await index.mentionPosts(['10001', '10003'], { below: postIdAt(12) }, 10)).toEqual(ids(11, 10, 1))
+        expect(await index.mentionPosts(['10001', '10003'], { from: postIdAt(10) }, 10)).toEqual(ids(12, 11, 10))
+        expect(await index.mentionPosts(['10002'], {}, 10)).toEqual(ids(14, 1))
+        expect(await index.mentionPosts(['999', '1000'], {}, 10)).toEqual([])
+        expect(await index.mentionPosts([], {}, 10)).toEqual([])
+        // A rewrite replaces a post's mentions; a repost has none, and a post that stops being one has its own.
+        await seed(
+          postRow(postIdAt(12), personRef(3), { mentions: ['10002'] }),
+          postRow(postIdAt(10), personRef(2), { isRepost: true, mentions: ['10001'] }),
+          postRow(postIdAt(13), personRef(1), { mentions: ['10001'] }),
+          postRow(postIdAt(14), personRef(1)),
+        )
+        expect(await index.mentionPosts(['10001'], {}, 10)).toEqual(ids(13, 1))
+        expect(await index.mentionPosts(['10002'], {}, 10)).toEqual(ids(12, 1))
+        expect(await index.mentionPosts(['10003'], {}, 10)).toEqual(ids(11))
+      })
+
       it('facts gives each existing post its author, content kinds, mentions and the author\'s job title', async () => {
         const facts = await index.facts([postIdAt(1), postIdAt(2), postIdAt(3), postIdAt(5), postIdAt(99)])
         expect([...facts.keys()].sort()).toEqual([postIdAt(1), postIdAt(2), postIdAt(3), postIdAt(5)].sort())
@@ -343,6 +373,7 @@ export function runSearchIndexContract(name: string, makeIndex: () => Promise<Se
               const amongScored = await index.matchAmong(tree, among)
               expect(amongScored.map((s) => s.id)).toEqual(amongHits)
               expect(await index.matchingAmong(tree, among)).toEqual(amongHits)
+              expect(await index.matchingAmong(tree, among, true)).toEqual(amongHits)
               // Scored together or each on its own, a post's score is its score among all matches.
               const everyScore = new Map((await index.scoredMatches(tree, {}, 1000)).map((s) => [s.id, s.score]))
               for (const s of amongScored) expect(s.score).toBeCloseTo(everyScore.get(s.id) as number, 9)

@@ -200,7 +200,22 @@ describe('migration 006 backfills a database written before it', () => {
     }
   })
 
+  it('migration 008 then indexes the mentions of every post but reposts, and the adapter finds them', async () => {
+    expect(migrate(db, sqliteMigrationsDir())).toEqual(['007_settings.sql', '008_post_mentions.sql'])
+    const stored = db.prepare('SELECT company_id AS company, CAST(post_id AS TEXT) AS post FROM post_mentions').all() as { company: string; post: string }[]
+    const expected = posts.filter((p) => !p.isRepost).flatMap((p) => [...new Set(p.mentions)].map((company) => ({ company, post: p.id })))
+    const key = (m: { company: string; post: string }) => `${m.company}|${m.post}`
+    expect(stored.map(key).sort()).toEqual(expected.map(key).sort())
+    expect(expected.length).toBeGreaterThan(5)
+    const index = createSqliteSearchIndex(db)
+    for (const company of new Set(expected.map((m) => m.company))) {
+      const want = expected.filter((m) => m.company === company).map((m) => m.post).sort(newestFirst)
+      expect(await index.mentionPosts([company], {}, 1_000), company).toEqual(want)
+    }
+  })
+
   it('the search index adapter reads the backfilled facts and items', async () => {
+    migrate(db, sqliteMigrationsDir())
     const index = createSqliteSearchIndex(db)
     const sample = posts.filter((p) => !p.isRepost).slice(0, 40)
     const facts = await index.facts(sample.map((p) => p.id))

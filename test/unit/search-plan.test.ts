@@ -43,6 +43,9 @@ function stubIndex(frequencies: { current: TermFrequencies }) {
     async authorPosts() {
       return []
     },
+    async mentionPosts() {
+      return []
+    },
     async facts(list) {
       return new Map(list.map((id) => [id, { authorKind: 'person', authorId: 'p', contentKinds: 1, mentions: [], authorJobTitle: null }] as const))
     },

@@ -8,22 +8,28 @@ import { describe, expect, it } from 'vitest'
 import { bodyBytes } from '../../src/domain/content/content.service.ts'
 import { createManualClock } from '../../src/adapters/system-clock.ts'
 import { compareIds, idFromTime } from '../../src/domain/content/ids.ts'
-import { createSearchService, EMPTY_SCAN_LIMIT, SCAN_BUDGET } from '../../src/domain/search/search.service.ts'
+import { createSearchService, EMPTY_SCAN_LIMIT, MENTIONS_FIRST, RELEVANCE_CANDIDATES, SCAN_BUDGET } from '../../src/domain/search/search.service.ts'
 import { createTokenSigner } from '../../src/domain/tokens.ts'
+import { CONTENT_KIND } from '../../src/ports/content-store.ts'
 import type { IdRange, PostFacts, SearchIndex } from '../../src/ports/search-index.ts'
 
 const NOW = Date.UTC(2026, 10, 1)
 const MIN = 60_000
 const admit = async () => {}
 
-/** Every post matches the query; `mentioned` says which posts mention company 42. */
-function stubIndex(count: number, mentioned: (i: number) => boolean) {
+/**
+ * Every post matches the query; `live` says which posts are live videos (a filter checked on each
+ * candidate's facts), `mentioned` which mention company 42 (the mentions' own index).
+ */
+function stubIndex(count: number, live: (i: number) => boolean, mentioned: (i: number) => boolean = () => false) {
   // Newest first, one a minute back from NOW.
   const ids = Array.from({ length: count }, (_, i) => idFromTime(NOW - (i + 1) * MIN, 0))
   const position = new Map(ids.map((id, i) => [id, i]))
   const inRange = (range: IdRange) =>
     ids.filter((id) => (range.below === undefined || compareIds(id, range.below) < 0) && (range.from === undefined || compareIds(id, range.from) >= 0))
   let factsRead = 0
+  let mentionsRead = 0
+  let seeks = 0
   const index: SearchIndex = {
     async newestMatches(_q, range, limit) {
       return inRange(range).slice(0, limit)
@@ -41,18 +47,29 @@ function stubIndex(count: number, mentioned: (i: number) => boolean) {
     async matchAmong(_q, list) {
       return list.map((id) => ({ id, score: 1 }))
     },
-    async matchingAmong(_q, list) {
+    async matchingAmong(_q, list, sparse) {
+      if (sparse) seeks += list.length
       return [...list]
     },
     async authorPosts() {
       return []
+    },
+    async mentionPosts(companies, range, limit) {
+      mentionsRead++
+      return companies.includes('42') ? inRange(range).filter((id) => mentioned(position.get(id) as number)).slice(0, limit) : []
     },
     async facts(list) {
       factsRead += list.length
       return new Map(
         list.map((id): [string, PostFacts] => [
           id,
-          { authorKind: 'person', authorId: 'p', contentKinds: 1, mentions: mentioned(position.get(id) as number) ? ['42'] : [], authorJobTitle: null },
+          {
+            authorKind: 'person',
+            authorId: 'p',
+            contentKinds: live(position.get(id) as number) ? CONTENT_KIND.liveVideo : CONTENT_KIND.image,
+            mentions: mentioned(position.get(id) as number) ? ['42'] : [],
+            authorJobTitle: null,
+          },
         ]),
       )
     },
@@ -60,7 +77,7 @@ function stubIndex(count: number, mentioned: (i: number) => boolean) {
       return new Map(list.map((id) => [id, Buffer.from(JSON.stringify({ id }))]))
     },
   }
-  return { index, ids, factsRead: () => factsRead }
+  return { index, ids, factsRead: () => factsRead, mentionsRead: () => mentionsRead, seeks: () => seeks }
 }
 
 function serviceOver(index: SearchIndex) {
@@ -74,7 +91,7 @@ describe('an empty page is always the last (4.12)', () => {
     const count = SCAN_BUDGET * 2 + 777
     const stub = stubIndex(count, () => false)
     const search = serviceOver(stub.index)
-    const page = await search({ query: 'remote', sortBy: 'date', mentionsCompanies: ['42'] })
+    const page = await search({ query: 'remote', sortBy: 'date', contentType: ['liveVideo'] })
     expect(page).toMatchObject({ results: [], cursor: null })
     // It looked at every candidate to say so.
     expect(stub.factsRead()).toBe(count)
@@ -85,7 +102,7 @@ describe('an empty page is always the last (4.12)', () => {
     // One post would pass, but only beyond the limit: the query counts as exhausted before it (D8).
     const stub = stubIndex(count, (i) => i === EMPTY_SCAN_LIMIT + 1_000)
     const search = serviceOver(stub.index)
-    const page = await search({ query: 'remote', sortBy: 'date', mentionsCompanies: ['42'] })
+    const page = await search({ query: 'remote', sortBy: 'date', contentType: ['liveVideo'] })
     expect(page).toMatchObject({ results: [], cursor: null })
     expect(stub.factsRead()).toBeGreaterThanOrEqual(EMPTY_SCAN_LIMIT)
     expect(stub.factsRead()).toBeLessThan(EMPTY_SCAN_LIMIT + 1_000)
@@ -97,7 +114,7 @@ describe('an empty page is always the last (4.12)', () => {
     const kept = new Set([SCAN_BUDGET + 5, SCAN_BUDGET + 9, 2 * SCAN_BUDGET + 100])
     const stub = stubIndex(count, (i) => kept.has(i))
     const search = serviceOver(stub.index)
-    const body = { query: 'remote', sortBy: 'date', mentionsCompanies: ['42'], maxResults: 50 }
+    const body = { query: 'remote', sortBy: 'date', contentType: ['liveVideo'], maxResults: 50 }
     const seen: string[] = []
     let cursor: string | null = null
     for (let calls = 0; calls < 10; calls++) {
@@ -129,5 +146,83 @@ describe('an empty page is always the last (4.12)', () => {
     const second = await search({ ...body, cursor: first.cursor })
     expect(second.results.map((r) => r.id)).toEqual(stub.ids.slice(10, 15))
     expect(second.cursor).toBeNull()
+  })
+})
+
+describe('mentionsCompanies walks the companies\' mentions, not the query\'s matches', () => {
+  it('a date walk answers every mention in one call, however deep among the matches, reading no facts', async () => {
+    const count = SCAN_BUDGET * 3
+    const deep = [SCAN_BUDGET + 5, SCAN_BUDGET + 9, 2 * SCAN_BUDGET + 100, 3 * SCAN_BUDGET - 1]
+    const stub = stubIndex(count, () => false, (i) => deep.includes(i))
+    const search = serviceOver(stub.index)
+    const page = await search({ query: 'remote', sortBy: 'date', mentionsCompanies: ['42'] })
+    expect(page.results.map((r) => r.id)).toEqual(deep.map((i) => stub.ids[i]))
+    expect(page.cursor).toBeNull()
+    // The query was checked on the four mentions, one by one, and nothing else was read.
+    expect(stub.seeks()).toBe(deep.length)
+    expect(stub.factsRead()).toBe(0)
+  })
+
+  it('other filters are still checked on each mention', async () => {
+    // 100 mentions, 34 of them live videos (and 300 other live videos).
+    const stub = stubIndex(1_000, (i) => i % 3 === 0, (i) => i % 10 === 0)
+    const search = serviceOver(stub.index)
+    const page = await search({ query: 'remote', sortBy: 'date', mentionsCompanies: ['42'], contentType: ['liveVideo'] })
+    expect(page.results.map((r) => r.id)).toEqual(stub.ids.filter((_, i) => i % 30 === 0))
+    expect(page.cursor).toBeNull()
+  })
+
+  it('a date walk pages through the mentions: each page full, the last one ends the walk', async () => {
+    const stub = stubIndex(5_000, () => false, (i) => i % 40 === 7)
+    const search = serviceOver(stub.index)
+    const body = { query: 'remote', sortBy: 'date', mentionsCompanies: ['42'], maxResults: 50 }
+    const seen: string[] = []
+    let cursor: string | null = null
+    let calls = 0
+    do {
+      const page: { results: { id: string }[]; cursor: string | null } = await search(cursor === null ? body : { ...body, cursor })
+      calls++
+      seen.push(...page.results.map((r) => r.id))
+      cursor = page.cursor
+    } while (cursor !== null && calls < 10)
+    expect(seen).toEqual(stub.ids.filter((_, i) => i % 40 === 7))
+    expect(calls).toBe(3) // 125 mentions: 50, 50, 25
+  })
+
+  it('relevance ranks every mention, also one older than the newest RELEVANCE_CANDIDATES matches', async () => {
+    const old = RELEVANCE_CANDIDATES + 2_500
+    const stub = stubIndex(RELEVANCE_CANDIDATES + 5_000, () => false, (i) => i === 3 || i === old)
+    const search = serviceOver(stub.index)
+    const page = await search({ query: 'remote', mentionsCompanies: ['42'] })
+    expect(new Set(page.results.map((r) => r.id))).toEqual(new Set([stub.ids[3], stub.ids[old]]))
+    expect(page.cursor).toBeNull()
+    expect(stub.factsRead()).toBe(0)
+  })
+
+  it('a relevance walk over mentions pages to the end without repeats', async () => {
+    const stub = stubIndex(3_000, () => false, (i) => i % 100 === 1)
+    const search = serviceOver(stub.index)
+    const body = { query: 'remote', mentionsCompanies: ['42'], maxResults: 7 }
+    const seen: string[] = []
+    let cursor: string | null = null
+    let calls = 0
+    do {
+      const page: { results: { id: string }[]; cursor: string | null } = await search(cursor === null ? body : { ...body, cursor })
+      calls++
+      seen.push(...page.results.map((r) => r.id))
+      cursor = page.cursor
+    } while (cursor !== null && calls < 20)
+    expect(cursor).toBeNull()
+    expect(seen).toHaveLength(30)
+    expect(new Set(seen)).toEqual(new Set(stub.ids.filter((_, i) => i % 100 === 1)))
+  })
+
+  it('past MENTIONS_FIRST mentions the query\'s matches drive the walk again, with the mention checked on their facts', async () => {
+    const stub = stubIndex(MENTIONS_FIRST * 2 + 10, () => false, (i) => i % 2 === 1)
+    const search = serviceOver(stub.index)
+    const page = await search({ query: 'remote', sortBy: 'date', mentionsCompanies: ['42'], maxResults: 10 })
+    expect(page.results.map((r) => r.id)).toEqual(stub.ids.filter((_, i) => i % 2 === 1).slice(0, 10))
+    expect(stub.factsRead()).toBeGreaterThan(0)
+    expect(stub.seeks()).toBe(0)
   })
 })

@@ -336,6 +336,19 @@ export function createPgSearchIndex(pool: PgPool, opts: PgSearchIndexOptions = {
       return rows.map((r) => r.id)
     },
 
+    async mentionPosts(companies, range, limit) {
+      const from = lower(range.from)
+      if (companies.length === 0 || from === null || limit <= 0) return []
+      // Through the GIN index on posts.mentions (migration 006): a company's mentions are few, sorted here.
+      const { rows } = await pool.query<{ id: string }>(
+        `SELECT id::text AS id FROM posts
+         WHERE mentions && $1::text[] AND id < $2::bigint AND id >= $3::bigint AND NOT is_repost
+         ORDER BY id DESC LIMIT $4`,
+        [[...new Set(companies)], upper(range.below), from, limit],
+      )
+      return rows.map((r) => r.id)
+    },
+
     async facts(ids) {
       const out = new Map<string, PostFacts>()
       const wanted = [...new Set(ids.filter(isStorableId))]

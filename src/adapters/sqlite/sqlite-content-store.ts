@@ -129,6 +129,10 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
     .prepare('SELECT d.text FROM posts p JOIN post_docs d ON d.id = p.id WHERE p.id = CAST(? AS INTEGER) AND p.is_repost = 0')
     .pluck()
   const unindexPost = db.prepare("INSERT INTO post_search (post_search, rowid, text) VALUES ('delete', CAST(? AS INTEGER), ?)")
+  // The mentionsCompanies filter's index (migration 008) follows every post write too: a searchable
+  // post's mentions, none for a repost without commentary.
+  const unmentionPost = db.prepare('DELETE FROM post_mentions WHERE post_id = CAST(? AS INTEGER)')
+  const mentionPost = db.prepare('INSERT OR IGNORE INTO post_mentions (company_id, post_id) VALUES (?, CAST(? AS INTEGER))')
   const upsertArticle = db.prepare(
     `INSERT INTO articles (article_id, author_profile_id, doc) VALUES (?, ?, ?)
      ON CONFLICT (article_id) DO UPDATE SET author_profile_id = excluded.author_profile_id, doc = excluded.doc`,
@@ -321,6 +325,9 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
     upsertPost.run(r.id, r.shareKind, r.shareId, r.author.kind, r.author.id, r.isRepost ? 1 : 0, r.meta, r.contentKinds, mentions)
     upsertPostDocs.run(r.id, docs.doc, docs.docTrimmed, docs.docOlder, r.text, docs.docSearch)
     if (!r.isRepost) indexPost.run(r.id, r.text)
+    // Only a post written before, and not as a repost, has mention rows to replace.
+    if (indexed !== undefined) unmentionPost.run(r.id)
+    if (!r.isRepost) for (const company of r.mentions) mentionPost.run(company, r.id)
   }
 
   const writeArticle = (r: ArticleRow): void => {

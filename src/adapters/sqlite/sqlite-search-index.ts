@@ -131,6 +131,13 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
        ORDER BY id DESC LIMIT ?`,
     )
     .pluck()
+  const byMention = db
+    .prepare(
+      `SELECT CAST(post_id AS TEXT) FROM post_mentions
+       WHERE company_id = ? AND post_id < CAST(? AS INTEGER) AND post_id >= CAST(? AS INTEGER)
+       ORDER BY post_id DESC LIMIT ?`,
+    )
+    .pluck()
   const factsOf = db.prepare(
     `SELECT p.author_kind AS authorKind, p.author_id AS authorId, p.content_kinds AS contentKinds, p.mentions,
             pr.job_title AS jobTitle
@@ -217,13 +224,14 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
       })
     },
 
-    async matchingAmong(query, ids) {
+    async matchingAmong(query, ids, sparse = false) {
       const wanted = storable(ids)
       if (wanted.length === 0) return []
       const match = toFts5Match(query)
       let hits: Set<string>
-      if (wanted.length <= ONE_BY_ONE) {
-        // A few posts: a seek each (about 10 µs) costs less than walking the matches between them.
+      if (wanted.length <= ONE_BY_ONE || sparse) {
+        // A few posts, or posts far apart: a seek each (about 10 µs) costs less than walking the matches
+        // between them (a common word's, between mentions months apart, are a large share of the index).
         hits = new Set(seekEach(match, wanted))
       } else {
         const [low, high] = span(wanted)
@@ -238,6 +246,13 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
       for (const a of authors as readonly AuthorRef[]) {
         all.push(...(byAuthor.all(a.kind, a.id, below(range), from(range), limit) as string[]))
       }
+      return [...new Set(all)].sort((x, y) => compareIds(y, x)).slice(0, limit)
+    },
+
+    async mentionPosts(companies, range, limit) {
+      // Each company's newest `limit` through post_mentions (migration 008), merged newest first.
+      const all: string[] = []
+      for (const company of new Set(companies)) all.push(...(byMention.all(company, below(range), from(range), limit) as string[]))
       return [...new Set(all)].sort((x, y) => compareIds(y, x)).slice(0, limit)
     },
 

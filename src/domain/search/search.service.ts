@@ -3,6 +3,10 @@
  * - candidates come from the text index (a query) or from the authors' own feeds (authorProfiles /
  *   authorCompanies, checked against the query one post at a time): a few authors have far fewer
  *   posts than a common word has matches;
+ * - candidates come from the companies' mentions instead (mentionsCompanies without authors), checked
+ *   against the query one post at a time, when those companies are mentioned in at most
+ *   MENTIONS_FIRST searchable posts: a company is mentioned in few posts next to a common word's
+ *   matches, and the search then covers every mention, in either order;
  * - `date` (and a search without a query) walks candidates newest first in chunks, checking the
  *   filters, until the page is full or SCAN_BUDGET candidates were looked at and at least one kept
  *   (a short page with a cursor then says "more may follow"); an empty page is always the last, at
@@ -41,6 +45,12 @@ export const SCAN_BUDGET = 20_000
  */
 export const EMPTY_SCAN_LIMIT = 100_000
 const CHUNK = 500
+/**
+ * Posts mentioning the filter's companies up to which they, not the query's matches, are the
+ * candidates. Equal to RELEVANCE_CANDIDATES, so a relevance search with this filter ranks every post
+ * that mentions them and matches, or (past it) its newest RELEVANCE_CANDIDATES matches as before.
+ */
+export const MENTIONS_FIRST = RELEVANCE_CANDIDATES
 
 /**
  * Where a walk stands: date order continues below `b`; relevance continues at offset `o` of the
@@ -52,8 +62,14 @@ const CHUNK = 500
  */
 type Position = { n: number; s: string | null } & (
   | { m: 'd'; b: string | null }
-  | { m: 'r'; o: number; t: string | null; k?: RankingPlan; a?: string; x?: string; l?: string | string[] }
+  | { m: 'r'; o: number; t: string | null; k?: RankingPlan; a?: string; x?: string; l?: string | string[]; v?: 'm' }
 )
+
+/**
+ * What a relevance walk ranks: the query's matches (`q`), or the posts mentioning the filter's
+ * companies that match (`m`, kept in the cursor as `v`: the walk keeps its first page's choice).
+ */
+type Driver = 'q' | 'm'
 
 export interface SearchServiceDeps {
   index: SearchIndex
@@ -80,10 +96,10 @@ function containsPhrase(hay: readonly string[], needle: readonly string[]): bool
 export function createSearchService(deps: SearchServiceDeps) {
   const { index, tokens, clock } = deps
 
-  /** The filters checked per candidate; null when none applies. */
-  function factsFilter(r: SearchRequest): ((f: PostFacts | undefined) => boolean) | null {
-    if (r.contentKinds === 0 && r.mentions.length === 0 && r.jobTitle === null) return null
-    const mentions = new Set(r.mentions)
+  /** The filters checked per candidate; null when none applies. `mentioned`: the candidates are the mentions. */
+  function factsFilter(r: SearchRequest, mentioned = false): ((f: PostFacts | undefined) => boolean) | null {
+    const mentions = new Set(mentioned ? [] : r.mentions)
+    if (r.contentKinds === 0 && mentions.size === 0 && r.jobTitle === null) return null
     const titles = new Map<string | null, boolean>()
     return (f) => {
       if (!f) return false
@@ -121,6 +137,16 @@ export function createSearchService(deps: SearchServiceDeps) {
     return { ids: await index.matchingAmong(query, posts), looked: posts.length, last: posts.at(-1) }
   }
 
+  /**
+   * The posts (newest first) mentioning the filter's companies within `range`, when they are the
+   * candidates: a query, no authors, and at most MENTIONS_FIRST such posts. Null otherwise.
+   */
+  async function mentionCandidates(r: SearchRequest, query: QueryNode | null, range: IdRange): Promise<string[] | null> {
+    if (query === null || r.authors.length > 0 || r.mentions.length === 0) return null
+    const posts = await index.mentionPosts(r.mentions, range, MENTIONS_FIRST + 1)
+    return posts.length <= MENTIONS_FIRST ? posts : null
+  }
+
   /** A page newest first; `below` is where the next page starts, null when nothing is left. */
   async function pageByDate(
     r: SearchRequest,
@@ -129,16 +155,29 @@ export function createSearchService(deps: SearchServiceDeps) {
     below: string | null,
     want: number,
   ): Promise<{ ids: string[]; below: string | null }> {
-    const filter = factsFilter(r)
+    const rangeBelow = (cursor: string | null): IdRange => ({ ...(cursor !== null ? { below: cursor } : {}), ...(from !== undefined ? { from } : {}) })
+    // Every mention left in the walk, when they are the candidates; read in growing chunks, as each is
+    // a seek in the text index and a page is often full after a few.
+    const mentioned = await mentionCandidates(r, query, rangeBelow(below))
+    let taken = 0
+    let chunk = want + 1
+    const filter = factsFilter(r, mentioned !== null)
     // Without per-candidate checks, one read of the page plus one tells whether more exist.
-    const exact = filter === null && !(r.authors.length > 0 && query !== null)
+    const exact = filter === null && !((r.authors.length > 0 || mentioned !== null) && query !== null)
     const out: string[] = []
     let scanned = 0
     let cursor = below
     for (;;) {
-      const limit = exact ? want - out.length + 1 : CHUNK
-      const range: IdRange = { ...(cursor !== null ? { below: cursor } : {}), ...(from !== undefined ? { from } : {}) }
-      const c = await candidates(r, query, range, limit)
+      const limit = exact ? want - out.length + 1 : mentioned !== null ? chunk : CHUNK
+      let c: { ids: string[]; looked: number; last: string | undefined }
+      if (mentioned !== null) {
+        const posts = mentioned.slice(taken, taken + limit)
+        taken += posts.length
+        chunk = Math.min(CHUNK, chunk * 2)
+        c = { ids: await index.matchingAmong(query as QueryNode, posts, true), looked: posts.length, last: posts.at(-1) }
+      } else {
+        c = await candidates(r, query, rangeBelow(cursor), limit)
+      }
       const facts = filter && c.ids.length > 0 ? await index.facts(c.ids) : null
       for (const id of c.ids) {
         if (filter && !filter(facts?.get(id))) continue
@@ -160,6 +199,10 @@ export function createSearchService(deps: SearchServiceDeps) {
     }
   }
 
+  /**
+   * A page of relevance. `plan` and `driver` are the walk's (from its cursor), undefined on a first
+   * page, which chooses them.
+   */
   async function pageByRelevance(
     r: SearchRequest,
     query: QueryNode,
@@ -168,10 +211,21 @@ export function createSearchService(deps: SearchServiceDeps) {
     offset: number,
     want: number,
     plan: RankingPlan | undefined,
+    driver: Driver | undefined,
     last?: readonly string[],
     also: readonly string[] = [],
-  ): Promise<{ ids: string[]; top: string | null; more: boolean; plan?: RankingPlan; next?: number; mark?: string[]; after?: string[] }> {
+  ): Promise<{ ids: string[]; top: string | null; more: boolean; plan?: RankingPlan; driver?: Driver; next?: number; mark?: string[]; after?: string[] }> {
     const filter = factsFilter(r)
+    if (r.authors.length === 0 && driver !== 'q') {
+      // Below the walk's top (fixed by its first page): newer posts never enter it.
+      const range: IdRange = { ...(top !== null ? { below: top } : {}), ...(from !== undefined ? { from } : {}) }
+      const mentioned =
+        driver === 'm' ? await index.mentionPosts(r.mentions, range, MENTIONS_FIRST) : await mentionCandidates(r, query, range)
+      if (mentioned !== null) {
+        const page = await rankAmong(r, query, mentioned, factsFilter(r, true), top, offset, want, last, also)
+        return { ...page, driver: 'm' }
+      }
+    }
     if (r.authors.length === 0) {
       // The ranking is fixed for the whole walk by the first page's newest match (newer posts never
       // enter it) and by the first page's plan.
@@ -203,7 +257,22 @@ export function createSearchService(deps: SearchServiceDeps) {
       return { ...(await filtered(ranked.ids, filter, offset, want, last, also)), top: fixedTop }
     }
     const range: IdRange = { ...(top !== null ? { below: top } : {}), ...(from !== undefined ? { from } : {}) }
-    const scored = await index.matchAmong(query, await index.authorPosts(r.authors, range, RELEVANCE_CANDIDATES))
+    return rankAmong(r, query, await index.authorPosts(r.authors, range, RELEVANCE_CANDIDATES), filter, top, offset, want, last, also)
+  }
+
+  /** A page of the relevance ranking of those of `posts` (an author's or a mention's) that match the query. */
+  async function rankAmong(
+    r: SearchRequest,
+    query: QueryNode,
+    posts: readonly string[],
+    filter: ((f: PostFacts | undefined) => boolean) | null,
+    top: string | null,
+    offset: number,
+    want: number,
+    last: readonly string[] | undefined,
+    also: readonly string[],
+  ): Promise<{ ids: string[]; top: string | null; more: boolean; next?: number; mark?: string[]; after?: string[] }> {
+    const scored = await index.matchAmong(query, posts)
     if (scored.length === 0) return { ids: [], top, more: false }
     const fixedTop = top ?? next(scored.reduce((a, s) => (compareIds(s.id, a) > 0 ? s.id : a), scored[0]!.id))
     scored.sort(byRelevance)
@@ -253,7 +322,8 @@ export function createSearchService(deps: SearchServiceDeps) {
           opened === null ||
           opened.m !== pos.m ||
           typeof opened.n !== 'number' ||
-          (opened.m === 'r' && opened.k !== undefined && opened.k !== 'all' && opened.k !== 'newest')
+          (opened.m === 'r' && opened.k !== undefined && opened.k !== 'all' && opened.k !== 'newest') ||
+          (opened.m === 'r' && opened.v !== undefined && opened.v !== 'm')
         ) {
           throw invalidParameter('cursor', 'the cursor was not issued by this service for this search.')
         }
@@ -283,7 +353,8 @@ export function createSearchService(deps: SearchServiceDeps) {
           if ((pos.a !== undefined && anchors === undefined) || below === undefined) {
             throw invalidParameter('cursor', 'the cursor was not issued by this service for this search.')
           }
-          const page = await pageByRelevance(r, query as QueryNode, from, pos.t, pos.o, want, plan, anchors, below)
+          const driver = r.cursor === null ? undefined : (pos.v ?? 'q')
+          const page = await pageByRelevance(r, query as QueryNode, from, pos.t, pos.o, want, plan, driver, anchors, below)
           ids = page.ids
           if (page.more) {
             const { l: _older, a: _previous, x: _below, ...rest } = pos
@@ -293,6 +364,7 @@ export function createSearchService(deps: SearchServiceDeps) {
               o: page.next ?? pos.o + ids.length,
               t: page.top,
               ...(page.plan ? { k: page.plan } : {}),
+              ...(page.driver === 'm' ? { v: 'm' as const } : {}),
               ...(page.mark !== undefined && page.mark.length > 0 ? { a: packIds(page.mark) } : {}),
               ...(page.after !== undefined && page.after.length > 0 ? { x: packIds(page.after) } : {}),
             }
@@ -311,7 +383,7 @@ export function createSearchService(deps: SearchServiceDeps) {
         // every later page would be empty and billed; such a walk, and a query whose matches are all
         // older, ends here. One more read of at most MAX_DEPTH ranks, only for postedAfter.
         if (nextPos !== null && nextPos.m === 'r') {
-          const rest = await pageByRelevance(r, query as QueryNode, from, nextPos.t, nextPos.o, MAX_DEPTH - nextPos.n, nextPos.k ?? 'newest')
+          const rest = await pageByRelevance(r, query as QueryNode, from, nextPos.t, nextPos.o, MAX_DEPTH - nextPos.n, nextPos.k ?? 'newest', nextPos.v ?? 'q')
           if (!rest.ids.some((id) => timeFromId(id) >= after)) nextPos = null
         }
         ids = kept
