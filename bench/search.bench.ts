@@ -202,7 +202,7 @@ async function main(): Promise<void> {
       body: { query: mw, mentionsCompanies: [mc], sortBy: i % 2 === 0 ? 'date' : 'relevance' },
       raw: {
         sql: `SELECT s.rowid FROM post_search s JOIN posts p ON p.id = s.rowid WHERE post_search MATCH ? AND p.mentions LIKE ?
-              ORDER BY ${i % 2 === 0 ? 'rowid DESC' : 'rank'} LIMIT ?`,
+              ORDER BY ${i % 2 === 0 ? 's.rowid DESC' : 'rank'} LIMIT ?`,
         args: [toFts5Match(parseSearchQuery(mw).tree), `%,${mc},%`, PAGE],
       },
     })

@@ -222,7 +222,7 @@ export function createSearchService(deps: SearchServiceDeps) {
       const mentioned =
         driver === 'm' ? await index.mentionPosts(r.mentions, range, MENTIONS_FIRST) : await mentionCandidates(r, query, range)
       if (mentioned !== null) {
-        const page = await rankAmong(r, query, mentioned, factsFilter(r, true), top, offset, want, last, also)
+        const page = await rankAmong(query, mentioned, factsFilter(r, true), top, offset, want, last, also)
         return { ...page, driver: 'm' }
       }
     }
@@ -257,12 +257,11 @@ export function createSearchService(deps: SearchServiceDeps) {
       return { ...(await filtered(ranked.ids, filter, offset, want, last, also)), top: fixedTop }
     }
     const range: IdRange = { ...(top !== null ? { below: top } : {}), ...(from !== undefined ? { from } : {}) }
-    return rankAmong(r, query, await index.authorPosts(r.authors, range, RELEVANCE_CANDIDATES), filter, top, offset, want, last, also)
+    return rankAmong(query, await index.authorPosts(r.authors, range, RELEVANCE_CANDIDATES), filter, top, offset, want, last, also)
   }
 
   /** A page of the relevance ranking of those of `posts` (an author's or a mention's) that match the query. */
   async function rankAmong(
-    r: SearchRequest,
     query: QueryNode,
     posts: readonly string[],
     filter: ((f: PostFacts | undefined) => boolean) | null,
