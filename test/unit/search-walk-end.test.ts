@@ -86,6 +86,20 @@ function serviceOver(index: SearchIndex) {
     JSON.parse(bodyBytes(await service.search(body, admit)).toString()) as { results: { id: string }[]; cursor: string | null }
 }
 
+/** Pages of one search, each cursor passed back, until it is null or `maxCalls` were made. */
+async function walk(search: ReturnType<typeof serviceOver>, body: Record<string, unknown>, maxCalls: number) {
+  const seen: string[] = []
+  let cursor: string | null = null
+  let calls = 0
+  do {
+    const page = await search(cursor === null ? body : { ...body, cursor })
+    calls++
+    seen.push(...page.results.map((r) => r.id))
+    cursor = page.cursor
+  } while (cursor !== null && calls < maxCalls)
+  return { seen, calls, cursor }
+}
+
 describe('an empty page is always the last (4.12)', () => {
   it('a filtered date walk that matches nothing answers one empty page with cursor null, past the scan budget', async () => {
     const count = SCAN_BUDGET * 2 + 777
@@ -176,15 +190,8 @@ describe('mentionsCompanies walks the companies\' mentions, not the query\'s mat
     const stub = stubIndex(5_000, () => false, (i) => i % 40 === 7)
     const search = serviceOver(stub.index)
     const body = { query: 'remote', sortBy: 'date', mentionsCompanies: ['42'], maxResults: 50 }
-    const seen: string[] = []
-    let cursor: string | null = null
-    let calls = 0
-    do {
-      const page: { results: { id: string }[]; cursor: string | null } = await search(cursor === null ? body : { ...body, cursor })
-      calls++
-      seen.push(...page.results.map((r) => r.id))
-      cursor = page.cursor
-    } while (cursor !== null && calls < 10)
+    const { seen, calls, cursor } = await walk(search, body, 10)
+    expect(cursor).toBeNull()
     expect(seen).toEqual(stub.ids.filter((_, i) => i % 40 === 7))
     expect(calls).toBe(3) // 125 mentions: 50, 50, 25
   })
@@ -203,15 +210,7 @@ describe('mentionsCompanies walks the companies\' mentions, not the query\'s mat
     const stub = stubIndex(3_000, () => false, (i) => i % 100 === 1)
     const search = serviceOver(stub.index)
     const body = { query: 'remote', mentionsCompanies: ['42'], maxResults: 7 }
-    const seen: string[] = []
-    let cursor: string | null = null
-    let calls = 0
-    do {
-      const page: { results: { id: string }[]; cursor: string | null } = await search(cursor === null ? body : { ...body, cursor })
-      calls++
-      seen.push(...page.results.map((r) => r.id))
-      cursor = page.cursor
-    } while (cursor !== null && calls < 20)
+    const { seen, cursor } = await walk(search, body, 20)
     expect(cursor).toBeNull()
     expect(seen).toHaveLength(30)
     expect(new Set(seen)).toEqual(new Set(stub.ids.filter((_, i) => i % 100 === 1)))
