@@ -73,6 +73,8 @@ export interface SearchIndex {
   authorPosts(authors: readonly AuthorRef[], range: IdRange, limit: number): Promise<string[]>
   /** Searchable posts (reposts without commentary excluded) mentioning any of `companies` (ids) within `range`, newest first. */
   mentionPosts(companies: readonly string[], range: IdRange, limit: number): Promise<string[]>
+  /** How many posts mentionPosts would give without a limit, counted only up to `cap` (more reads as `cap`). */
+  mentionCount(companies: readonly string[], range: IdRange, cap: number): Promise<number>
   /** Facts of each id that exists (absent ids are missing from the map). */
   facts(ids: readonly string[]): Promise<Map<string, PostFacts>>
   /** Search result items (D8) of each id whose item can be read (absent ids are missing). */

@@ -275,6 +275,13 @@ export function runSearchIndexContract(name: string, makeIndex: () => Promise<Se
         expect(await index.mentionPosts(['10002'], {}, 10)).toEqual(ids(14, 1))
         expect(await index.mentionPosts(['999', '1000'], {}, 10)).toEqual([])
         expect(await index.mentionPosts([], {}, 10)).toEqual([])
+        // mentionCount: the posts mentionPosts gives, each once, up to the cap.
+        expect(await index.mentionCount(['10001', '10003'], {}, 100)).toBe(4)
+        expect(await index.mentionCount(['10001', '10003', '10001'], {}, 3)).toBe(3)
+        expect(await index.mentionCount(['10001', '10003'], { below: postIdAt(12), from: postIdAt(10) }, 100)).toBe(2)
+        expect(await index.mentionCount(['10002'], {}, 100)).toBe(2)
+        expect(await index.mentionCount(['999'], {}, 100)).toBe(0)
+        expect(await index.mentionCount([], {}, 100)).toBe(0)
         // A rewrite replaces a post's mentions; a repost has none, and a post that stops being one has its own.
         await seed(
           postRow(postIdAt(12), personRef(3), { mentions: ['10002'] }),
@@ -285,6 +292,7 @@ export function runSearchIndexContract(name: string, makeIndex: () => Promise<Se
         expect(await index.mentionPosts(['10001'], {}, 10)).toEqual(ids(13, 1))
         expect(await index.mentionPosts(['10002'], {}, 10)).toEqual(ids(12, 1))
         expect(await index.mentionPosts(['10003'], {}, 10)).toEqual(ids(11))
+        expect(await index.mentionCount(['10001', '10002', '10003'], {}, 100)).toBe(4)
       })
 
       it('facts gives each existing post its author, content kinds, mentions and the author\'s job title', async () => {

@@ -46,6 +46,9 @@ function stubIndex(frequencies: { current: TermFrequencies }) {
     async mentionPosts() {
       return []
     },
+    async mentionCount() {
+      return 0
+    },
     async facts(list) {
       return new Map(list.map((id) => [id, { authorKind: 'person', authorId: 'p', contentKinds: 1, mentions: [], authorJobTitle: null }] as const))
     },

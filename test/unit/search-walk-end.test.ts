@@ -58,6 +58,9 @@ function stubIndex(count: number, live: (i: number) => boolean, mentioned: (i: n
       mentionsRead++
       return companies.includes('42') ? inRange(range).filter((id) => mentioned(position.get(id) as number)).slice(0, limit) : []
     },
+    async mentionCount(companies, range, cap) {
+      return companies.includes('42') ? Math.min(cap, inRange(range).filter((id) => mentioned(position.get(id) as number)).length) : 0
+    },
     async facts(list) {
       factsRead += list.length
       return new Map(
@@ -223,5 +226,7 @@ describe('mentionsCompanies walks the companies\' mentions, not the query\'s mat
     expect(page.results.map((r) => r.id)).toEqual(stub.ids.filter((_, i) => i % 2 === 1).slice(0, 10))
     expect(stub.factsRead()).toBeGreaterThan(0)
     expect(stub.seeks()).toBe(0)
+    // Counted, not read.
+    expect(stub.mentionsRead()).toBe(0)
   })
 })

@@ -349,6 +349,17 @@ export function createPgSearchIndex(pool: PgPool, opts: PgSearchIndexOptions = {
       return rows.map((r) => r.id)
     },
 
+    async mentionCount(companies, range, cap) {
+      const from = lower(range.from)
+      if (companies.length === 0 || from === null || cap <= 0) return 0
+      const { rows } = await pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM (
+           SELECT 1 FROM posts WHERE mentions && $1::text[] AND id < $2::bigint AND id >= $3::bigint AND NOT is_repost LIMIT $4) m`,
+        [[...new Set(companies)], upper(range.below), from, cap],
+      )
+      return rows[0]?.n ?? 0
+    },
+
     async facts(ids) {
       const out = new Map<string, PostFacts>()
       const wanted = [...new Set(ids.filter(isStorableId))]

@@ -138,6 +138,16 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
        ORDER BY post_id DESC LIMIT ?`,
     )
     .pluck()
+  // Distinct posts, so a post mentioning two of the companies counts once (as PostgreSQL's && does);
+  // the LIMIT stops the read once the cap is reached, however often the companies are mentioned.
+  const countMentions = db
+    .prepare(
+      `SELECT count(*) FROM (
+         SELECT DISTINCT post_id FROM post_mentions
+         WHERE company_id IN (SELECT value FROM json_each(?)) AND post_id < CAST(? AS INTEGER) AND post_id >= CAST(? AS INTEGER)
+         LIMIT ?)`,
+    )
+    .pluck()
   const factsOf = db.prepare(
     `SELECT p.author_kind AS authorKind, p.author_id AS authorId, p.content_kinds AS contentKinds, p.mentions,
             pr.job_title AS jobTitle
@@ -254,6 +264,11 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
       const all: string[] = []
       for (const company of new Set(companies)) all.push(...(byMention.all(company, below(range), from(range), limit) as string[]))
       return [...new Set(all)].sort((x, y) => compareIds(y, x)).slice(0, limit)
+    },
+
+    async mentionCount(companies, range, cap) {
+      if (companies.length === 0 || cap <= 0) return 0
+      return countMentions.get(JSON.stringify([...new Set(companies)]), below(range), from(range), cap) as number
     },
 
     async facts(ids) {

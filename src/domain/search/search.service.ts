@@ -143,8 +143,9 @@ export function createSearchService(deps: SearchServiceDeps) {
    */
   async function mentionCandidates(r: SearchRequest, query: QueryNode | null, range: IdRange): Promise<string[] | null> {
     if (query === null || r.authors.length > 0 || r.mentions.length === 0) return null
-    const posts = await index.mentionPosts(r.mentions, range, MENTIONS_FIRST + 1)
-    return posts.length <= MENTIONS_FIRST ? posts : null
+    // Counted first: a much-mentioned company's posts are not read only to be set aside.
+    if ((await index.mentionCount(r.mentions, range, MENTIONS_FIRST + 1)) > MENTIONS_FIRST) return null
+    return index.mentionPosts(r.mentions, range, MENTIONS_FIRST)
   }
 
   /** A page newest first; `below` is where the next page starts, null when nothing is left. */
