@@ -84,6 +84,12 @@ export type SearchService = ReturnType<typeof createSearchService>
 
 const next = (id: string): string => (BigInt(id) + 1n).toString()
 
+/** The window of ids below `below` (none: no upper end) and from `from` (none: no lower end). */
+const idRange = (below: string | null, from: string | undefined): IdRange => ({
+  ...(below !== null ? { below } : {}),
+  ...(from !== undefined ? { from } : {}),
+})
+
 /** Whether `needle` occurs in `hay` as consecutive tokens (authorJobTitle is a phrase). */
 function containsPhrase(hay: readonly string[], needle: readonly string[]): boolean {
   outer: for (let i = 0; i + needle.length <= hay.length; i++) {
@@ -127,7 +133,13 @@ export function createSearchService(deps: SearchServiceDeps) {
     query: QueryNode | null,
     range: IdRange,
     limit: number,
+    viaMentions: boolean,
   ): Promise<{ ids: string[]; looked: number; last: string | undefined }> {
+    if (viaMentions) {
+      // Mentions lie far apart in time: the query is checked on each by a seek.
+      const posts = await index.mentionPosts(r.mentions, range, limit)
+      return { ids: await index.matchingAmong(query as QueryNode, posts, true), looked: posts.length, last: posts.at(-1) }
+    }
     if (r.authors.length === 0) {
       const ids = await index.newestMatches(query as QueryNode, range, limit)
       return { ids, looked: ids.length, last: ids.at(-1) }
@@ -138,14 +150,12 @@ export function createSearchService(deps: SearchServiceDeps) {
   }
 
   /**
-   * The posts (newest first) mentioning the filter's companies within `range`, when they are the
-   * candidates: a query, no authors, and at most MENTIONS_FIRST such posts. Null otherwise.
+   * Whether the posts mentioning the filter's companies within `range` are the candidates: a query,
+   * no authors, and at most MENTIONS_FIRST such posts (counted, not read).
    */
-  async function mentionCandidates(r: SearchRequest, query: QueryNode | null, range: IdRange): Promise<string[] | null> {
-    if (query === null || r.authors.length > 0 || r.mentions.length === 0) return null
-    // Counted first: a much-mentioned company's posts are not read only to be set aside.
-    if ((await index.mentionCount(r.mentions, range, MENTIONS_FIRST + 1)) > MENTIONS_FIRST) return null
-    return index.mentionPosts(r.mentions, range, MENTIONS_FIRST)
+  async function viaMentions(r: SearchRequest, query: QueryNode | null, range: IdRange): Promise<boolean> {
+    if (query === null || r.authors.length > 0 || r.mentions.length === 0) return false
+    return (await index.mentionCount(r.mentions, range, MENTIONS_FIRST + 1)) <= MENTIONS_FIRST
   }
 
   /** A page newest first; `below` is where the next page starts, null when nothing is left. */
@@ -156,29 +166,20 @@ export function createSearchService(deps: SearchServiceDeps) {
     below: string | null,
     want: number,
   ): Promise<{ ids: string[]; below: string | null }> {
-    const rangeBelow = (cursor: string | null): IdRange => ({ ...(cursor !== null ? { below: cursor } : {}), ...(from !== undefined ? { from } : {}) })
-    // Every mention left in the walk, when they are the candidates; read in growing chunks, as each is
-    // a seek in the text index and a page is often full after a few.
-    const mentioned = await mentionCandidates(r, query, rangeBelow(below))
-    let taken = 0
+    const mentions = await viaMentions(r, query, idRange(below, from))
+    // Mentions are read in growing chunks: each is a seek in the text index, and a page is often full
+    // after a few.
     let chunk = want + 1
-    const filter = factsFilter(r, mentioned !== null)
+    const filter = factsFilter(r, mentions)
     // Without per-candidate checks, one read of the page plus one tells whether more exist.
-    const exact = filter === null && !((r.authors.length > 0 || mentioned !== null) && query !== null)
+    const exact = filter === null && !((r.authors.length > 0 || mentions) && query !== null)
     const out: string[] = []
     let scanned = 0
     let cursor = below
     for (;;) {
-      const limit = exact ? want - out.length + 1 : mentioned !== null ? chunk : CHUNK
-      let c: { ids: string[]; looked: number; last: string | undefined }
-      if (mentioned !== null) {
-        const posts = mentioned.slice(taken, taken + limit)
-        taken += posts.length
-        chunk = Math.min(CHUNK, chunk * 2)
-        c = { ids: await index.matchingAmong(query as QueryNode, posts, true), looked: posts.length, last: posts.at(-1) }
-      } else {
-        c = await candidates(r, query, rangeBelow(cursor), limit)
-      }
+      const limit = exact ? want - out.length + 1 : mentions ? chunk : CHUNK
+      chunk = Math.min(CHUNK, chunk * 2)
+      const c = await candidates(r, query, idRange(cursor, from), limit, mentions)
       const facts = filter && c.ids.length > 0 ? await index.facts(c.ids) : null
       for (const id of c.ids) {
         if (filter && !filter(facts?.get(id))) continue
@@ -217,30 +218,26 @@ export function createSearchService(deps: SearchServiceDeps) {
     also: readonly string[] = [],
   ): Promise<{ ids: string[]; top: string | null; more: boolean; plan?: RankingPlan; driver?: Driver; next?: number; mark?: string[]; after?: string[] }> {
     const filter = factsFilter(r)
-    if (r.authors.length === 0 && driver !== 'q') {
-      // Below the walk's top (fixed by its first page): newer posts never enter it.
-      const range: IdRange = { ...(top !== null ? { below: top } : {}), ...(from !== undefined ? { from } : {}) }
-      const mentioned =
-        driver === 'm' ? await index.mentionPosts(r.mentions, range, MENTIONS_FIRST) : await mentionCandidates(r, query, range)
-      if (mentioned !== null) {
-        const page = await rankAmong(query, mentioned, factsFilter(r, true), top, offset, want, last, also)
-        return { ...page, driver: 'm' }
-      }
+    // Below the walk's top (fixed by its first page): newer posts never enter it.
+    const range = idRange(top, from)
+    if (driver === 'm' || (driver === undefined && (await viaMentions(r, query, range)))) {
+      const mentioned = await index.mentionPosts(r.mentions, range, MENTIONS_FIRST)
+      return { ...(await rankAmong(query, mentioned, factsFilter(r, true), top, offset, want, last, also)), driver: 'm' }
     }
     if (r.authors.length === 0) {
       // The ranking is fixed for the whole walk by the first page's newest match (newer posts never
       // enter it) and by the first page's plan.
       let fixedTop = top
       if (fixedTop === null) {
-        const newest = await index.newestMatches(query, from !== undefined ? { from } : {}, 1)
+        const newest = await index.newestMatches(query, idRange(null, from), 1)
         if (newest.length === 0) return { ids: [], top, more: false }
         fixedTop = next(newest[0] as string)
       }
-      const range: IdRange = { below: fixedTop, ...(from !== undefined ? { from } : {}) }
+      const ranking = idRange(fixedTop, from)
       if (filter === null) {
         const chosen = plan ?? planRanking(query, await index.termFrequencies(planningTokens(query)), RELEVANCE_CANDIDATES)
         if ((last === undefined && also.length === 0) || offset === 0) {
-          const page = await index.rankedMatches(query, range, RELEVANCE_CANDIDATES, offset, want, chosen)
+          const page = await index.rankedMatches(query, ranking, RELEVANCE_CANDIDATES, offset, want, chosen)
           // The page is the ranks from the offset on, so its results are the ranks just above the next.
           return { ...page, top: fixedTop, plan: chosen, next: offset + page.ids.length, mark: page.ids.slice(-MARKS) }
         }
@@ -248,16 +245,15 @@ export function createSearchService(deps: SearchServiceDeps) {
         // out: as many more are read, and some past the page for those already shown below it).
         const back = Math.min(offset, last?.length ?? 0)
         const extra = (last?.length ?? 0) + also.length + STRAGGLERS
-        const window = await index.rankedMatches(query, range, RELEVANCE_CANDIDATES, offset - back, back + want + extra, chosen)
+        const window = await index.rankedMatches(query, ranking, RELEVANCE_CANDIDATES, offset - back, back + want + extra, chosen)
         const page = pageAfter(window.ids, back, want, last, also)
         return { ...page, more: page.more || window.more, top: fixedTop, plan: chosen, next: offset - back + page.next }
       }
       // Filters are checked on the newest RELEVANCE_CANDIDATES matches in ranking order: all of them
       // when fewer match, never the best-scored 10,000 of a larger set.
-      const ranked = await index.rankedMatches(query, range, RELEVANCE_CANDIDATES, 0, RELEVANCE_CANDIDATES, 'newest')
+      const ranked = await index.rankedMatches(query, ranking, RELEVANCE_CANDIDATES, 0, RELEVANCE_CANDIDATES, 'newest')
       return { ...(await filtered(ranked.ids, filter, offset, want, last, also)), top: fixedTop }
     }
-    const range: IdRange = { ...(top !== null ? { below: top } : {}), ...(from !== undefined ? { from } : {}) }
     return rankAmong(query, await index.authorPosts(r.authors, range, RELEVANCE_CANDIDATES), filter, top, offset, want, last, also)
   }
 
