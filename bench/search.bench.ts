@@ -7,8 +7,9 @@
  *   are built once into BENCH_SEARCH_DB (default .bench/search-<size>-seed<seed>.db) and reused.
  * - Queries are drawn from the index itself (fts5vocab): common words (in 4–11% of posts), medium
  *   and rare ones, phrases taken from post texts, boolean expressions, hashtags, author searches
- *   (one to three members, with and without a query), common words sorted by date, and medium words
- *   with a `mentionsCompanies` filter (by date and by relevance; not one of the issue's goal classes).
+ *   (one to three members, with and without a query), common words sorted by date, medium words
+ *   with a `mentionsCompanies` filter, and common and medium words with an `authorJobTitle` filter (a
+ *   title 3 to 50 members hold; these two by date and by relevance, not among the issue's goal classes).
  * - "service" is the search service in-process (validation, planning, index, cursor, the response's
  *   parts as the route hands them to one gathered write: items are not copied into one buffer),
  *   with the server's default response cache (64 MB: result items already served come from memory;
@@ -163,6 +164,12 @@ async function main(): Promise<void> {
     .pluck()
     .all() as string[]
   if (mentioned.length === 0) throw new Error('no company is mentioned in 20 posts')
+  // Titles a few members hold, for the title class.
+  const titles = db
+    .prepare(`SELECT job_title FROM profiles WHERE job_title <> '' GROUP BY job_title HAVING count(*) BETWEEN 3 AND 50 LIMIT 500`)
+    .pluck()
+    .all() as string[]
+  if (titles.length === 0) throw new Error('no title is held by 3 to 50 members')
   const rel = (q: string) => ({ sql: 'SELECT rowid FROM post_search WHERE post_search MATCH ? ORDER BY rank LIMIT ?', args: [toFts5Match(parseSearchQuery(q).tree), PAGE] })
   const byDate = (q: string) => ({ sql: 'SELECT rowid FROM post_search WHERE post_search MATCH ? ORDER BY rowid DESC LIMIT ?', args: [toFts5Match(parseSearchQuery(q).tree), PAGE] })
   const cases: Case[] = []
@@ -204,6 +211,20 @@ async function main(): Promise<void> {
         sql: `SELECT s.rowid FROM post_search s JOIN posts p ON p.id = s.rowid WHERE post_search MATCH ? AND p.mentions LIKE ?
               ORDER BY ${i % 2 === 0 ? 's.rowid DESC' : 'rank'} LIMIT ?`,
         args: [toFts5Match(parseSearchQuery(mw).tree), `%,${mc},%`, PAGE],
+      },
+    })
+    const tw = i % 2 === 0 ? pick(common) : pick(medium)
+    const title = pick(titles)
+    const titleByDate = (i >> 1) % 2 === 0
+    cases.push({
+      cls: 'title',
+      body: { query: tw, authorJobTitle: title, sortBy: titleByDate ? 'date' : 'relevance' },
+      raw: {
+        sql: `SELECT s.rowid FROM post_search s JOIN posts p ON p.id = s.rowid
+                JOIN profiles pr ON p.author_kind = 'person' AND pr.profile_id = p.author_id
+              WHERE post_search MATCH ? AND pr.job_title LIKE ?
+              ORDER BY ${titleByDate ? 's.rowid DESC' : 'rank'} LIMIT ?`,
+        args: [toFts5Match(parseSearchQuery(tw).tree), `%${title}%`, PAGE],
       },
     })
   }

@@ -75,6 +75,17 @@ export interface SearchIndex {
   mentionPosts(companies: readonly string[], range: IdRange, limit: number): Promise<string[]>
   /** How many posts mentionPosts would give without a limit, counted only up to `cap` (more reads as `cap`). */
   mentionCount(companies: readonly string[], range: IdRange, cap: number): Promise<number>
+  /**
+   * Searchable posts of `authors` within `range`, counted only up to `cap` (more reads as `cap`): what
+   * authorPosts would give without a limit.
+   */
+  authorPostCount(authors: readonly AuthorRef[], range: IdRange, cap: number): Promise<number>
+  /**
+   * Profile ids of the members whose current job title holds `title` (tokens of the search model, as
+   * consecutive tokens: authorJobTitle's phrase), each once, in no particular order; null when more
+   * than `limit` members hold it, or when the store cannot list them all cheaply now.
+   */
+  titleHolders(title: readonly string[], limit: number): Promise<string[] | null>
   /** Facts of each id that exists (absent ids are missing from the map). */
   facts(ids: readonly string[]): Promise<Map<string, PostFacts>>
   /** Search result items (D8) of each id whose item can be read (absent ids are missing). */

@@ -256,6 +256,13 @@ export function runSearchIndexContract(name: string, makeIndex: () => Promise<Se
         expect(await index.authorPosts([companyRef(2), personRef(3), personRef(2)], {}, 10)).toEqual(ids(7, 5, 2))
         expect(await index.authorPosts([personRef(9), companyRef(9)], {}, 10)).toEqual([])
         expect(await index.authorPosts([], {}, 10)).toEqual([])
+        // Many authors (a title's holders), most without posts, read alike.
+        const many = [...Array.from({ length: 30 }, (_, i) => personRef(i + 1)), companyRef(1), companyRef(2), personRef(1)]
+        expect(await index.authorPosts(many, {}, 10)).toEqual(ids(7, 6, 5, 3, 2, 1))
+        expect(await index.authorPosts(many, { below: postIdAt(7), from: postIdAt(2) }, 3)).toEqual(ids(6, 5, 3))
+        expect(await index.authorPostCount(many, {}, 100)).toBe(6)
+        expect(await index.authorPostCount(many, { below: postIdAt(7), from: postIdAt(2) }, 100)).toBe(4)
+        expect(await index.authorPostCount(many, {}, 5)).toBe(5)
       })
 
       it('mentionPosts gives the posts mentioning any of the companies newest first, without reposts, within range and limit, as rewritten', async () => {
@@ -293,6 +300,51 @@ export function runSearchIndexContract(name: string, makeIndex: () => Promise<Se
         expect(await index.mentionPosts(['10002'], {}, 10)).toEqual(ids(12, 1))
         expect(await index.mentionPosts(['10003'], {}, 10)).toEqual(ids(11))
         expect(await index.mentionCount(['10001', '10002', '10003'], {}, 100)).toBe(4)
+      })
+
+      it('authorPostCount counts the posts authorPosts gives, each author once, within range, up to the cap', async () => {
+        expect(await index.authorPostCount([personRef(1), companyRef(1)], {}, 100)).toBe(3)
+        expect(await index.authorPostCount([personRef(1), companyRef(1), personRef(1)], {}, 100)).toBe(3)
+        expect(await index.authorPostCount([personRef(1), companyRef(1)], {}, 2)).toBe(2)
+        expect(await index.authorPostCount([personRef(1), companyRef(1)], { below: postIdAt(6), from: postIdAt(2) }, 100)).toBe(1)
+        expect(await index.authorPostCount([companyRef(2), personRef(3), personRef(2)], {}, 100)).toBe(3)
+        expect(await index.authorPostCount([personRef(9), companyRef(9)], {}, 100)).toBe(0)
+        expect(await index.authorPostCount([], {}, 100)).toBe(0)
+        expect(await index.authorPostCount([personRef(1)], {}, 0)).toBe(0)
+      })
+
+      it("titleHolders finds the members whose current title holds the phrase, as the facts filter reads it, and follows title changes", async () => {
+        const holders = async (title: string, limit = 100) => (await index.titleHolders(tokenize(title), limit))?.sort()
+        const ids = (...ns: number[]) => ns.map((n) => personRef(n).id).sort()
+        await seed(
+          profileRow(4, { jobTitle: 'Directeur Général' }),
+          profileRow(5, { jobTitle: 'VP, Engineering & Data' }),
+          profileRow(6, { jobTitle: 'Data Engineering Lead' }),
+          profileRow(7, { jobTitle: 'SENIOR DATA ENGINEER (remote)' }),
+        )
+        // Member 3 is a Senior Data Engineer, member 2 holds no title, company pages none.
+        expect(await holders('data engineer')).toEqual(ids(3, 7))
+        expect(await holders('Senior Data Engineer')).toEqual(ids(3, 7))
+        expect(await holders('engineer data')).toEqual([])
+        expect(await holders('engineering data')).toEqual(ids(5))
+        expect(await holders('data')).toEqual(ids(3, 5, 6, 7))
+        expect(await holders('directeur general')).toEqual(ids(4))
+        expect(await holders('GÉNÉRAL')).toEqual(ids(4))
+        expect(await holders('direct')).toEqual([])
+        expect(await holders('title 1')).toEqual(ids(1))
+        expect(await holders('nobody holds this')).toEqual([])
+        // More holders than the limit: null, not some of them.
+        expect(await index.titleHolders(tokenize('data'), 3)).toBeNull()
+        expect(await holders('data', 4)).toEqual(ids(3, 5, 6, 7))
+        expect(await index.titleHolders([], 10)).toEqual([])
+        // A new title replaces the old; a title removed leaves the member out; an upsert that keeps it keeps them in.
+        await seed(profileRow(3, { jobTitle: 'Chief Data Officer' }), profileRow(7, { jobTitle: null }), profileRow(5, { name: 'Renamed', jobTitle: 'VP, Engineering & Data' }))
+        expect(await holders('data engineer')).toEqual([])
+        expect(await holders('chief data officer')).toEqual(ids(3))
+        expect(await holders('engineering data')).toEqual(ids(5))
+        expect(await holders('data')).toEqual(ids(3, 5, 6))
+        await seed(profileRow(7, { jobTitle: 'Data Engineer' }))
+        expect(await holders('data engineer')).toEqual(ids(7))
       })
 
       it('facts gives each existing post its author, content kinds, mentions and the author\'s job title', async () => {

@@ -1,4 +1,8 @@
 import fc from 'fast-check'
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { migratePostgres, openPostgres, postgresMigrationsDir } from '../../src/adapters/postgres/database.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPgContentStore } from '../../src/adapters/postgres/pg-content-store.ts'
 import { createPgSearchIndex } from '../../src/adapters/postgres/pg-search-index.ts'
@@ -14,7 +18,7 @@ import { createTokenSigner } from '../../src/domain/tokens.ts'
 import type { SearchIndex } from '../../src/ports/search-index.ts'
 import { HOST, personRef, postIdAt, postRow, profileIdOf, profileRow } from '../helpers/content-fixtures.ts'
 import { openTestDatabase, type PgTestDatabase } from '../helpers/pg-content.ts'
-import { postgresAvailable } from '../helpers/postgres.ts'
+import { createTestDatabase, postgresAvailable } from '../helpers/postgres.ts'
 import { generatedPosts, queryTreeArb, runSearchIndexContract } from './search-index.contract.ts'
 
 const available = await postgresAvailable()
@@ -109,6 +113,9 @@ describe.skipIf(!available)('postgres search index', () => {
         { query: '#hiring OR #remote', maxResults: 10 },
         { query: 'data', authorProfiles: [profileIdOf(1)], maxResults: 10 },
         { authorProfiles: [profileIdOf(1)], maxResults: 25, postedWithin: 'week' },
+        // The title's holder's posts drive these (search.service.ts).
+        { query: 'data OR python', authorJobTitle: 'Title 1', maxResults: 10 },
+        { query: 'remote', authorJobTitle: 'title 1', sortBy: 'date', maxResults: 10 },
       ]
       for (const first of bodies) {
         let body: Record<string, unknown> | null = first
@@ -134,6 +141,52 @@ describe.skipIf(!available)('postgres search index', () => {
       expect(estimated.map((s) => s.id)).toEqual(exact.map((s) => s.id))
       // ANALYZE reads every row of a table this small, so the shares are exact up to rounding.
       estimated.forEach((s, i) => expect(s.score).toBeCloseTo(exact[i]!.score, 2))
+    })
+  })
+
+  describe('migration 007: title vectors', () => {
+    it('the node that migrates fills the title of each member written before it, or since without one', async () => {
+      const fresh = await createTestDatabase('pronet_t007')
+      const pool = openPostgres(fresh.url, { max: 2 })
+      try {
+        const upTo6 = mkdtempSync(join(tmpdir(), 'pronet-pgmig-'))
+        for (const f of readdirSync(postgresMigrationsDir())) if (/^00[1-6]_/.test(f)) copyFileSync(join(postgresMigrationsDir(), f), join(upTo6, f))
+        await migratePostgres(pool, upTo6)
+        rmSync(upTo6, { recursive: true })
+        const insert = `INSERT INTO profiles (profile_id, member_id, slug, name, headline, url, doc, job_title)
+                        VALUES ($1, $1, $1, 'n', 'h', 'u', '{}', $2)`
+        await pool.query(insert, ['p1', 'Directeur Général'])
+        await pool.query(insert, ['p2', 'Senior Data Engineer'])
+        await pool.query(insert, ['p3', null])
+        expect(await migratePostgres(pool)).toEqual(['007_profile_titles.sql'])
+        const index = createPgSearchIndex(pool)
+        expect(await index.titleHolders(['directeur', 'general'], 10)).toEqual(['p1'])
+        expect(await index.titleHolders(['data', 'engineer'], 10)).toEqual(['p2'])
+        const unfilled = 'SELECT count(*)::int AS n FROM profiles WHERE title_vector IS NULL AND job_title IS NOT NULL'
+        expect((await pool.query<{ n: number }>(unfilled)).rows[0]?.n).toBe(0)
+        // Rows written by a node older than the migration (a rolling upgrade): a new member, and a title
+        // changed, whose vector was the old title's. Read as text until the next start fills them.
+        await pool.query(insert, ['p4', 'Data Engineer'])
+        await pool.query('UPDATE profiles SET job_title = $2 WHERE profile_id = $1', ['p1', 'Data Engineer, Paris'])
+        expect((await pool.query<{ n: number }>(unfilled)).rows[0]?.n).toBe(2)
+        expect((await index.titleHolders(['data', 'engineer'], 10))?.sort()).toEqual(['p1', 'p2', 'p4'])
+        expect(await index.titleHolders(['directeur', 'general'], 10)).toEqual([])
+        expect(await index.titleHolders(['data', 'engineer'], 2)).toBeNull()
+        expect(await migratePostgres(pool)).toEqual([])
+        expect((await pool.query<{ n: number }>(unfilled)).rows[0]?.n).toBe(0)
+        expect((await index.titleHolders(['data', 'engineer'], 10))?.sort()).toEqual(['p1', 'p2', 'p4'])
+        expect(await index.titleHolders(['directeur', 'general'], 10)).toEqual([])
+        // This build's writer changes the vector with the title.
+        const store = createPgContentStore(pool)
+        await store.write([profileRow(9, { profileId: 'p2', jobTitle: 'Chief Data Officer' })])
+        await store.close()
+        expect((await pool.query<{ n: number }>(unfilled)).rows[0]?.n).toBe(0)
+        expect((await index.titleHolders(['data', 'engineer'], 10))?.sort()).toEqual(['p1', 'p4'])
+        expect(await index.titleHolders(['chief', 'data'], 10)).toEqual(['p2'])
+      } finally {
+        await pool.end()
+        await fresh.drop()
+      }
     })
   })
 

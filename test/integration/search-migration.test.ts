@@ -10,13 +10,14 @@ import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { migrate, sqliteMigrationsDir } from '../../src/adapters/sqlite/database.ts'
+import { ensureSearchTokenizers, migrate, sqliteMigrationsDir } from '../../src/adapters/sqlite/database.ts'
+import { POST_SEARCH_TOKENIZER } from '../../src/adapters/sqlite/fts5-tokenizer.ts'
 import { createSqliteSearchIndex } from '../../src/adapters/sqlite/sqlite-search-index.ts'
 import type { IngestRecord, ProfileRecord } from '../../src/contract/ingest.schemas.ts'
 import { prepareRecord, validateRecord } from '../../src/domain/content/content-writer.ts'
 import type { ContentRow, PostRow, ProfileRow } from '../../src/ports/content-store.ts'
 import { parseSearchQuery } from '../../src/domain/search/query-grammar.ts'
-import { matches, toFts5Match, tokenize } from '../../src/domain/search/query-tokens.ts'
+import { containsRun, matches, toFts5Match, tokenize } from '../../src/domain/search/query-tokens.ts'
 import { personPostRecord, profileRecord } from '../helpers/ingest-fixtures.ts'
 import { HOST, SEARCH_NOW, newestFirst, searchNetwork } from '../helpers/search-fixtures.ts'
 
@@ -200,23 +201,48 @@ describe('migration 006 backfills a database written before it', () => {
     }
   })
 
-  it('migration 008 then indexes the mentions of every post but reposts, and the adapter finds them', async () => {
-    expect(migrate(db, sqliteMigrationsDir())).toEqual(['007_settings.sql', '008_post_mentions.sql'])
+  it('migration 008 then indexes the mentions of every post but reposts', () => {
+    expect(migrate(db, migrationsUpTo(8))).toEqual(['007_settings.sql', '008_post_mentions.sql'])
     const stored = db.prepare('SELECT company_id AS company, CAST(post_id AS TEXT) AS post FROM post_mentions').all() as { company: string; post: string }[]
     const expected = posts.filter((p) => !p.isRepost).flatMap((p) => [...new Set(p.mentions)].map((company) => ({ company, post: p.id })))
     const key = (m: { company: string; post: string }) => `${m.company}|${m.post}`
     expect(stored.map(key).sort()).toEqual(expected.map(key).sort())
     expect(expected.length).toBeGreaterThan(5)
-    const index = createSqliteSearchIndex(db)
-    for (const company of new Set(expected.map((m) => m.company))) {
-      const want = expected.filter((m) => m.company === company).map((m) => m.post).sort(newestFirst)
-      expect(await index.mentionPosts([company], {}, 1_000), company).toEqual(want)
-    }
   })
 
-  it('the search index adapter reads the backfilled facts and items', async () => {
+  it("migration 009 then indexes every member's current title, and the adapter finds each title's holders as the facts filter does", async () => {
+    expect(migrate(db, sqliteMigrationsDir())).toEqual(['009_profile_titles.sql'])
+    const definition = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'profile_title_search'").pluck()
+    expect(definition.get()).not.toContain(POST_SEARCH_TOKENIZER)
+    ensureSearchTokenizers(db)
+    expect(definition.get()).toContain(POST_SEARCH_TOKENIZER)
+    const index = createSqliteSearchIndex(db)
+    const titled = profiles.filter((p) => p.jobTitle !== null)
+    // Each title's first two words, and each title whole: the holders are exactly those whose title holds it.
+    const phrases = new Set(titled.flatMap((p) => [tokenize(p.jobTitle as string).slice(0, 2).join(' '), p.jobTitle as string]))
+    let several = 0
+    for (const phrase of phrases) {
+      const tokens = tokenize(phrase)
+      const want = titled.filter((p) => containsRun(tokenize(p.jobTitle as string), tokens)).map((p) => p.profileId).sort()
+      if (want.length > 1) several++
+      expect((await index.titleHolders(tokens, 1_000))?.sort(), phrase).toEqual(want)
+    }
+    expect(several).toBeGreaterThan(0)
+    // A later write keeps the index in step (the triggers of migration 009).
+    const member = titled[0] as ProfileRow
+    db.prepare('UPDATE profiles SET job_title = ? WHERE profile_id = ?').run('Chief Zebrafish Officer', member.profileId)
+    expect(await index.titleHolders(['zebrafish', 'officer'], 10)).toEqual([member.profileId])
+    expect(await index.titleHolders(tokenize(member.jobTitle as string), 1_000)).not.toContain(member.profileId)
+  })
+
+  it('the search index adapter reads the backfilled facts, items and mentions', async () => {
     migrate(db, sqliteMigrationsDir())
     const index = createSqliteSearchIndex(db)
+    const mentioned = posts.filter((p) => !p.isRepost).flatMap((p) => [...new Set(p.mentions)].map((company) => ({ company, post: p.id })))
+    for (const company of new Set(mentioned.map((m) => m.company))) {
+      const want = mentioned.filter((m) => m.company === company).map((m) => m.post).sort(newestFirst)
+      expect(await index.mentionPosts([company], {}, 1_000), company).toEqual(want)
+    }
     const sample = posts.filter((p) => !p.isRepost).slice(0, 40)
     const facts = await index.facts(sample.map((p) => p.id))
     const items = await index.items(sample.map((p) => p.id))

@@ -49,6 +49,12 @@ function stubIndex(frequencies: { current: TermFrequencies }) {
     async mentionCount() {
       return 0
     },
+    async authorPostCount() {
+      return 0
+    },
+    async titleHolders() {
+      return []
+    },
     async facts(list) {
       return new Map(list.map((id) => [id, { authorKind: 'person', authorId: 'p', contentKinds: 1, mentions: [], authorJobTitle: null }] as const))
     },

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { bodyBytes } from '../../src/domain/content/content.service.ts'
 import { createManualClock } from '../../src/adapters/system-clock.ts'
 import { compareIds, idFromTime } from '../../src/domain/content/ids.ts'
-import { createSearchService, EMPTY_SCAN_LIMIT, MENTIONS_FIRST, RELEVANCE_CANDIDATES, SCAN_BUDGET } from '../../src/domain/search/search.service.ts'
+import { createSearchService, EMPTY_SCAN_LIMIT, MENTIONS_FIRST, RELEVANCE_CANDIDATES, SCAN_BUDGET, TITLE_HOLDERS_FIRST } from '../../src/domain/search/search.service.ts'
 import { createTokenSigner } from '../../src/domain/tokens.ts'
 import { CONTENT_KIND } from '../../src/ports/content-store.ts'
 import type { IdRange, PostFacts, SearchIndex } from '../../src/ports/search-index.ts'
@@ -17,11 +17,22 @@ const NOW = Date.UTC(2026, 10, 1)
 const MIN = 60_000
 const admit = async () => {}
 
+/** The title the stub's holders hold, and its tokens. */
+const TITLE = 'Chief Legal Officer'
+const TITLE_TOKENS = ['chief', 'legal', 'officer']
+
 /**
  * Every post matches the query; `live` says which posts are live videos (a filter checked on each
- * candidate's facts), `mentioned` which mention company 42 (the mentions' own index).
+ * candidate's facts), `mentioned` which mention company 42 (the mentions' own index), `titled` which
+ * were written by a member holding TITLE: `holders` members (h0, h1, …) take turns writing those.
  */
-function stubIndex(count: number, live: (i: number) => boolean, mentioned: (i: number) => boolean = () => false) {
+function stubIndex(
+  count: number,
+  live: (i: number) => boolean,
+  mentioned: (i: number) => boolean = () => false,
+  titled: (i: number) => boolean = () => false,
+  holders = 2,
+) {
   // Newest first, one a minute back from NOW.
   const ids = Array.from({ length: count }, (_, i) => idFromTime(NOW - (i + 1) * MIN, 0))
   const position = new Map(ids.map((id, i) => [id, i]))
@@ -30,6 +41,12 @@ function stubIndex(count: number, live: (i: number) => boolean, mentioned: (i: n
   let factsRead = 0
   let mentionsRead = 0
   let seeks = 0
+  let authorReads = 0
+  const authorOf = (i: number) => (titled(i) ? `h${i % holders}` : 'p')
+  const byAuthors = (authors: readonly { id: string }[], range: IdRange) => {
+    const wanted = new Set(authors.map((a) => a.id))
+    return inRange(range).filter((id) => wanted.has(authorOf(position.get(id) as number)))
+  }
   const index: SearchIndex = {
     async newestMatches(_q, range, limit) {
       return inRange(range).slice(0, limit)
@@ -51,8 +68,16 @@ function stubIndex(count: number, live: (i: number) => boolean, mentioned: (i: n
       if (sparse) seeks += list.length
       return [...list]
     },
-    async authorPosts() {
-      return []
+    async authorPosts(authors, range, limit) {
+      authorReads++
+      return byAuthors(authors, range).slice(0, limit)
+    },
+    async authorPostCount(authors, range, cap) {
+      return Math.min(cap, byAuthors(authors, range).length)
+    },
+    async titleHolders(title, limit) {
+      const all = title.join(' ') === TITLE_TOKENS.join(' ') ? Array.from({ length: holders }, (_, k) => `h${k}`) : []
+      return all.length > limit ? null : all
     },
     async mentionPosts(companies, range, limit) {
       mentionsRead++
@@ -68,10 +93,10 @@ function stubIndex(count: number, live: (i: number) => boolean, mentioned: (i: n
           id,
           {
             authorKind: 'person',
-            authorId: 'p',
+            authorId: authorOf(position.get(id) as number),
             contentKinds: live(position.get(id) as number) ? CONTENT_KIND.liveVideo : CONTENT_KIND.image,
             mentions: mentioned(position.get(id) as number) ? ['42'] : [],
-            authorJobTitle: null,
+            authorJobTitle: titled(position.get(id) as number) ? TITLE : 'Engineer',
           },
         ]),
       )
@@ -80,7 +105,7 @@ function stubIndex(count: number, live: (i: number) => boolean, mentioned: (i: n
       return new Map(list.map((id) => [id, Buffer.from(JSON.stringify({ id }))]))
     },
   }
-  return { index, ids, factsRead: () => factsRead, mentionsRead: () => mentionsRead, seeks: () => seeks }
+  return { index, ids, factsRead: () => factsRead, mentionsRead: () => mentionsRead, seeks: () => seeks, authorReads: () => authorReads }
 }
 
 function serviceOver(index: SearchIndex) {
@@ -228,5 +253,93 @@ describe('mentionsCompanies walks the companies\' mentions, not the query\'s mat
     expect(stub.seeks()).toBe(0)
     // Counted, not read.
     expect(stub.mentionsRead()).toBe(0)
+  })
+})
+
+describe("authorJobTitle walks the title's holders' posts, not the query's matches", () => {
+  it('a date walk answers every post by a holder in one call, however deep among the matches, reading no facts', async () => {
+    const count = SCAN_BUDGET * 3
+    const deep = [SCAN_BUDGET + 5, SCAN_BUDGET + 9, 2 * SCAN_BUDGET + 100, 3 * SCAN_BUDGET - 1]
+    const stub = stubIndex(count, () => false, undefined, (i) => deep.includes(i))
+    const search = serviceOver(stub.index)
+    const page = await search({ query: 'remote', sortBy: 'date', authorJobTitle: TITLE })
+    expect(page.results.map((r) => r.id)).toEqual(deep.map((i) => stub.ids[i]))
+    expect(page.cursor).toBeNull()
+    // The query was checked on the four posts, one by one, and nothing else was read.
+    expect(stub.seeks()).toBe(deep.length)
+    expect(stub.factsRead()).toBe(0)
+  })
+
+  it('a date walk pages through the holders\' posts: each page full, the last one ends the walk', async () => {
+    const stub = stubIndex(5_000, () => false, undefined, (i) => i % 40 === 7, 5)
+    const search = serviceOver(stub.index)
+    const { seen, calls, cursor } = await walk(search, { query: 'remote', sortBy: 'date', authorJobTitle: TITLE, maxResults: 50 }, 10)
+    expect(cursor).toBeNull()
+    expect(seen).toEqual(stub.ids.filter((_, i) => i % 40 === 7))
+    expect(calls).toBe(3) // 125 posts: 50, 50, 25
+    expect(stub.factsRead()).toBe(0)
+  })
+
+  it('other filters are still checked on each of the holders\' posts', async () => {
+    const stub = stubIndex(1_000, (i) => i % 3 === 0, (i) => i % 2 === 0, (i) => i % 10 === 0)
+    const search = serviceOver(stub.index)
+    const live = await search({ query: 'remote', sortBy: 'date', authorJobTitle: TITLE, contentType: ['liveVideo'] })
+    expect(live.results.map((r) => r.id)).toEqual(stub.ids.filter((_, i) => i % 30 === 0))
+    // Mentions and a title together: the mentions drive (fewer than MENTIONS_FIRST), the title is checked on each.
+    const both = await search({ query: 'remote', sortBy: 'date', authorJobTitle: TITLE, mentionsCompanies: ['42'], maxResults: 50 })
+    expect(both.results.map((r) => r.id)).toEqual(stub.ids.filter((_, i) => i % 10 === 0).slice(0, 50))
+  })
+
+  it('relevance ranks every post by a holder, also one older than the newest RELEVANCE_CANDIDATES matches', async () => {
+    const old = RELEVANCE_CANDIDATES + 2_500
+    const stub = stubIndex(RELEVANCE_CANDIDATES + 5_000, () => false, undefined, (i) => i === 3 || i === old)
+    const search = serviceOver(stub.index)
+    const page = await search({ query: 'remote', authorJobTitle: TITLE })
+    expect(new Set(page.results.map((r) => r.id))).toEqual(new Set([stub.ids[3], stub.ids[old]]))
+    expect(page.cursor).toBeNull()
+    expect(stub.factsRead()).toBe(0)
+  })
+
+  it('a relevance walk over the holders\' posts pages to the end without repeats', async () => {
+    const stub = stubIndex(3_000, () => false, undefined, (i) => i % 100 === 1, 3)
+    const search = serviceOver(stub.index)
+    const { seen, cursor } = await walk(search, { query: 'remote', authorJobTitle: TITLE, maxResults: 7 }, 20)
+    expect(cursor).toBeNull()
+    expect(seen).toHaveLength(30)
+    expect(new Set(seen)).toEqual(new Set(stub.ids.filter((_, i) => i % 100 === 1)))
+    expect(stub.factsRead()).toBe(0)
+  })
+
+  it('a title nobody holds matches nothing: an empty last page, nothing scanned', async () => {
+    const stub = stubIndex(SCAN_BUDGET * 2, () => false, undefined, (i) => i % 5 === 0)
+    const search = serviceOver(stub.index)
+    for (const sortBy of ['date', 'relevance']) {
+      const page = await search({ query: 'remote', sortBy, authorJobTitle: 'Chief Happiness Officer' })
+      expect(page).toMatchObject({ results: [], cursor: null })
+    }
+    expect(stub.factsRead()).toBe(0)
+    expect(stub.seeks()).toBe(0)
+  })
+
+  it('past MENTIONS_FIRST posts by holders the query\'s matches drive the walk again, with the title checked on their facts', async () => {
+    const stub = stubIndex(MENTIONS_FIRST * 2 + 10, () => false, undefined, (i) => i % 2 === 1)
+    const search = serviceOver(stub.index)
+    const page = await search({ query: 'remote', sortBy: 'date', authorJobTitle: TITLE, maxResults: 10 })
+    expect(page.results.map((r) => r.id)).toEqual(stub.ids.filter((_, i) => i % 2 === 1).slice(0, 10))
+    expect(stub.factsRead()).toBeGreaterThan(0)
+    expect(stub.seeks()).toBe(0)
+    // Counted, not read.
+    expect(stub.authorReads()).toBe(0)
+  })
+
+  it('past TITLE_HOLDERS_FIRST holders the query\'s matches drive the walk, with the title checked on their facts', async () => {
+    const stub = stubIndex(3_000, () => false, undefined, (i) => i % 3 === 0, TITLE_HOLDERS_FIRST + 1)
+    const search = serviceOver(stub.index)
+    for (const sortBy of ['date', 'relevance']) {
+      const page = await search({ query: 'remote', sortBy, authorJobTitle: TITLE, maxResults: 10 })
+      expect(new Set(page.results.map((r) => r.id))).toEqual(new Set(stub.ids.filter((_, i) => i % 3 === 0).slice(0, 10)))
+    }
+    expect(stub.factsRead()).toBeGreaterThan(0)
+    expect(stub.authorReads()).toBe(0)
   })
 })

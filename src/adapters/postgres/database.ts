@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import { migrationsDir, pendingMigrations } from '../migrations-dir.ts'
 import pg from 'pg'
+import { indexText } from './pg-search-text.ts'
 
 export type PgPool = pg.Pool
 
@@ -120,6 +121,7 @@ export async function migratePostgres(pool: PgPool, dir: string = postgresMigrat
         }
         applied.push(file)
       }
+      if (done.has(TITLE_VECTORS_MIGRATION) || applied.some((f) => Number(f.slice(0, 3)) === TITLE_VECTORS_MIGRATION)) await fillTitleVectors(client)
       return applied
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK])
@@ -127,6 +129,34 @@ export async function migratePostgres(pool: PgPool, dir: string = postgresMigrat
     }
   } finally {
     client.release()
+  }
+}
+
+/** The migration that made profiles.title_vector (007_profile_titles.sql). */
+const TITLE_VECTORS_MIGRATION = 7
+/** Titles a statement of fillTitleVectors fills. */
+const TITLES_PER_FILL = 1_000
+
+/**
+ * Fills the title_vector of each profile whose title has none (migration 007): titles written before
+ * it, or since by a node that predates it. SQL cannot tokenize as the search model does, so the node
+ * that holds the migration lock does it, a thousand a statement; at later starts the partial index
+ * profiles_title_unfilled is empty and this is one lookup. A row whose title changed meanwhile is
+ * skipped (the writer filled it, or the next round reads the new title).
+ */
+async function fillTitleVectors(client: pg.PoolClient): Promise<void> {
+  for (;;) {
+    const { rows } = await client.query<{ id: string; title: string }>(
+      'SELECT profile_id AS id, job_title AS title FROM profiles WHERE job_title IS NOT NULL AND title_vector IS NULL LIMIT $1',
+      [TITLES_PER_FILL],
+    )
+    if (rows.length === 0) return
+    await client.query(
+      `UPDATE profiles p SET title_vector = v.vector::tsvector
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS v (id, title, vector)
+       WHERE p.profile_id = v.id AND p.job_title = v.title AND p.title_vector IS NULL`,
+      [rows.map((r) => r.id), rows.map((r) => r.title), rows.map((r) => indexText(r.title).vector)],
+    )
   }
 }
 

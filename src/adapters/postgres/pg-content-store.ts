@@ -125,11 +125,11 @@ const bytes = (doc: string): Buffer => Buffer.from(doc, 'utf8')
 
 // ---------- statements ----------
 
-const UPSERT_PROFILE = `INSERT INTO profiles (profile_id, member_id, slug, name, headline, picture_url, url, doc, job_title)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+const UPSERT_PROFILE = `INSERT INTO profiles (profile_id, member_id, slug, name, headline, picture_url, url, doc, job_title, title_vector)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::tsvector)
   ON CONFLICT (profile_id) DO UPDATE SET member_id = excluded.member_id, slug = excluded.slug,
     name = excluded.name, headline = excluded.headline, picture_url = excluded.picture_url,
-    url = excluded.url, doc = excluded.doc, job_title = excluded.job_title`
+    url = excluded.url, doc = excluded.doc, job_title = excluded.job_title, title_vector = excluded.title_vector`
 const UPSERT_COMPANY = `INSERT INTO companies (company_id, slug, page_type, name, headline, logo_url, url, doc)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
   ON CONFLICT (company_id) DO UPDATE SET slug = excluded.slug, page_type = excluded.page_type,
@@ -262,7 +262,8 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
     const { slugOwner, memberOwner, before } = rows[0]!
     if (slugOwner !== null && slugOwner !== r.profileId) refuse(`publicIdentifier '${slug}' is already used by profile ${slugOwner}`)
     if (memberOwner !== null && memberOwner !== r.profileId) refuse(`memberId '${r.memberId}' is already used by profile ${memberOwner}`)
-    await c.query(UPSERT_PROFILE, [r.profileId, r.memberId, slug, r.name, r.headline, r.pictureUrl, r.url, r.doc, r.jobTitle])
+    const titleVector = r.jobTitle === null ? null : indexText(r.jobTitle).vector
+    await c.query(UPSERT_PROFILE, [r.profileId, r.memberId, slug, r.name, r.headline, r.pictureUrl, r.url, r.doc, r.jobTitle, titleVector])
     const card = { name: r.name, headline: r.headline, url: r.url, imageUrl: r.pictureUrl }
     if (before !== null && !sameCard(before, card)) await restampPosts(c, { kind: 'person', id: r.profileId }, card)
   }

@@ -20,6 +20,7 @@ import type { AuthorRef } from '../../ports/content-store.ts'
 import type { IdRange, PostFacts, ScoredId, SearchIndex } from '../../ports/search-index.ts'
 import type { PgPool } from './database.ts'
 import { isStorableId } from '../../domain/content/ids.ts'
+import { containsRun, tokenize } from '../../domain/search/query-tokens.ts'
 import { rankScored } from '../../domain/search/ranking.ts'
 import { MAX_LEXEME_BYTES, queryTerms, toTsquery } from './pg-search-text.ts'
 
@@ -37,6 +38,9 @@ export interface PgSearchIndexOptions {
   /** Time source for the statistics' lifetime (default performance.now). */
   now?: () => number
 }
+
+/** Titles not yet in the title index (profiles_title_unfilled) titleHolders reads as text at most. */
+const UNFILLED_TITLES = 5_000
 
 /** An id bound: digits only; past the bigint range it is the range's end. */
 const upper = (id: string | undefined): string => (id === undefined || !/^\d+$/.test(id) || !isStorableId(id) ? MAX_ID : id)
@@ -358,6 +362,43 @@ export function createPgSearchIndex(pool: PgPool, opts: PgSearchIndexOptions = {
         [[...new Set(companies)], upper(range.below), from, cap],
       )
       return rows[0]?.n ?? 0
+    },
+
+    async authorPostCount(authors, range, cap) {
+      const from = lower(range.from)
+      if (authors.length === 0 || from === null || cap <= 0) return 0
+      // Each author's posts through the posts_author index, each counted only as far as the cap.
+      const { rows } = await pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM (
+           SELECT 1 FROM (SELECT DISTINCT * FROM unnest($1::text[], $2::text[]) AS a (kind, id)) a
+           CROSS JOIN LATERAL (
+             SELECT 1 FROM posts WHERE author_kind = a.kind AND author_id = a.id
+               AND id < $3::bigint AND id >= $4::bigint AND NOT is_repost
+             LIMIT $5) p
+           LIMIT $5) c`,
+        [authors.map((a: AuthorRef) => a.kind), authors.map((a: AuthorRef) => a.id), upper(range.below), from, cap],
+      )
+      return rows[0]?.n ?? 0
+    },
+
+    async titleHolders(title, limit) {
+      const phrase = toTsquery({ kind: 'phrase', text: title.join(' '), tokens: title })
+      if (phrase === null) return []
+      // Through the GIN index on profiles.title_vector (migration 007), and the titles not filled yet
+      // (written by an older node during a rolling upgrade: profiles_title_unfilled, otherwise empty),
+      // read as text, up to UNFILLED_TITLES of them. The phrase is checked again on each title found, so
+      // a holder is exactly what the facts filter would keep.
+      const { rows: indexed } = await pool.query<{ id: string; title: string }>(
+        'SELECT profile_id AS id, job_title AS title FROM profiles WHERE title_vector @@ $1::tsquery LIMIT $2',
+        [phrase, limit + 1],
+      )
+      const { rows: unfilled } = await pool.query<{ id: string; title: string }>(
+        'SELECT profile_id AS id, job_title AS title FROM profiles WHERE job_title IS NOT NULL AND title_vector IS NULL LIMIT $1',
+        [UNFILLED_TITLES + 1],
+      )
+      if (indexed.length > limit || unfilled.length > UNFILLED_TITLES) return null
+      const ids = [...indexed, ...unfilled].filter((h) => containsRun(tokenize(h.title), title)).map((h) => h.id)
+      return ids.length > limit ? null : ids
     },
 
     async facts(ids) {

@@ -32,8 +32,14 @@ export function openSqlite(path: string, opts: { notice?: (line: string) => void
   // rank) on the same connection slow: a 50-row newest-first query took 3.5 ms instead of 0.14 ms
   // (measured on the 1.9M-post search bench).
   migrate(db)
-  ensurePostSearchTokenizer(db, opts.notice ?? (() => {}))
+  ensureSearchTokenizers(db, opts.notice ?? (() => {}))
   return db
+}
+
+/** The text indexes made again with POST_SEARCH_TOKENIZER where they were made with another (after migrate). */
+export function ensureSearchTokenizers(db: SqliteDb, notice: (line: string) => void = () => {}): void {
+  ensurePostSearchTokenizer(db, notice)
+  ensureTitleSearchTokenizer(db)
 }
 
 /**
@@ -44,34 +50,58 @@ export function openSqlite(path: string, opts: { notice?: (line: string) => void
  * it meanwhile wait for that (a rebuild of a 2M-post index takes a few minutes) and find it done.
  */
 function ensurePostSearchTokenizer(db: SqliteDb, notice: (line: string) => void): void {
-  const definition = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'post_search'").pluck()
   // Made by migration 006 or an older generation of this: another tokenizer, or contentless_delete,
   // whose DELETE left the deleted posts' tokens in bm25()'s totals (sqlite-content-store.ts).
+  remakeOnce(db, 'post_search', (sql) => !sql.includes('contentless_delete'), () => {
+    const posts = db.prepare('SELECT count(*) FROM post_docs').pluck().get() as number
+    // A new store's index (migration 006's) is made again too, at once and with nothing to say.
+    const say = posts > 0 ? notice : () => {}
+    say(`rebuilding the post search index for this build's tokenizer (${posts.toLocaleString('en-US')} posts; searches and writes wait for it)…`)
+    const started = performance.now()
+    db.exec('DROP TABLE post_search')
+    db.exec(`CREATE VIRTUAL TABLE post_search USING fts5(text, content = '', tokenize = "${POST_SEARCH_TOKENIZER}")`)
+    db.exec('INSERT INTO post_search (rowid, text) SELECT d.id, d.text FROM post_docs d JOIN posts p ON p.id = d.id WHERE p.is_repost = 0')
+    // One segment, as a freshly built index is: refilled in one go it is left in many, and every query
+    // reads each (on the 1.9M-post bench, phrase, boolean and author searches went over 50 ms at p99
+    // unmerged; merged, 42-45 ms; the merge took 9.4 s).
+    db.exec("INSERT INTO post_search (post_search) VALUES ('optimize')")
+    say(`post search index rebuilt in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+  })
+}
+
+/**
+ * The job title index (profile_title_search, migration 009) reads titles as the post index reads
+ * text: made again with POST_SEARCH_TOKENIZER, and refilled from profile_titles, when it was made with
+ * another (migration 009 makes it with the base tokenizer, which a SQL file can spell). A title is a
+ * few words a member: the refill is quick.
+ */
+function ensureTitleSearchTokenizer(db: SqliteDb): void {
+  remakeOnce(db, 'profile_title_search', () => true, () => {
+    db.exec('DROP TABLE profile_title_search')
+    db.exec(
+      `CREATE VIRTUAL TABLE profile_title_search USING fts5(job_title, content = 'profile_titles', content_rowid = 'k', tokenize = "${POST_SEARCH_TOKENIZER}")`,
+    )
+    db.exec("INSERT INTO profile_title_search (profile_title_search) VALUES ('rebuild')")
+  })
+}
+
+/**
+ * Runs `remake` once for FTS5 table `table` when it exists and was not made with POST_SEARCH_TOKENIZER
+ * (or `fits` says its definition is out of date), in one write transaction: the first connection to
+ * open the file does it, others opening it meanwhile wait for it (up to ten minutes) and find it done.
+ */
+function remakeOnce(db: SqliteDb, table: string, fits: (sql: string) => boolean, remake: () => void): void {
+  const definition = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").pluck()
   const current = () => {
-    const sql = definition.get() as string | undefined
-    return sql === undefined || (sql.includes(`tokenize = "${POST_SEARCH_TOKENIZER}"`) && !sql.includes('contentless_delete'))
+    const sql = definition.get(table) as string | undefined
+    return sql === undefined || (sql.includes(`tokenize = "${POST_SEARCH_TOKENIZER}"`) && fits(sql))
   }
   if (current()) return
   const busy = db.pragma('busy_timeout', { simple: true }) as number
   db.pragma('busy_timeout = 600000')
   try {
     db.transaction(() => {
-      if (current()) return
-      const posts = db.prepare('SELECT count(*) FROM post_docs').pluck().get() as number
-      // A new store's index (migration 006's) is made again too, at once and with nothing to say.
-      const say = posts > 0 ? notice : () => {}
-      say(`rebuilding the post search index for this build's tokenizer (${posts.toLocaleString('en-US')} posts; searches and writes wait for it)…`)
-      const started = performance.now()
-      db.exec('DROP TABLE post_search')
-      db.exec(
-        `CREATE VIRTUAL TABLE post_search USING fts5(text, content = '', tokenize = "${POST_SEARCH_TOKENIZER}")`,
-      )
-      db.exec('INSERT INTO post_search (rowid, text) SELECT d.id, d.text FROM post_docs d JOIN posts p ON p.id = d.id WHERE p.is_repost = 0')
-      // One segment, as a freshly built index is: refilled in one go it is left in many, and every query
-      // reads each (on the 1.9M-post bench, phrase, boolean and author searches went over 50 ms at p99
-      // unmerged; merged, 42-45 ms; the merge took 9.4 s).
-      db.exec("INSERT INTO post_search (post_search) VALUES ('optimize')")
-      say(`post search index rebuilt in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+      if (!current()) remake()
     }).immediate()
   } finally {
     db.pragma(`busy_timeout = ${busy}`)

@@ -109,7 +109,8 @@ export function toFts5Match(tree: QueryNode): string {
   }
 }
 
-function containsRun(haystack: readonly string[], needle: readonly string[]): boolean {
+/** Whether `needle` occurs in `haystack` as consecutive tokens (a phrase's meaning). */
+export function containsRun(haystack: readonly string[], needle: readonly string[]): boolean {
   outer: for (let i = 0; i + needle.length <= haystack.length; i++) {
     for (let j = 0; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer
     return true
