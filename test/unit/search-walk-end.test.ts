@@ -42,7 +42,8 @@ function stubIndex(
   let mentionsRead = 0
   let seeks = 0
   let authorReads = 0
-  const authorOf = (i: number) => (titled(i) ? `h${i % holders}` : 'p')
+  // Posts without the title are company 777's.
+  const authorOf = (i: number) => (titled(i) ? `h${i % holders}` : '777')
   const byAuthors = (authors: readonly { id: string }[], range: IdRange) => {
     const wanted = new Set(authors.map((a) => a.id))
     return inRange(range).filter((id) => wanted.has(authorOf(position.get(id) as number)))
@@ -330,6 +331,19 @@ describe("authorJobTitle walks the title's holders' posts, not the query's match
     expect(stub.seeks()).toBe(0)
     // Counted, not read.
     expect(stub.authorReads()).toBe(0)
+  })
+
+  it("a company page holds no title: authorCompanies with authorJobTitle is an empty last page, nothing read", async () => {
+    const stub = stubIndex(5_000, () => false, undefined, (i) => i % 7 === 0)
+    const search = serviceOver(stub.index)
+    for (const body of [{ sortBy: 'date' }, { query: 'remote', sortBy: 'date' }, { query: 'remote' }]) {
+      const page = await search({ ...body, authorCompanies: ['777'], authorJobTitle: 'Engineer' })
+      expect(page).toMatchObject({ results: [], cursor: null })
+    }
+    expect(stub.factsRead()).toBe(0)
+    expect(stub.authorReads()).toBe(0)
+    // The company's posts, without the title filter.
+    expect((await search({ authorCompanies: ['777'], maxResults: 10 })).results).toHaveLength(10)
   })
 
   it('past TITLE_HOLDERS_FIRST holders the query\'s matches drive the walk, with the title checked on their facts', async () => {

@@ -388,16 +388,15 @@ export function createPgSearchIndex(pool: PgPool, opts: PgSearchIndexOptions = {
       // (written by an older node during a rolling upgrade: profiles_title_unfilled, otherwise empty),
       // read as text, up to UNFILLED_TITLES of them. The phrase is checked again on each title found, so
       // a holder is exactly what the facts filter would keep.
-      const { rows: indexed } = await pool.query<{ id: string; title: string }>(
-        'SELECT profile_id AS id, job_title AS title FROM profiles WHERE title_vector @@ $1::tsquery LIMIT $2',
-        [phrase, limit + 1],
+      const { rows } = await pool.query<{ id: string; title: string; indexed: boolean }>(
+        `(SELECT profile_id AS id, job_title AS title, true AS indexed FROM profiles WHERE title_vector @@ $1::tsquery LIMIT $2)
+         UNION ALL
+         (SELECT profile_id, job_title, false FROM profiles WHERE job_title IS NOT NULL AND title_vector IS NULL LIMIT $3)`,
+        [phrase, limit + 1, UNFILLED_TITLES + 1],
       )
-      const { rows: unfilled } = await pool.query<{ id: string; title: string }>(
-        'SELECT profile_id AS id, job_title AS title FROM profiles WHERE job_title IS NOT NULL AND title_vector IS NULL LIMIT $1',
-        [UNFILLED_TITLES + 1],
-      )
-      if (indexed.length > limit || unfilled.length > UNFILLED_TITLES) return null
-      const ids = [...indexed, ...unfilled].filter((h) => containsRun(tokenize(h.title), title)).map((h) => h.id)
+      const indexed = rows.filter((h) => h.indexed).length
+      if (indexed > limit || rows.length - indexed > UNFILLED_TITLES) return null
+      const ids = rows.filter((h) => containsRun(tokenize(h.title), title)).map((h) => h.id)
       return ids.length > limit ? null : ids
     },
 

@@ -396,7 +396,10 @@ export function createSearchService(deps: SearchServiceDeps) {
       // authorProfiles and authorCompanies are two filters, and filters AND together (4.12): a post
       // has one author, a member or a page, so a search sending both matches nothing.
       const bothAuthorKinds = r.authors.some((a) => a.kind === 'person') && r.authors.some((a) => a.kind === 'company')
-      const want = bothAuthorKinds ? 0 : Math.min(r.maxResults, MAX_DEPTH - pos.n)
+      // A page holds no job title: authorCompanies with authorJobTitle matches nothing either (their
+      // posts were read, and each one's facts, to find that out).
+      const titledPages = r.jobTitle !== null && r.authors.some((a) => a.kind === 'company')
+      const want = bothAuthorKinds || titledPages ? 0 : Math.min(r.maxResults, MAX_DEPTH - pos.n)
       const from = pos.s ?? undefined
       let ids: string[] = []
       let nextPos: Position | null = null
