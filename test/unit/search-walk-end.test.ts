@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { bodyBytes } from '../../src/domain/content/content.service.ts'
 import { createManualClock } from '../../src/adapters/system-clock.ts'
 import { compareIds, idFromTime } from '../../src/domain/content/ids.ts'
-import { createSearchService, EMPTY_SCAN_LIMIT, MENTIONS_FIRST, RELEVANCE_CANDIDATES, SCAN_BUDGET, TITLE_HOLDERS_FIRST } from '../../src/domain/search/search.service.ts'
+import { BROAD_QUERY, createSearchService, EMPTY_SCAN_LIMIT, MENTIONS_FIRST, RELEVANCE_CANDIDATES, SCAN_BUDGET, TITLE_HOLDERS_FIRST } from '../../src/domain/search/search.service.ts'
 import { createTokenSigner } from '../../src/domain/tokens.ts'
 import { CONTENT_KIND } from '../../src/ports/content-store.ts'
 import type { IdRange, PostFacts, SearchIndex } from '../../src/ports/search-index.ts'
@@ -59,8 +59,9 @@ function stubIndex(
       const all = inRange(range)
       return { ids: all.slice(skip, skip + take), more: all.length > skip + take }
     },
-    async termFrequencies() {
-      return { posts: count, df: new Map() }
+    async termFrequencies(tokens) {
+      // Every post matches every query.
+      return { posts: count, df: new Map(tokens.map((t) => [t, count])) }
     },
     async matchAmong(_q, list) {
       return list.map((id) => ({ id, score: 1 }))
@@ -331,6 +332,23 @@ describe("authorJobTitle walks the title's holders' posts, not the query's match
     expect(stub.seeks()).toBe(0)
     // Counted, not read.
     expect(stub.authorReads()).toBe(0)
+  })
+
+  it('past MENTIONS_FIRST posts by holders, a date walk of a query matching BROAD_QUERY times as many takes their posts, a block at a time', async () => {
+    const count = BROAD_QUERY * MENTIONS_FIRST + 2_000
+    // 14,000 posts by holders; those also live videos lie past the first block of their posts.
+    const deep = (i: number) => i >= count - 6_000
+    const stub = stubIndex(count, deep, undefined, (i) => i % 3 === 0)
+    const search = serviceOver(stub.index)
+    const page = await search({ query: 'remote', sortBy: 'date', authorJobTitle: TITLE, contentType: ['liveVideo'], maxResults: 50 })
+    expect(page.results.map((r) => r.id)).toEqual(stub.ids.filter((_, i) => i % 3 === 0 && deep(i)).slice(0, 50))
+    // The holders' posts were read in two blocks and their facts checked: not the 36,000 matches above.
+    expect(stub.authorReads()).toBe(2)
+    expect(stub.factsRead()).toBeLessThanOrEqual(14_000)
+    // Relevance keeps to the query's newest matches (the holders' posts are not all there to rank).
+    const ranked = await search({ query: 'remote', authorJobTitle: TITLE, maxResults: 10 })
+    expect(ranked.results).toHaveLength(10)
+    expect(stub.authorReads()).toBe(2)
   })
 
   it("a company page holds no title: authorCompanies with authorJobTitle is an empty last page, nothing read", async () => {
