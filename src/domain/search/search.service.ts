@@ -217,16 +217,15 @@ export function createSearchService(deps: SearchServiceDeps) {
   /**
    * The title's holders when their posts within `range` are the candidates: a query, no authors, at
    * most TITLE_HOLDERS_FIRST holders and at most MENTIONS_FIRST such posts (counted, not read); for a
-   * date walk (`broad`), also more posts than that when the query is estimated to match BROAD_QUERY
-   * times as many.
+   * date walk (`byDate`), however many posts they wrote when the query is estimated to match
+   * BROAD_QUERY × MENTIONS_FIRST posts (their posts are then not counted).
    */
-  async function viaTitle(r: SearchRequest, query: QueryNode | null, range: IdRange, broad = false): Promise<AuthorRef[] | null> {
+  async function viaTitle(r: SearchRequest, query: QueryNode | null, range: IdRange, byDate = false): Promise<AuthorRef[] | null> {
     if (query === null || r.authors.length > 0) return null
     const holders = await titleHolders(r)
     if (holders === null || holders.length === 0) return holders
-    if ((await index.authorPostCount(holders, range, MENTIONS_FIRST + 1)) <= MENTIONS_FIRST) return holders
-    if (!broad) return null
-    return estimateMatches(query, await index.termFrequencies(planningTokens(query))) >= BROAD_QUERY * MENTIONS_FIRST ? holders : null
+    if (byDate && estimateMatches(query, await index.termFrequencies(planningTokens(query))) >= BROAD_QUERY * MENTIONS_FIRST) return holders
+    return (await index.authorPostCount(holders, range, MENTIONS_FIRST + 1)) <= MENTIONS_FIRST ? holders : null
   }
 
   /** Where a date page's candidates come from, and the filter left to check on each. */
