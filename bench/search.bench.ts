@@ -26,6 +26,8 @@
  *
  *   npm run bench:search
  *   BENCH_SEARCH_SIZE=medium BENCH_REPEAT=4 npm run bench:search
+ *   BENCH_CLASSES=date-sorted,word npm run bench:search   (only these classes)
+ *   BENCH_PER_CASE=1 npm run bench:search                  (also every query's own times)
  */
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -60,6 +62,8 @@ const CACHE_MB = process.env.BENCH_SEARCH_CACHE_MB ?? '64'
 const ANCHOR = Date.UTC(2026, 10, 1)
 const HOST = 'www.linkedin.com'
 const GOALS = { ratio: 1.3, p99Ms: 50 }
+/** Classes measured (comma-separated, e.g. `date-sorted,word`); all when unset. */
+const CLASSES = process.env.BENCH_CLASSES ? new Set(process.env.BENCH_CLASSES.split(',').map((c) => c.trim())) : null
 // npm scripts run in the package root, where .bench/ (ignored by git) keeps built networks.
 const DB = process.env.BENCH_SEARCH_DB ?? join(process.cwd(), '.bench', `search-${String(SIZE)}-seed${SEED}.db`)
 
@@ -233,6 +237,8 @@ async function main(): Promise<void> {
     })
   }
 
+  if (CLASSES) cases.splice(0, cases.length, ...cases.filter((k) => CLASSES.has(k.cls)))
+  if (cases.length === 0) throw new Error(`BENCH_CLASSES names no class: ${String(process.env.BENCH_CLASSES)}`)
   const admit = async () => {}
   const times = new Map<string, { service: number[]; index: number[]; raw: number[]; rawDocs: number[] }>()
   // Each case's own service times, to name the slowest query of each class.
@@ -317,6 +323,11 @@ async function main(): Promise<void> {
     const own = cases.filter((k) => k.cls === cls).map((k) => ({ k, t: perCase.get(k) ?? [] }))
     const worst = own.reduce((a, b) => (quantile(b.t, 0.5) > quantile(a.t, 0.5) ? b : a))
     console.log(`  ${cls.padEnd(13)} ${quantile(worst.t, 0.5).toFixed(2)} / ${Math.max(...worst.t).toFixed(2)} ms  ${JSON.stringify(worst.k.body)}`)
+  }
+  if (process.env.BENCH_PER_CASE === '1') {
+    console.log('')
+    console.log('every query (its service p50 / max over the runs):')
+    for (const [k, t] of perCase) console.log(`  ${k.cls.padEnd(13)} ${quantile(t, 0.5).toFixed(2)} / ${Math.max(...t).toFixed(2)} ms  ${JSON.stringify(k.body)}`)
   }
   console.log('')
   console.log('examples:', cases.filter((_, i) => i < 6).map((k) => JSON.stringify(k.body)).join('  '))

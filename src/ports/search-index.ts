@@ -65,8 +65,9 @@ export interface SearchIndex {
   matchAmong(query: QueryNode, ids: readonly string[]): Promise<ScoredId[]>
   /**
    * Which of `ids` match `query` (order of `ids`), unscored: what a walk newest first asks, without a
-   * score's cost. `sparse`: the ids lie far apart in time (a company's mentions), so the index should
-   * look each one up rather than walk the query's matches between them; the answer is the same.
+   * score's cost. `sparse`: the ids may lie far apart in time (a company's mentions, a title's holders'
+   * posts), so the index should weigh looking each one up against walking the query's matches between
+   * them; the answer is the same.
    */
   matchingAmong(query: QueryNode, ids: readonly string[], sparse?: boolean): Promise<string[]>
   /** Searchable posts (reposts without commentary excluded) of any of `authors` within `range`, newest first. */

@@ -17,6 +17,8 @@ import type { AuthorRef } from '../../ports/content-store.ts'
 import type { IdRange, PostFacts, ScoredId, SearchIndex } from '../../ports/search-index.ts'
 import type { SqliteDb } from './database.ts'
 import { compareIds, isStorableId } from '../../domain/content/ids.ts'
+import { estimateMatches, planningTokens } from '../../domain/search/ranking.ts'
+import type { QueryNode } from '../../domain/search/query-grammar.ts'
 
 /** Bounds of a 64-bit rowid, for an open side of a range. */
 const MAX_ID = '9223372036854775807'
@@ -42,6 +44,14 @@ function leadingVarint(b: Buffer): number {
 
 /** Posts up to which matchAmong and matchingAmong seek each one rather than walking the matches between them. */
 const ONE_BY_ONE = 16
+/**
+ * Matches of the query a walk may be estimated to pass for each post asked about, for matchingAmong to
+ * walk rather than seek each (`sparse`). On the 1.9M-post bench a seek (a statement of its own) took
+ * about 14 µs, walking a match about 0.1 µs: 500 of a title's holders' posts checked by a seek each
+ * took 6.7-19.5 ms, by one walk 0.4-4.5 ms ('the' + Physician: 48,000 matches passed). A third of the
+ * break-even, as the estimate assumes posts spread evenly in time.
+ */
+const WALK_PER_SEEK = 50
 /** Authors up to which authorPosts reads each one's newest posts by a statement of its own. */
 const FEW_AUTHORS = 16
 
@@ -187,6 +197,8 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
      FROM posts p LEFT JOIN profiles pr ON p.author_kind = 'person' AND pr.profile_id = p.author_id
      WHERE p.id = CAST(? AS INTEGER)`,
   )
+  // Each bound through the primary key alone (min and max in one statement would scan the table).
+  const extent = db.prepare('SELECT CAST((SELECT min(id) FROM posts) AS TEXT) AS low, CAST((SELECT max(id) FROM posts) AS TEXT) AS high')
   const itemOf = db.prepare('SELECT CAST(doc_search AS BLOB) FROM post_docs WHERE id = CAST(? AS INTEGER)').pluck()
 
   const below = (r: IdRange) => r.below ?? MAX_ID
@@ -217,6 +229,20 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
   function indexedPosts(): number {
     const block = averages.get() as Buffer | undefined
     return block ? leadingVarint(block) : 0
+  }
+
+  /**
+   * Whether walking the query's matches between `low` and `high` is estimated to cost less than a seek
+   * for each of `count` posts: the query's estimated matches (term frequencies) times the share of the
+   * posts' time (ids are time-ordered) that lies between them. Unknown frequencies: no.
+   */
+  function walkPays(query: QueryNode, low: string, high: string, count: number): boolean {
+    const budget = { left: DF_LOOKUPS_PER_QUERY }
+    const matches = estimateMatches(query, { posts: indexedPosts(), df: new Map(planningTokens(query).map((t) => [t, df(t, budget)])) })
+    const all = extent.get() as { low: string | null; high: string | null }
+    const whole = all.low === null || all.high === null ? 0 : Number(BigInt(all.high) - BigInt(all.low))
+    const share = whole <= 0 ? 1 : Math.min(1, Number(BigInt(high) - BigInt(low)) / whole)
+    return matches * share <= WALK_PER_SEEK * count
   }
 
   return {
@@ -272,12 +298,13 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
       if (wanted.length === 0) return []
       const match = toFts5Match(query)
       let hits: Set<string>
-      if (wanted.length <= ONE_BY_ONE || sparse) {
-        // A few posts, or posts far apart: a seek each (about 10 µs) costs less than walking the matches
-        // between them (a common word's, between mentions months apart, are a large share of the index).
+      const [low, high] = span(wanted)
+      if (wanted.length <= ONE_BY_ONE || (sparse && !walkPays(query, low, high, wanted.length))) {
+        // A few posts, or posts far apart among many matches: a seek each (about 14 µs) costs less than
+        // walking the matches between them (a common word's, between mentions months apart, are a large
+        // share of the index).
         hits = new Set(seekEach(match, wanted))
       } else {
-        const [low, high] = span(wanted)
         hits = new Set(matchesIn.all(match, low, high, JSON.stringify(wanted)) as string[])
       }
       return ids.filter((id) => hits.has(id))
