@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { bodyBytes } from '../../src/domain/content/content.service.ts'
 import { createManualClock } from '../../src/adapters/system-clock.ts'
 import { compareIds, idFromTime } from '../../src/domain/content/ids.ts'
-import { BROAD_QUERY, createSearchService, EMPTY_SCAN_LIMIT, MENTIONS_FIRST, RELEVANCE_CANDIDATES, SCAN_BUDGET, TITLE_HOLDERS_FIRST } from '../../src/domain/search/search.service.ts'
+import { BROAD_QUERY, createSearchService, EMPTY_SCAN_LIMIT, FIRST_POSTS_BLOCK, MENTIONS_FIRST, POSTS_PER_MATCH, RELEVANCE_CANDIDATES, SCAN_BUDGET, TITLE_HOLDERS_FIRST } from '../../src/domain/search/search.service.ts'
 import { createTokenSigner } from '../../src/domain/tokens.ts'
 import { CONTENT_KIND } from '../../src/ports/content-store.ts'
 import type { IdRange, PostFacts, SearchIndex } from '../../src/ports/search-index.ts'
@@ -32,6 +32,8 @@ function stubIndex(
   mentioned: (i: number) => boolean = () => false,
   titled: (i: number) => boolean = () => false,
   holders = 2,
+  /** The query's document frequency termFrequencies gives (planning only: every post matches all the same). */
+  matches = count,
 ) {
   // Newest first, one a minute back from NOW.
   const ids = Array.from({ length: count }, (_, i) => idFromTime(NOW - (i + 1) * MIN, 0))
@@ -61,8 +63,8 @@ function stubIndex(
       return { ids: all.slice(skip, skip + take), more: all.length > skip + take }
     },
     async termFrequencies(tokens) {
-      // Every post matches every query.
-      return { posts: count, df: new Map(tokens.map((t) => [t, count])) }
+      // Every post matches every query (however many matches it claims).
+      return { posts: count, df: new Map(tokens.map((t) => [t, matches])) }
     },
     async matchAmong(_q, list) {
       return list.map((id) => ({ id, score: 1 }))
@@ -325,8 +327,9 @@ describe("authorJobTitle walks the title's holders' posts, not the query's match
     expect(stub.seeks()).toBe(0)
   })
 
-  it('past MENTIONS_FIRST posts by holders the query\'s matches drive the walk again, with the title checked on their facts', async () => {
-    const stub = stubIndex(MENTIONS_FIRST * 2 + 10, () => false, undefined, (i) => i % 2 === 1)
+  it('past MENTIONS_FIRST posts by holders, and past POSTS_PER_MATCH per match of the query, its matches drive the walk again, with the title checked on their facts', async () => {
+    // 10,005 posts by holders, a query estimated to match 1,000 posts (at most 8,000 of theirs).
+    const stub = stubIndex(MENTIONS_FIRST * 2 + 10, () => false, undefined, (i) => i % 2 === 1, 2, 1_000)
     const search = serviceOver(stub.index)
     const page = await search({ query: 'remote', sortBy: 'date', authorJobTitle: TITLE, maxResults: 10 })
     expect(page.results.map((r) => r.id)).toEqual(stub.ids.filter((_, i) => i % 2 === 1).slice(0, 10))
@@ -344,15 +347,34 @@ describe("authorJobTitle walks the title's holders' posts, not the query's match
     const search = serviceOver(stub.index)
     const page = await search({ query: 'remote', sortBy: 'date', authorJobTitle: TITLE, contentType: ['liveVideo'], maxResults: 50 })
     expect(page.results.map((r) => r.id)).toEqual(stub.ids.filter((_, i) => i % 3 === 0 && deep(i)).slice(0, 50))
-    // The holders' posts were read in two blocks (not counted first) and their facts checked: not the
-    // 36,000 matches above.
-    expect(stub.authorReads()).toBe(2)
+    // The holders' posts were read in growing blocks (1,000, 2,000, 4,000, 8,000: not counted first) and
+    // their facts checked: not the 36,000 matches above.
+    expect(stub.authorReads()).toBe(4)
     expect(stub.authorCounts()).toBe(0)
     expect(stub.factsRead()).toBeLessThanOrEqual(14_000)
     // Relevance keeps to the query's newest matches (the holders' posts are not all there to rank).
     const ranked = await search({ query: 'remote', authorJobTitle: TITLE, maxResults: 10 })
     expect(ranked.results).toHaveLength(10)
-    expect(stub.authorReads()).toBe(2)
+    expect(stub.authorReads()).toBe(4)
+  })
+
+  it('past MENTIONS_FIRST posts by holders, a date walk takes their posts while they wrote at most POSTS_PER_MATCH per estimated match', async () => {
+    // 12,000 posts by holders; a query estimated to match 2,000 posts (so at most 16,000 of theirs).
+    const count = 24_000
+    const stub = stubIndex(count, (i) => i % 4 === 0, undefined, (i) => i % 2 === 0, 2, 2_000)
+    expect(POSTS_PER_MATCH * 2_000).toBeGreaterThan(count / 2)
+    const search = serviceOver(stub.index)
+    const page = await search({ query: 'remote', sortBy: 'date', authorJobTitle: TITLE, contentType: ['liveVideo'], maxResults: 50 })
+    expect(page.results.map((r) => r.id)).toEqual(stub.ids.filter((_, i) => i % 4 === 0).slice(0, 50))
+    // Counted once, then the first block read: the live videos among it were checked, no other match.
+    expect(stub.authorCounts()).toBe(1)
+    expect(stub.authorReads()).toBe(1)
+    expect(stub.factsRead()).toBeLessThanOrEqual(FIRST_POSTS_BLOCK)
+    // Estimated to match fewer (1,000: at most 8,000 of theirs), the query's matches drive it.
+    const narrow = stubIndex(count, (i) => i % 4 === 0, undefined, (i) => i % 2 === 0, 2, 1_000)
+    const again = await serviceOver(narrow.index)({ query: 'remote', sortBy: 'date', authorJobTitle: TITLE, contentType: ['liveVideo'], maxResults: 50 })
+    expect(again.results).toEqual(page.results)
+    expect(narrow.authorReads()).toBe(0)
   })
 
   it("a company page holds no title: authorCompanies with authorJobTitle is an empty last page, nothing read", async () => {

@@ -9,8 +9,9 @@
  *   matches, and the search then covers every mention, in either order;
  * - failing that, from the posts of the members holding authorJobTitle (without authors), when at most
  *   TITLE_HOLDERS_FIRST members hold it and they wrote at most MENTIONS_FIRST searchable posts (or, for
- *   a date walk, the query is estimated to match BROAD_QUERY times as many): the same reasoning, a
- *   title's holders being few next to a common word's matches;
+ *   a date walk, at most POSTS_PER_MATCH per match the query is estimated to have, or any number when
+ *   it is estimated to match BROAD_QUERY times MENTIONS_FIRST): the same reasoning, a title's holders
+ *   being few next to a common word's matches;
  * - `date` (and a search without a query) walks candidates newest first in chunks, checking the
  *   filters, until the page is full or SCAN_BUDGET candidates were looked at and at least one kept
  *   (a short page with a cursor then says "more may follow"); an empty page is always the last, at
@@ -64,13 +65,29 @@ export const MENTIONS_FIRST = RELEVANCE_CANDIDATES
 export const TITLE_HOLDERS_FIRST = 2_000
 /**
  * How many times more matches than MENTIONS_FIRST a query must be estimated to have for a date walk to
- * take the holders' posts when they wrote more than MENTIONS_FIRST. Per result, the holders' posts
- * cost a seek (10-30 µs) for each post of theirs the query misses, the query's matches a facts read
- * (about 20 µs) for each match they did not write: the fewer posts next to the matches, the better.
- * On the 1.9M-post network, a date page of Physicians' posts (1,757 holders, 13,987 posts) with `the`
- * or `offer` took 160-570 ms over the matches, 37-63 ms over their posts.
+ * take the holders' posts without counting them (POSTS_PER_MATCH: they would be taken unless they
+ * wrote several hundred thousand). On the 1.9M-post network, a date page of Physicians' posts (1,757
+ * holders, 13,987 posts) with `the` or `offer` took 160-570 ms over the matches, 37-63 ms over their
+ * posts (checked by a seek each then).
  */
 export const BROAD_QUERY = 4
+/**
+ * For a date walk, how many of the holders' posts per estimated match of the query they may have
+ * written (past MENTIONS_FIRST) for their posts to be the candidates. Per result, walking their posts
+ * costs about 1.5 µs for each post of theirs the query misses (read in blocks, checked by walks of the
+ * query's matches between them: matchingAmong), walking the query's matches a facts read (about 20
+ * µs) for each match they did not write; even at 13 posts a match the first costs less. On the 1.9M-post
+ * network a date page of Physicians' posts (1,757 holders, 13,987 posts) with 'university' (about
+ * 21,000 matches) took 107-115 ms over the matches.
+ */
+export const POSTS_PER_MATCH = 8
+/**
+ * The first block of a title's holders' posts a date walk reads; each next block is twice the last, up
+ * to MENTIONS_FIRST. A page often needs the newest few hundred, and a read of many authors' posts
+ * gathers and sorts all of theirs in range: on the 1.9M-post network the newest 10,000 of 1,757
+ * Physicians' posts took 13.5 ms, the newest 500 5.4 ms (the seek into each author's posts stays).
+ */
+export const FIRST_POSTS_BLOCK = 1_000
 
 /**
  * Where a walk stands: date order continues below `b`; relevance continues at offset `o` of the
@@ -101,8 +118,9 @@ type Source =
   | { via: 'query' }
   | { via: 'authors' }
   | { via: 'mentions' }
-  // `posts` are read MENTIONS_FIRST at a time; `more`: the last read was full, so more may be below it.
-  | { via: 'posts'; posts: readonly string[]; authors: readonly AuthorRef[]; more: boolean }
+  // `posts` are read in blocks of `block` (FIRST_POSTS_BLOCK, doubling up to MENTIONS_FIRST); `more`:
+  // the last read was full, so more may be below it.
+  | { via: 'posts'; posts: readonly string[]; authors: readonly AuthorRef[]; more: boolean; block: number }
 
 export interface SearchServiceDeps {
   index: SearchIndex
@@ -184,9 +202,10 @@ export function createSearchService(deps: SearchServiceDeps) {
       let start = firstBelow(source.posts, range.below)
       if (source.posts.length - start < limit && source.more) {
         const rest = source.posts.slice(start)
-        const block = await index.authorPosts(source.authors, idRange(rest.at(-1) ?? range.below ?? null, range.from), MENTIONS_FIRST)
+        source.block = Math.min(MENTIONS_FIRST, source.block * 2)
+        const block = await index.authorPosts(source.authors, idRange(rest.at(-1) ?? range.below ?? null, range.from), source.block)
         source.posts = rest.concat(block)
-        source.more = block.length === MENTIONS_FIRST
+        source.more = block.length === source.block
         start = 0
       }
       posts = source.posts.slice(start, start + limit)
@@ -217,15 +236,21 @@ export function createSearchService(deps: SearchServiceDeps) {
   /**
    * The title's holders when their posts within `range` are the candidates: a query, no authors, at
    * most TITLE_HOLDERS_FIRST holders and at most MENTIONS_FIRST such posts (counted, not read); for a
-   * date walk (`byDate`), however many posts they wrote when the query is estimated to match
-   * BROAD_QUERY × MENTIONS_FIRST posts (their posts are then not counted).
+   * date walk (`byDate`), at most POSTS_PER_MATCH such posts per estimated match of the query if that
+   * is more, and however many they wrote when the query is estimated to match BROAD_QUERY ×
+   * MENTIONS_FIRST posts (their posts are then not counted).
    */
   async function viaTitle(r: SearchRequest, query: QueryNode | null, range: IdRange, byDate = false): Promise<AuthorRef[] | null> {
     if (query === null || r.authors.length > 0) return null
     const holders = await titleHolders(r)
     if (holders === null || holders.length === 0) return holders
-    if (byDate && estimateMatches(query, await index.termFrequencies(planningTokens(query))) >= BROAD_QUERY * MENTIONS_FIRST) return holders
-    return (await index.authorPostCount(holders, range, MENTIONS_FIRST + 1)) <= MENTIONS_FIRST ? holders : null
+    let most = MENTIONS_FIRST
+    if (byDate) {
+      const matches = estimateMatches(query, await index.termFrequencies(planningTokens(query)))
+      if (matches >= BROAD_QUERY * MENTIONS_FIRST) return holders
+      most = Math.max(MENTIONS_FIRST, Math.ceil(POSTS_PER_MATCH * matches))
+    }
+    return (await index.authorPostCount(holders, range, most + 1)) <= most ? holders : null
   }
 
   /** Where a date page's candidates come from, and the filter left to check on each. */
@@ -234,8 +259,8 @@ export function createSearchService(deps: SearchServiceDeps) {
     if (await viaMentions(r, query, range)) return { source: { via: 'mentions' }, driver: 'm' }
     const authors = await viaTitle(r, query, range, true)
     if (authors !== null) {
-      const posts = await index.authorPosts(authors, range, MENTIONS_FIRST)
-      return { source: { via: 'posts', posts, authors, more: posts.length === MENTIONS_FIRST }, driver: 't' }
+      const posts = await index.authorPosts(authors, range, FIRST_POSTS_BLOCK)
+      return { source: { via: 'posts', posts, authors, more: posts.length === FIRST_POSTS_BLOCK, block: FIRST_POSTS_BLOCK }, driver: 't' }
     }
     return { source: { via: 'query' }, driver: 'q' }
   }
