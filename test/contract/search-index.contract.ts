@@ -367,6 +367,13 @@ export function runSearchIndexContract(name: string, makeIndex: () => Promise<Se
         })
         expect(facts.get(postIdAt(5))?.authorJobTitle).toBe('Senior Data Engineer')
         expect((await index.facts([])).size).toBe(0)
+        // The author's current title: changed, removed, given again.
+        await seed(profileRow(3, { jobTitle: 'Chief Data Officer' }), profileRow(1, { jobTitle: null }))
+        const later = await index.facts([postIdAt(1), postIdAt(5)])
+        expect(later.get(postIdAt(5))?.authorJobTitle).toBe('Chief Data Officer')
+        expect(later.get(postIdAt(1))?.authorJobTitle).toBeNull()
+        await seed(profileRow(1, { jobTitle: 'Title 1' }))
+        expect((await index.facts([postIdAt(1)])).get(postIdAt(1))?.authorJobTitle).toBe('Title 1')
       })
 
       it('items are the stored search documents, as their UTF-8 bytes', async () => {
