@@ -328,7 +328,7 @@ describe("authorJobTitle walks the title's holders' posts, not the query's match
   })
 
   it('past MENTIONS_FIRST posts by holders, and past POSTS_PER_MATCH per match of the query, its matches drive the walk again, with the title checked on their facts', async () => {
-    // 10,005 posts by holders, a query estimated to match 1,000 posts (at most 8,000 of theirs).
+    // 10,005 posts by holders, a query estimated to match 1,000 posts (at most 4,000 of theirs).
     const stub = stubIndex(MENTIONS_FIRST * 2 + 10, () => false, undefined, (i) => i % 2 === 1, 2, 1_000)
     const search = serviceOver(stub.index)
     const page = await search({ query: 'remote', sortBy: 'date', authorJobTitle: TITLE, maxResults: 10 })
@@ -359,10 +359,10 @@ describe("authorJobTitle walks the title's holders' posts, not the query's match
   })
 
   it('past MENTIONS_FIRST posts by holders, a date walk takes their posts while they wrote at most POSTS_PER_MATCH per estimated match', async () => {
-    // 12,000 posts by holders; a query estimated to match 2,000 posts (so at most 16,000 of theirs).
+    // 12,000 posts by holders; a query estimated to match just enough posts for those to be taken.
     const count = 24_000
-    const stub = stubIndex(count, (i) => i % 4 === 0, undefined, (i) => i % 2 === 0, 2, 2_000)
-    expect(POSTS_PER_MATCH * 2_000).toBeGreaterThan(count / 2)
+    const enough = Math.ceil(count / 2 / POSTS_PER_MATCH)
+    const stub = stubIndex(count, (i) => i % 4 === 0, undefined, (i) => i % 2 === 0, 2, enough)
     const search = serviceOver(stub.index)
     const page = await search({ query: 'remote', sortBy: 'date', authorJobTitle: TITLE, contentType: ['liveVideo'], maxResults: 50 })
     expect(page.results.map((r) => r.id)).toEqual(stub.ids.filter((_, i) => i % 4 === 0).slice(0, 50))
@@ -370,8 +370,8 @@ describe("authorJobTitle walks the title's holders' posts, not the query's match
     expect(stub.authorCounts()).toBe(1)
     expect(stub.authorReads()).toBe(1)
     expect(stub.factsRead()).toBeLessThanOrEqual(FIRST_POSTS_BLOCK)
-    // Estimated to match fewer (1,000: at most 8,000 of theirs), the query's matches drive it.
-    const narrow = stubIndex(count, (i) => i % 4 === 0, undefined, (i) => i % 2 === 0, 2, 1_000)
+    // Estimated to match fewer, the query's matches drive it.
+    const narrow = stubIndex(count, (i) => i % 4 === 0, undefined, (i) => i % 2 === 0, 2, enough - 1)
     const again = await serviceOver(narrow.index)({ query: 'remote', sortBy: 'date', authorJobTitle: TITLE, contentType: ['liveVideo'], maxResults: 50 })
     expect(again.results).toEqual(page.results)
     expect(narrow.authorReads()).toBe(0)

@@ -14,7 +14,7 @@
  */
 import { containsRun, toFts5Match, tokenize } from '../../domain/search/query-tokens.ts'
 import type { AuthorRef } from '../../ports/content-store.ts'
-import type { IdRange, PostFacts, ScoredId, SearchIndex } from '../../ports/search-index.ts'
+import type { IdRange, PostFacts, ScoredId, SearchIndex, TermFrequencies } from '../../ports/search-index.ts'
 import type { SqliteDb } from './database.ts'
 import { compareIds, isStorableId } from '../../domain/content/ids.ts'
 import { estimateMatches, planningTokens } from '../../domain/search/ranking.ts'
@@ -235,14 +235,19 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
     return block ? leadingVarint(block) : 0
   }
 
+  /** Planning figures for `tokens`, within one query's budget of lookups. */
+  function frequencies(tokens: readonly string[]): TermFrequencies {
+    const budget = { left: DF_LOOKUPS_PER_QUERY }
+    return { posts: indexedPosts(), df: new Map(tokens.map((t) => [t, df(t, budget)])) }
+  }
+
   /**
    * Whether walking the query's matches between `low` and `high` is estimated to cost less than a seek
    * for each of `count` posts: the query's estimated matches (term frequencies) times the share of the
    * posts' time (ids are time-ordered) that lies between them. Unknown frequencies: no.
    */
   function walkPays(query: QueryNode, low: string, high: string, count: number): boolean {
-    const budget = { left: DF_LOOKUPS_PER_QUERY }
-    const matches = estimateMatches(query, { posts: indexedPosts(), df: new Map(planningTokens(query).map((t) => [t, df(t, budget)])) })
+    const matches = estimateMatches(query, frequencies(planningTokens(query)))
     const all = extent.get() as { low: string | null; high: string | null }
     const whole = all.low === null || all.high === null ? 0 : Number(BigInt(all.high) - BigInt(all.low))
     const share = whole <= 0 ? 1 : Math.min(1, Number(BigInt(high) - BigInt(low)) / whole)
@@ -272,8 +277,7 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
     },
 
     async termFrequencies(tokens) {
-      const budget = { left: DF_LOOKUPS_PER_QUERY }
-      return { posts: indexedPosts(), df: new Map(tokens.map((t) => [t, df(t, budget)])) }
+      return frequencies(tokens)
     },
 
     async matchAmong(query, ids) {

@@ -75,12 +75,12 @@ export const BROAD_QUERY = 4
  * For a date walk, how many of the holders' posts per estimated match of the query they may have
  * written (past MENTIONS_FIRST) for their posts to be the candidates. Per result, walking their posts
  * costs about 1.5 µs for each post of theirs the query misses (read in blocks, checked by walks of the
- * query's matches between them: matchingAmong), walking the query's matches a facts read (about 20
- * µs) for each match they did not write; even at 13 posts a match the first costs less. On the 1.9M-post
- * network a date page of Physicians' posts (1,757 holders, 13,987 posts) with 'university' (about
- * 21,000 matches) took 107-115 ms over the matches.
+ * query's matches between them: matchingAmong), walking the query's matches a facts read (5-10 µs on
+ * the 1.9M-post network) for each match they did not write: the first costs less up to 3-6 posts a
+ * match. There, a date page of Physicians' posts (1,757 holders, 13,987 posts) with 'university'
+ * (about 21,000 matches) took 107-115 ms over the matches (facts then read 20 µs), 41 ms over theirs.
  */
-export const POSTS_PER_MATCH = 8
+export const POSTS_PER_MATCH = 4
 /**
  * The first block of a title's holders' posts a date walk reads; each next block is twice the last, up
  * to MENTIONS_FIRST. A page often needs the newest few hundred, and a read of many authors' posts
