@@ -118,8 +118,8 @@ type Source =
   | { via: 'query' }
   | { via: 'authors' }
   | { via: 'mentions' }
-  // `posts` are read in blocks of `block` (FIRST_POSTS_BLOCK, doubling up to MENTIONS_FIRST); `more`:
-  // the last read was full, so more may be below it.
+  // `posts` are read when needed, `block` at a time (FIRST_POSTS_BLOCK, doubling up to MENTIONS_FIRST);
+  // `more`: none read yet, or the last read was full, so more may be below them.
   | { via: 'posts'; posts: readonly string[]; authors: readonly AuthorRef[]; more: boolean; block: number }
 
 export interface SearchServiceDeps {
@@ -202,10 +202,11 @@ export function createSearchService(deps: SearchServiceDeps) {
       let start = firstBelow(source.posts, range.below)
       if (source.posts.length - start < limit && source.more) {
         const rest = source.posts.slice(start)
-        source.block = Math.min(MENTIONS_FIRST, source.block * 2)
-        const block = await index.authorPosts(source.authors, idRange(rest.at(-1) ?? range.below ?? null, range.from), source.block)
+        const size = source.block
+        source.block = Math.min(MENTIONS_FIRST, size * 2)
+        const block = await index.authorPosts(source.authors, idRange(rest.at(-1) ?? range.below ?? null, range.from), size)
         source.posts = rest.concat(block)
-        source.more = block.length === source.block
+        source.more = block.length === size
         start = 0
       }
       posts = source.posts.slice(start, start + limit)
@@ -258,10 +259,7 @@ export function createSearchService(deps: SearchServiceDeps) {
     if (r.authors.length > 0) return { source: { via: 'authors' }, driver: 'q' }
     if (await viaMentions(r, query, range)) return { source: { via: 'mentions' }, driver: 'm' }
     const authors = await viaTitle(r, query, range, true)
-    if (authors !== null) {
-      const posts = await index.authorPosts(authors, range, FIRST_POSTS_BLOCK)
-      return { source: { via: 'posts', posts, authors, more: posts.length === FIRST_POSTS_BLOCK, block: FIRST_POSTS_BLOCK }, driver: 't' }
-    }
+    if (authors !== null) return { source: { via: 'posts', posts: [], authors, more: true, block: FIRST_POSTS_BLOCK }, driver: 't' }
     return { source: { via: 'query' }, driver: 'q' }
   }
 
