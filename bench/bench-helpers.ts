@@ -1,4 +1,6 @@
 /** Small pieces several benchmarks share. */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { DEFAULT_NETWORK_SEED } from '../src/seed.ts'
 import { generateNetwork } from '../src/synth/index.ts'
 
@@ -33,4 +35,14 @@ export function picker(seed: number) {
     x = (Math.imul(x ^ (x >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0
     return xs[x % xs.length] as T
   }
+}
+
+/**
+ * The Node flags `npm start` gives the server (package.json's start script in `projectRoot`), so that
+ * what a benchmark runs of the service runs as it does in production.
+ */
+export function startScriptNodeFlags(projectRoot: string): string[] {
+  const pkg = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { scripts?: { start?: string } }
+  const words = (pkg.scripts?.start ?? '').split(/\s+/)
+  return words[0] === 'node' ? words.slice(1).filter((w) => w.startsWith('--')) : []
 }

@@ -33,7 +33,7 @@
  *   the worker only with more than two CPUs)
  */
 import autocannon from 'autocannon'
-import { membersWithPosts } from './bench-helpers.ts'
+import { membersWithPosts, startScriptNodeFlags } from './bench-helpers.ts'
 import { execFileSync, fork, type ChildProcess } from 'node:child_process'
 import { closeSync, copyFileSync, existsSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs'
 import { createServer } from 'node:http'
@@ -322,19 +322,15 @@ function summariseProfile(profile: CpuProfile): ProfileSummary {
 // ---------------------------------------------------------------------------------------------
 
 /**
- * The Node flags `npm start` gives the server (package.json's start script), so every server here
- * runs as it does in production; the bare node:http server gets them too, for a like-for-like baseline.
+ * The Node flags `npm start` gives the server, so every server here runs as it does in production; the
+ * bare node:http server gets them too, for a like-for-like baseline.
  */
-function startScriptNodeFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { scripts?: { start?: string } }
-  const words = (pkg.scripts?.start ?? '').split(/\s+/)
-  return words[0] === 'node' ? words.slice(1).filter((w) => w.startsWith('--')) : []
-}
+const startScriptFlags = () => startScriptNodeFlags(projectRoot)
 
 function start(kind: Kind, env: Record<string, string> = {}): Promise<{ child: ChildProcess; ready: Ready }> {
   const child = fork(self, ['--serve', kind], {
     env: { ...process.env, ...env },
-    execArgv: [...process.execArgv, ...startScriptNodeFlags()],
+    execArgv: [...process.execArgv, ...startScriptFlags()],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   })
   return new Promise((resolve, reject) => {
@@ -812,7 +808,7 @@ async function main(): Promise<void> {
     out(`pronet metering benchmark: GET ${PATH}, rotating over ${paths.length} members`)
     out(`machine: ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? '?'}), Node ${process.version}; load: ${TOOL === 'wrk' ? `wrk -t1 -c${CONNECTIONS}` : `autocannon -c${CONNECTIONS}`}, ${SECONDS} s per run, ${ROUNDS} rounds`)
     out(`code: ${codeState()}`)
-    out(`servers' Node flags (npm start's): ${startScriptNodeFlags().join(' ') || 'none'}`)
+    out(`servers' Node flags (npm start's): ${startScriptFlags().join(' ') || 'none'}`)
     out(`metered server's billing commits: ${await commitPlacement()}`)
     const loadAtStart = loadavg()
     out(`load average before measuring: ${loadAtStart.map((x) => x.toFixed(2)).join(' ')} (other processes on this machine make every figure noisier)`)

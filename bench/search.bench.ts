@@ -29,18 +29,22 @@
  *   BENCH_CLASSES=date-sorted,word npm run bench:search   (only these classes)
  *   BENCH_PER_CASE=1 npm run bench:search                  (also every query's own times)
  */
+import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
 import { openSqlite } from '../src/adapters/sqlite/database.ts'
 import { createSqliteContentStore } from '../src/adapters/sqlite/sqlite-content-store.ts'
 import { createManualClock } from '../src/adapters/system-clock.ts'
 import { loadConfig } from '../src/config/config.ts'
 import { createContainer } from '../src/container.ts'
 import { createContentWriter } from '../src/domain/content/content-writer.ts'
-import { parseSearchQuery } from '../src/domain/search/query-grammar.ts'
+import { createResponseCache } from '../src/domain/content/response-cache.ts'
+import { parseSearchQuery, type QueryNode } from '../src/domain/search/query-grammar.ts'
 import { toFts5Match } from '../src/domain/search/query-tokens.ts'
 import { generateNetwork } from '../src/synth/synthetic-network.ts'
-import { picker, quantile } from './bench-helpers.ts'
+import { picker, quantile, startScriptNodeFlags } from './bench-helpers.ts'
 import type { SearchIndex } from '../src/ports/search-index.ts'
 import type { NetworkSize } from '../src/synth/network-plan.ts'
 
@@ -62,6 +66,11 @@ const CACHE_MB = process.env.BENCH_SEARCH_CACHE_MB ?? '64'
 const ANCHOR = Date.UTC(2026, 10, 1)
 const HOST = 'www.linkedin.com'
 const GOALS = { ratio: 1.3, p99Ms: 50 }
+/**
+ * BENCH_FLOOR=1: a second pass measures, for the date-sorted class, the floor in the service's place
+ * (see `floor`), against the raw query in the same pass.
+ */
+const FLOOR = process.env.BENCH_FLOOR === '1'
 /** Classes measured (comma-separated, e.g. `date-sorted,word`); all when unset. */
 const CLASSES = process.env.BENCH_CLASSES ? new Set(process.env.BENCH_CLASSES.split(',').map((c) => c.trim())) : null
 // npm scripts run in the package root, where .bench/ (ignored by git) keeps built networks.
@@ -120,7 +129,10 @@ async function main(): Promise<void> {
   const config = loadConfig({ PRONET_DATA_DIR: dirname(DB), PRONET_SEED: 'none', LOG_LEVEL: 'silent', PRONET_SECRET: 'bench', PRONET_CACHE_MB: CACHE_MB })
   // Time spent in the index (FTS5 statements, facts, items) during each service call, to tell it from the rest.
   let indexMs = 0
+  // The index the service plans over, unwrapped, for the floor.
+  let searchIndex: SearchIndex | undefined
   const timed = (index: SearchIndex): SearchIndex =>
+    (searchIndex = index) &&
     Object.fromEntries(
       Object.entries(index).map(([name, fn]) => [
         name,
@@ -240,7 +252,37 @@ async function main(): Promise<void> {
   if (CLASSES) cases.splice(0, cases.length, ...cases.filter((k) => CLASSES.has(k.cls)))
   if (cases.length === 0) throw new Error(`BENCH_CLASSES names no class: ${String(process.env.BENCH_CLASSES)}`)
   const admit = async () => {}
-  const times = new Map<string, { service: number[]; index: number[]; raw: number[]; rawDocs: number[] }>()
+  /**
+   * The least a date-sorted search endpoint does in-process, the signed cursor D11 requires included:
+   * the index's statement for the page plus one, the page's result items from a response cache (its
+   * own, as large as the service's, filled in the warm-up), a cursor issued by the service's signer,
+   * the response's parts. No validation, query grammar, planning or scope: its query is parsed
+   * beforehand, as the raw query's match is. Whatever the service does beyond the raw statement, this
+   * does too, at the least; if this misses the ratio, no service can meet it.
+   */
+  const floorCache = createResponseCache({ maxBytes: Number(CACHE_MB) * 1024 * 1024, version: () => 'bench' })
+  const floorQueries = new Map(cases.filter((k) => k.cls === 'date-sorted').map((k) => [k, parseSearchQuery(String(k.body.query)).tree]))
+  const FLOOR_COMMA = Buffer.from(',')
+  const floor = async (k: Case) => {
+    const index = searchIndex as SearchIndex
+    const ids = await index.newestMatches(floorQueries.get(k) as QueryNode, {}, PAGE + 1)
+    const page = ids.slice(0, PAGE)
+    const items = await floorCache.many('floor|', page, (missing) => index.items(missing))
+    const parts: Buffer[] = [Buffer.from(`{"query":${JSON.stringify(k.body.query)},"sort":"date","results":[`)]
+    for (const item of items) {
+      if (item === undefined) continue
+      if (parts.length > 1) parts.push(FLOOR_COMMA)
+      parts.push(item)
+    }
+    const cursor = ids.length > PAGE ? c.tokens.issue(`floor:${String(k.body.query)}`, { m: 'd', n: PAGE, s: null, b: page.at(-1) }) : null
+    parts.push(Buffer.from(`],"cursor":${JSON.stringify(cursor)}}`))
+    return parts
+  }
+  const times = new Map<string, { service: number[]; index: number[]; raw: number[]; rawDocs: number[]; spans: [number, number][] }>()
+  // V8's collections over the measured runs, to tell which slow calls had one run inside them.
+  const collections: PerformanceEntry[] = []
+  const gcWatch = new PerformanceObserver((list) => collections.push(...list.getEntries()))
+  gcWatch.observe({ entryTypes: ['gc'] })
   // Each case's own service times, to name the slowest query of each class.
   const perCase = new Map<Case, number[]>()
   // The raw query plus reading the page's stored result items: the least any search endpoint must do.
@@ -250,49 +292,75 @@ async function main(): Promise<void> {
     await c.search.search(k.body, admit)
     db.prepare(k.raw.sql).all(...k.raw.args)
   }
-  for (let r = 0; r < WARMUP; r++) for (const k of cases) await c.search.search(k.body, admit)
-  for (let r = 0; r < REPEAT; r++) {
-    for (const [j, k] of cases.entries()) {
-      const t = times.get(k.cls) ?? { service: [], index: [], raw: [], rawDocs: [] }
-      times.set(k.cls, t)
-      const measureService = async () => {
-        indexMs = 0
-        const t0 = performance.now()
-        await c.search.search(k.body, admit)
-        const took = performance.now() - t0
-        t.service.push(took)
-        t.index.push(indexMs)
-        const own = perCase.get(k) ?? []
-        perCase.set(k, own)
-        own.push(took)
-      }
-      const measureRaw = () => {
-        const t0 = performance.now()
-        const ids = db.prepare(k.raw.sql).pluck().all(...k.raw.args)
-        t.raw.push(performance.now() - t0)
-        for (const id of ids) readItem.get(id)
-        t.rawDocs.push(performance.now() - t0)
-      }
-      // Each pair starts from the event loop, as a request does in the server. Calls chained in one
-      // run of promise jobs never let V8 run its GC tasks between them, so the incremental marking
-      // they postponed was finished inside whatever call came next (6.5 ms, in the p99 of every class).
-      await new Promise<void>((resolve) => setImmediate(resolve))
-      // Which side goes first: the first of a pair runs just after the case before it, and a call right
-      // after a heavy one (the raw author query reads for 250 ms) finds every cache cold. Alternating by
-      // run alone put the service first exactly when the case before ended on its raw query: a
-      // date-sorted call first in its pair always followed the raw author query, the raw date query
-      // never did (its statement took 231 µs at p50 there against the raw one's 150 µs, and 115 µs
-      // against 125 µs second). Neighbouring cases take their order from different bits of the run,
-      // so over every four runs each side goes first after each side of the case before once.
-      if (((r >> (j & 1)) & 1) === 0) {
-        await measureService()
-        measureRaw()
-      } else {
-        measureRaw()
-        await measureService()
+  for (let r = 0; r < WARMUP; r++) {
+    for (const k of cases) {
+      await c.search.search(k.body, admit)
+      if (FLOOR && k.cls === 'date-sorted') await floor(k)
+    }
+  }
+  // The date-sorted floor's pass (BENCH_FLOOR=1): its times and the raw query's beside them.
+  const floorTimes = { floor: [] as number[], raw: [] as number[] }
+  /**
+   * REPEAT runs over every case, service and raw in turn. In the floor's pass, date-sorted cases run
+   * the floor in the service's place and only their times are kept: every other case runs as in the
+   * main pass, so each date-sorted call follows what it followed there.
+   */
+  const measure = async (pass: 'service' | 'floor') => {
+    for (let r = 0; r < REPEAT; r++) {
+      for (const [j, k] of cases.entries()) {
+        const inFloorPass = pass === 'floor'
+        const floorCase = inFloorPass && k.cls === 'date-sorted'
+        const t = inFloorPass ? { service: [], index: [], raw: [], rawDocs: [], spans: [] } : (times.get(k.cls) ?? { service: [], index: [], raw: [], rawDocs: [], spans: [] })
+        if (!inFloorPass) times.set(k.cls, t)
+        const measureService = async () => {
+          indexMs = 0
+          const t0 = performance.now()
+          if (floorCase) await floor(k)
+          else await c.search.search(k.body, admit)
+          const t1 = performance.now()
+          const took = t1 - t0
+          if (floorCase) floorTimes.floor.push(took)
+          if (inFloorPass) return
+          t.service.push(took)
+          t.spans.push([t0, t1])
+          t.index.push(indexMs)
+          const own = perCase.get(k) ?? []
+          perCase.set(k, own)
+          own.push(took)
+        }
+        const measureRaw = () => {
+          const t0 = performance.now()
+          const ids = db.prepare(k.raw.sql).pluck().all(...k.raw.args)
+          t.raw.push(performance.now() - t0)
+          if (floorCase) floorTimes.raw.push(performance.now() - t0)
+          for (const id of ids) readItem.get(id)
+          t.rawDocs.push(performance.now() - t0)
+        }
+        // Each pair starts from the event loop, as a request does in the server. Calls chained in one
+        // run of promise jobs never let V8 run its GC tasks between them, so the incremental marking
+        // they postponed was finished inside whatever call came next (6.5 ms, in the p99 of every class).
+        await new Promise<void>((resolve) => setImmediate(resolve))
+        // Which side goes first: the first of a pair runs just after the case before it, and a call right
+        // after a heavy one (the raw author query reads for 250 ms) finds every cache cold. Alternating by
+        // run alone put the service first exactly when the case before ended on its raw query: a
+        // date-sorted call first in its pair always followed the raw author query, the raw date query
+        // never did (its statement took 231 µs at p50 there against the raw one's 150 µs, and 115 µs
+        // against 125 µs second). Neighbouring cases take their order from different bits of the run,
+        // so over every four runs each side goes first after each side of the case before once.
+        if (((r >> (j & 1)) & 1) === 0) {
+          await measureService()
+          measureRaw()
+        } else {
+          measureRaw()
+          await measureService()
+        }
       }
     }
   }
+  await measure('service')
+  collections.push(...gcWatch.takeRecords())
+  gcWatch.disconnect()
+  if (FLOOR) await measure('floor')
 
   console.log(`pronet search benchmark: ${total.toLocaleString('en-US')} indexed posts (${String(SIZE)} network, seed ${SEED}), ${PER_CLASS} queries per class × ${REPEAT} runs, first page of ${PAGE}`)
   console.log(`terms: common (4–11% of posts) ${common.length}, medium (0.5–2%) ${medium.length}, rare ${rare.length}, hashtags ${hashtags.length}`)
@@ -317,6 +385,30 @@ async function main(): Promise<void> {
         `   ${quantile(rest, 0.5).toFixed(2)} / ${quantile(rest, 0.99).toFixed(2)} ms`,
     )
   }
+  if (FLOOR) {
+    const fp99 = quantile(floorTimes.floor, 0.99)
+    const rp99 = quantile(floorTimes.raw, 0.99)
+    console.log('')
+    console.log(
+      `date-sorted floor (statement, cached items, signed cursor; its own pass): p50 ${quantile(floorTimes.floor, 0.5).toFixed(2)} ms, p99 ${fp99.toFixed(2)} ms; ` +
+        `raw FTS5 in that pass p50 ${quantile(floorTimes.raw, 0.5).toFixed(2)} ms, p99 ${rp99.toFixed(2)} ms; p99 ÷ raw ${(fp99 / rp99).toFixed(2)} ` +
+        `(${fp99 / rp99 <= GOALS.ratio ? 'within' : 'over'} ${GOALS.ratio})`,
+    )
+  }
+  console.log('')
+  console.log(
+    `V8 collections during the measured runs: ${collections.length}; service calls with one inside them, of each class's all / slowest 1% (those at or above its p99):`,
+  )
+  for (const [cls, t] of times) {
+    const collected = (i: number) => {
+      const [a, b] = t.spans[i] as [number, number]
+      return collections.some((g) => g.startTime < b && g.startTime + g.duration > a)
+    }
+    const p99 = quantile(t.service, 0.99)
+    const slow = t.service.flatMap((x, i) => (x >= p99 ? [i] : []))
+    const all = t.service.filter((_, i) => collected(i)).length
+    console.log(`  ${cls.padEnd(13)} ${all} of ${t.service.length} / ${slow.filter(collected).length} of ${slow.length}`)
+  }
   console.log('')
   console.log('slowest query of each class (its service p50 / max over the runs):')
   for (const cls of times.keys()) {
@@ -335,4 +427,16 @@ async function main(): Promise<void> {
   await c.close()
 }
 
-await main()
+// The service runs here as `npm start` runs it, under its Node flags: started without them, the bench
+// starts itself again with them.
+const self = fileURLToPath(import.meta.url)
+const runRoot = join(dirname(self), '..')
+const nodeFlags = startScriptNodeFlags(join(runRoot, runRoot.endsWith('dist') ? '..' : '.'))
+const missing = nodeFlags.filter((f) => !process.execArgv.includes(f))
+if (missing.length > 0) {
+  const run = spawnSync(process.execPath, [...process.execArgv, ...missing, self, ...process.argv.slice(2)], { stdio: 'inherit' })
+  process.exitCode = run.status ?? 1
+} else {
+  console.log(`Node flags (npm start's): ${nodeFlags.join(' ') || 'none'}`)
+  await main()
+}
