@@ -31,6 +31,13 @@ export interface TermFrequencies {
   df: Map<string, number>
 }
 
+/** newestMatchesBy's answer. */
+export interface AuthoredMatches {
+  ids: string[]
+  looked: number
+  last: string | undefined
+}
+
 export interface ScoredId {
   id: string
   /** Relevance (BM25 over the post text); higher is better. */
@@ -52,6 +59,14 @@ export interface PostFacts {
 export interface SearchIndex {
   /** Ids of posts matching `query` within `range`, newest first, at most `limit`. */
   newestMatches(query: QueryNode, range: IdRange, limit: number): Promise<string[]>
+  /**
+   * Of the query's newest `limit` matches within `range`, the first `keep` that any of `authors` wrote
+   * (newest first): a filter on many authors (a title's holders) checked in the index's own walk
+   * rather than by reading each match's facts. With them, how many matches were looked at and the
+   * oldest of those (the walk goes on below it): up to the last kept when `keep` were found, else the
+   * `limit` matches (fewer only when no more match).
+   */
+  newestMatchesBy(query: QueryNode, authors: readonly AuthorRef[], range: IdRange, limit: number, keep: number): Promise<AuthoredMatches>
   /** The newest `limit` matches within `range`, each with its relevance score (newest first). */
   scoredMatches(query: QueryNode, range: IdRange, limit: number): Promise<ScoredId[]>
   /**

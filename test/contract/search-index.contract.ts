@@ -511,5 +511,54 @@ export function runSearchIndexContract(name: string, makeIndex: () => Promise<Se
         )
       })
     })
+
+    describe('matches by some authors, against the reference evaluator', () => {
+      const posts = generatedPosts(240, 4_13)
+      // Five members and two pages write in turn; a repost is never a match.
+      const writers = [personRef(1), personRef(2), personRef(3), personRef(4), personRef(5), companyRef(1), companyRef(2)]
+      const writerOf = (i: number) => writers[(i * 3) % writers.length] as (typeof writers)[number]
+
+      beforeEach(async () => {
+        await seed(
+          ...[1, 2, 3, 4, 5].map((n) => profileRow(n)),
+          companyRow(1),
+          companyRow(2),
+          ...posts.map((p, i) => postRow(p.id, writerOf(i), { text: p.text, isRepost: p.isRepost })),
+        )
+      })
+
+      it('newestMatchesBy keeps, of the newest `limit` matches within range, those the authors wrote, and says how many it looked at and the oldest', async () => {
+        const authorOf = new Map(posts.map((p, i) => [p.id, writerOf(i)]))
+        let informative = 0
+        await fc.assert(
+          fc.asyncProperty(
+            queryTreeArb,
+            fc.subarray([...writers, personRef(9)]),
+            fc.integer({ min: 1, max: 240 }),
+            fc.integer({ min: 0, max: 240 }),
+            fc.integer({ min: 1, max: 120 }),
+            fc.integer({ min: 1, max: 30 }),
+            async (tree, by, top, span, limit, keep) => {
+              const below = postIdAt(top + 1)
+              const from = postIdAt(Math.max(1, top - span))
+              const window = newestFirst(
+                posts.filter((p) => !p.isRepost && p.id < below && p.id >= from && matches(tree, tokenize(p.text))).map((p) => p.id),
+              ).slice(0, limit)
+              const wrote = (id: string) => by.some((a) => a.kind === authorOf.get(id)?.kind && a.id === authorOf.get(id)?.id)
+              const got = await index.newestMatchesBy(tree, by, { below, from }, limit, keep)
+              const kept = window.filter(wrote).slice(0, keep)
+              // The window ends at the last kept when `keep` were found.
+              const looked = kept.length === keep ? window.indexOf(kept.at(-1) as string) + 1 : window.length
+              expect(got).toEqual({ ids: kept, looked, last: window[looked - 1] })
+              if (got.ids.length > 0 && got.ids.length < window.length) informative++
+            },
+          ),
+          { numRuns: 300, seed: 4124 },
+        )
+        // Many windows should hold posts of the authors and of others, or equality proves little.
+        expect(informative).toBeGreaterThan(50)
+        expect(await index.newestMatchesBy(q('python'), writers, {}, 0, 10)).toEqual({ ids: [], looked: 0, last: undefined })
+      })
+    })
   })
 }

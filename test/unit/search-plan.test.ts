@@ -23,6 +23,9 @@ function stubIndex(frequencies: { current: TermFrequencies }) {
     async newestMatches(_q, _r, limit) {
       return ids.slice(0, limit)
     },
+    async newestMatchesBy() {
+      throw new Error('not used by the relevance walk')
+    },
     async scoredMatches() {
       throw new Error('not used by the relevance walk')
     },

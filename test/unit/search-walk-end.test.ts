@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { bodyBytes } from '../../src/domain/content/content.service.ts'
 import { createManualClock } from '../../src/adapters/system-clock.ts'
 import { compareIds, idFromTime } from '../../src/domain/content/ids.ts'
-import { BROAD_QUERY, createSearchService, EMPTY_SCAN_LIMIT, FIRST_POSTS_BLOCK, MENTIONS_FIRST, POSTS_PER_MATCH, RELEVANCE_CANDIDATES, SCAN_BUDGET, TITLE_HOLDERS_FIRST } from '../../src/domain/search/search.service.ts'
+import { BROAD_QUERY, createSearchService, EMPTY_SCAN_LIMIT, FIRST_POSTS_BLOCK, MENTIONS_FIRST, POSTS_PER_MATCH, RELEVANCE_CANDIDATES, SCAN_BUDGET, FIRST_MATCH_WINDOW, TITLE_HOLDERS_FIRST, TITLE_HOLDERS_LISTED } from '../../src/domain/search/search.service.ts'
 import { createTokenSigner } from '../../src/domain/tokens.ts'
 import { CONTENT_KIND } from '../../src/ports/content-store.ts'
 import type { IdRange, PostFacts, SearchIndex } from '../../src/ports/search-index.ts'
@@ -51,9 +51,18 @@ function stubIndex(
     const wanted = new Set(authors.map((a) => a.id))
     return inRange(range).filter((id) => wanted.has(authorOf(position.get(id) as number)))
   }
+  let windows = 0
   const index: SearchIndex = {
     async newestMatches(_q, range, limit) {
       return inRange(range).slice(0, limit)
+    },
+    async newestMatchesBy(_q, authors, range, limit, keep) {
+      windows++
+      const window = inRange(range).slice(0, limit)
+      const wanted = new Set(authors.map((a) => a.id))
+      const kept = window.filter((id) => wanted.has(authorOf(position.get(id) as number))).slice(0, keep)
+      const looked = kept.length === keep ? window.indexOf(kept.at(-1) as string) + 1 : window.length
+      return { ids: kept, looked, last: window[looked - 1] }
     },
     async scoredMatches() {
       throw new Error('not used')
@@ -111,7 +120,16 @@ function stubIndex(
       return new Map(list.map((id) => [id, Buffer.from(JSON.stringify({ id }))]))
     },
   }
-  return { index, ids, factsRead: () => factsRead, mentionsRead: () => mentionsRead, seeks: () => seeks, authorReads: () => authorReads, authorCounts: () => authorCounts }
+  return {
+    index,
+    ids,
+    factsRead: () => factsRead,
+    mentionsRead: () => mentionsRead,
+    seeks: () => seeks,
+    authorReads: () => authorReads,
+    authorCounts: () => authorCounts,
+    windows: () => windows,
+  }
 }
 
 function serviceOver(index: SearchIndex) {
@@ -327,13 +345,15 @@ describe("authorJobTitle walks the title's holders' posts, not the query's match
     expect(stub.seeks()).toBe(0)
   })
 
-  it('past MENTIONS_FIRST posts by holders, and past POSTS_PER_MATCH per match of the query, its matches drive the walk again, with the title checked on their facts', async () => {
+  it('past MENTIONS_FIRST posts by holders, and past POSTS_PER_MATCH per match of the query, its matches drive the walk again, the index checking the title as it walks them', async () => {
     // 10,005 posts by holders, a query estimated to match 1,000 posts (at most 4,000 of theirs).
     const stub = stubIndex(MENTIONS_FIRST * 2 + 10, () => false, undefined, (i) => i % 2 === 1, 2, 1_000)
     const search = serviceOver(stub.index)
     const page = await search({ query: 'remote', sortBy: 'date', authorJobTitle: TITLE, maxResults: 10 })
     expect(page.results.map((r) => r.id)).toEqual(stub.ids.filter((_, i) => i % 2 === 1).slice(0, 10))
-    expect(stub.factsRead()).toBeGreaterThan(0)
+    // One window of matches, no facts.
+    expect(stub.windows()).toBe(1)
+    expect(stub.factsRead()).toBe(0)
     expect(stub.seeks()).toBe(0)
     // Counted, not read.
     expect(stub.authorReads()).toBe(0)
@@ -390,14 +410,52 @@ describe("authorJobTitle walks the title's holders' posts, not the query's match
     expect((await search({ authorCompanies: ['777'], maxResults: 10 })).results).toHaveLength(10)
   })
 
-  it('past TITLE_HOLDERS_FIRST holders the query\'s matches drive the walk, with the title checked on their facts', async () => {
+  it('past TITLE_HOLDERS_FIRST holders the query\'s matches drive the walk: by date the index checks the title as it walks them, by relevance their facts are read', async () => {
     const stub = stubIndex(3_000, () => false, undefined, (i) => i % 3 === 0, TITLE_HOLDERS_FIRST + 1)
     const search = serviceOver(stub.index)
-    for (const sortBy of ['date', 'relevance']) {
-      const page = await search({ query: 'remote', sortBy, authorJobTitle: TITLE, maxResults: 10 })
-      expect(new Set(page.results.map((r) => r.id))).toEqual(new Set(stub.ids.filter((_, i) => i % 3 === 0).slice(0, 10)))
-    }
+    const want = stub.ids.filter((_, i) => i % 3 === 0).slice(0, 10)
+    const byDate = await search({ query: 'remote', sortBy: 'date', authorJobTitle: TITLE, maxResults: 10 })
+    expect(byDate.results.map((r) => r.id)).toEqual(want)
+    expect(stub.windows()).toBe(1)
+    expect(stub.factsRead()).toBe(0)
+    const ranked = await search({ query: 'remote', sortBy: 'relevance', authorJobTitle: TITLE, maxResults: 10 })
+    expect(new Set(ranked.results.map((r) => r.id))).toEqual(new Set(want))
     expect(stub.factsRead()).toBeGreaterThan(0)
     expect(stub.authorReads()).toBe(0)
+  })
+
+  it('a date walk whose matches the index checks for the title takes them in growing windows, checks other filters on what it keeps, and pages to the end', async () => {
+    // Holders wrote every 200th post; of those, every other one is a live video.
+    const count = 120_000
+    const stub = stubIndex(count, (i) => i % 400 === 0, undefined, (i) => i % 200 === 0, TITLE_HOLDERS_FIRST + 1)
+    const search = serviceOver(stub.index)
+    const page = await search({ query: 'remote', sortBy: 'date', authorJobTitle: TITLE, maxResults: 50 })
+    expect(page.results.map((r) => r.id)).toEqual(stub.ids.filter((_, i) => i % 200 === 0).slice(0, 50))
+    // 10,001 matches hold 51 of theirs: a window of FIRST_MATCH_WINDOW, then one of twice that, where the
+    // index stopped at the 51st (it tells that more follow).
+    expect(FIRST_MATCH_WINDOW * 3).toBeGreaterThan(10_001)
+    expect(stub.windows()).toBe(2)
+    expect(stub.factsRead()).toBe(0)
+    // contentType is checked on the facts of the posts the index kept, not on every match.
+    const live = await search({ query: 'remote', sortBy: 'date', authorJobTitle: TITLE, contentType: ['liveVideo'], maxResults: 50 })
+    expect(live.results.map((r) => r.id)).toEqual(stub.ids.filter((_, i) => i % 400 === 0).slice(0, 50))
+    expect(stub.factsRead()).toBeLessThan(count / 100)
+    // Every holder's post once, in order, then cursor null (the walk's depth cap).
+    const { seen, cursor } = await walk(search, { query: 'remote', sortBy: 'date', authorJobTitle: TITLE, maxResults: 50 }, 30)
+    expect(cursor).toBeNull()
+    expect(seen).toEqual(stub.ids.filter((_, i) => i % 200 === 0).slice(0, 500))
+    // A sparse title: the walk ends on an empty page once EMPTY_SCAN_LIMIT matches held nothing (the
+    // window it passed that in included; the one post lies past it).
+    const none = stubIndex(EMPTY_SCAN_LIMIT + 20_000, () => false, undefined, (i) => i === EMPTY_SCAN_LIMIT + 15_000, TITLE_HOLDERS_FIRST + 1)
+    expect(await serviceOver(none.index)({ query: 'remote', sortBy: 'date', authorJobTitle: TITLE })).toMatchObject({ results: [], cursor: null })
+    expect(none.factsRead()).toBe(0)
+  })
+
+  it('past TITLE_HOLDERS_LISTED holders a date walk checks the title on the facts of the query\'s matches', async () => {
+    const stub = stubIndex(3_000, () => false, undefined, (i) => i % 3 === 0, TITLE_HOLDERS_LISTED + 1)
+    const page = await serviceOver(stub.index)({ query: 'remote', sortBy: 'date', authorJobTitle: TITLE, maxResults: 10 })
+    expect(page.results.map((r) => r.id)).toEqual(stub.ids.filter((_, i) => i % 3 === 0).slice(0, 10))
+    expect(stub.windows()).toBe(0)
+    expect(stub.factsRead()).toBeGreaterThan(0)
   })
 })

@@ -277,6 +277,28 @@ export function createPgSearchIndex(pool: PgPool, opts: PgSearchIndexOptions = {
       return rows.map((r) => r.id)
     },
 
+    async newestMatchesBy(query, authors, range, limit, keep) {
+      const tsquery = toTsquery(query)
+      const from = lower(range.from)
+      if (tsquery === null || from === null || limit <= 0 || keep <= 0) return { ids: [], looked: 0, last: undefined }
+      // The window's matches once, numbered; the first `keep` of them the authors wrote; the window ends
+      // at the last of those when there are `keep`. One round trip.
+      const { rows } = await pool.query<{ looked: string | null; last: string | null; ids: string[] }>(
+        `WITH m AS MATERIALIZED (
+           SELECT id, author_kind, author_id, row_number() OVER (ORDER BY id DESC) AS n FROM posts
+           WHERE search @@ $1::tsquery AND id < $2::bigint AND id >= $3::bigint ORDER BY id DESC LIMIT $4),
+         k AS MATERIALIZED (
+           SELECT id, n FROM m WHERE (author_kind, author_id) IN (SELECT * FROM unnest($5::text[], $6::text[]))
+           ORDER BY id DESC LIMIT $7)
+         SELECT ARRAY(SELECT id::text FROM k ORDER BY id DESC) AS ids,
+                CASE WHEN (SELECT count(*) FROM k) = $7 THEN (SELECT max(n) FROM k) ELSE (SELECT count(*) FROM m) END AS looked,
+                CASE WHEN (SELECT count(*) FROM k) = $7 THEN (SELECT min(id)::text FROM k) ELSE (SELECT min(id)::text FROM m) END AS last`,
+        [tsquery, upper(range.below), from, limit, authors.map((a: AuthorRef) => a.kind), authors.map((a: AuthorRef) => a.id), keep],
+      )
+      const row = rows[0]
+      return { ids: row?.ids ?? [], looked: Number(row?.looked ?? 0), last: row?.last ?? undefined }
+    },
+
     async scoredMatches(query, range, limit) {
       const tsquery = toTsquery(query)
       const from = lower(range.from)
