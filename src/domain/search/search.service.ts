@@ -93,10 +93,10 @@ export const FIRST_POSTS_BLOCK = 1_000
 /**
  * Members holding authorJobTitle up to which a date walk over the query's matches has the index check
  * the title in its own walk (newestMatchesBy, given the holders) rather than reading each match's
- * facts: a match then costs about 1.5 µs against 10 µs on the 1.9M-post bench network. Listing the
- * holders costs 2-3 µs each there (7,371 Software Engineers: 17 ms), paid also by a title held more
- * widely before its walk reads facts instead; the list goes to the index, which builds a lookup of it
- * for each statement (about 0.9 µs a holder).
+ * facts: a match then costs 1.5-6 µs against 10 µs on the 1.9M-post bench network. Listing the
+ * holders costs 2-3 µs each there (7,371 Software Engineers: 17 ms; a title held more widely is told
+ * by a count, about 1 ms, and its walk reads facts); the list goes to the index, which builds a lookup
+ * of it for each statement (about 0.9 µs a holder).
  */
 export const TITLE_HOLDERS_LISTED = 5_000
 /**
