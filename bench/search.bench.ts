@@ -131,9 +131,9 @@ async function main(): Promise<void> {
   let indexMs = 0
   // The index the service plans over, unwrapped, for the floor.
   let searchIndex: SearchIndex | undefined
-  const timed = (index: SearchIndex): SearchIndex =>
-    (searchIndex = index) &&
-    Object.fromEntries(
+  const timed = (index: SearchIndex): SearchIndex => {
+    searchIndex = index
+    return Object.fromEntries(
       Object.entries(index).map(([name, fn]) => [
         name,
         async (...args: unknown[]) => {
@@ -146,6 +146,7 @@ async function main(): Promise<void> {
         },
       ]),
     ) as unknown as SearchIndex
+  }
   const c = await createContainer(config, { sqlitePath: DB, commitInWorker: false, clock: createManualClock(ANCHOR), wrapSearchIndex: timed })
   const db = openSqlite(DB)
   const total = db.prepare('SELECT count(*) FROM post_search').pluck().get() as number

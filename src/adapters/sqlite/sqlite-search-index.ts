@@ -289,9 +289,12 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
     async newestMatchesBy(query, authors, range, limit, keep) {
       if (limit <= 0 || keep <= 0) return { ids: [], looked: 0, last: undefined }
       const match = toFts5Match(query)
-      const kinds = (kind: AuthorRef['kind']) => JSON.stringify(authors.filter((a) => a.kind === kind).map((a) => a.id))
+      const lists = new Map(idsByKind(authors))
       // The walk stops at the `keep`th kept: the window then ends there (counted again, cheaply).
-      const ids = authors.length === 0 ? [] : (newestBy.all(match, below(range), from(range), limit, kinds('person'), kinds('company'), keep) as string[])
+      const ids =
+        lists.size === 0
+          ? []
+          : (newestBy.all(match, below(range), from(range), limit, lists.get('person') ?? '[]', lists.get('company') ?? '[]', keep) as string[])
       const end = windowEnd.get(match, below(range), ids.length === keep ? ids.at(-1) : from(range), limit) as { looked: number; last: string | null }
       return { ids, looked: end.looked, last: end.last ?? undefined }
     },
