@@ -386,7 +386,7 @@ async function main(): Promise<void> {
         `   ${quantile(rest, 0.5).toFixed(2)} / ${quantile(rest, 0.99).toFixed(2)} ms`,
     )
   }
-  if (FLOOR) {
+  if (FLOOR && floorTimes.floor.length > 0) {
     const fp99 = quantile(floorTimes.floor, 0.99)
     const rp99 = quantile(floorTimes.raw, 0.99)
     console.log('')
