@@ -21,7 +21,7 @@ ALTER TABLE posts ADD COLUMN mentions TEXT;
 UPDATE posts SET
   content_kinds =
       (CASE (SELECT json_extract(d.doc, '$.postType') FROM post_docs d WHERE d.id = posts.id)
-         WHEN 'image' THEN 1 WHEN 'platformVideo' THEN 2 WHEN 'document' THEN 16 ELSE 0 END)
+         WHEN 'image' THEN 1 WHEN 'platformVideo' THEN 2 WHEN 'linkedinVideo' THEN 2 WHEN 'document' THEN 16 ELSE 0 END)
     | (CASE WHEN json_extract(meta, '$.liveVideo') THEN 4 ELSE 0 END)
     | (CASE WHEN json_extract(meta, '$.jobPost') THEN 8 ELSE 0 END),
   mentions = (SELECT ',' || group_concat(value, ',') || ',' FROM json_each(meta, '$.mentionsCompanies'));

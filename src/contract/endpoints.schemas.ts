@@ -25,11 +25,16 @@ const IntParam = (description: string, extra: { minimum?: number; maximum?: numb
 
 const PROFILE_INPUT = 'profile URN (recommended), bare slug, or profile URL <host>/in/<slug>'
 const COMPANY_INPUT = 'company page URL (<host>/company/<slug>, also /school/ and /showcase/), bare slug, or company URN'
-const POST_INPUT = 'post URL, or an activity or ugcPost URN'
+const POST_INPUT = 'post URL, or an activity, ugcPost or share URN'
 
 // ---------- Queries ----------
 
-export const ProfileQuery = Type.Object({ profileUrlOrUrn: Type.Optional(Id(PROFILE_INPUT)) })
+export const ProfileQuery = Type.Object({
+  profileUrlOrUrn: Type.Optional(Id(PROFILE_INPUT)),
+  fullProfile: Type.Optional(
+    Type.Boolean({ description: 'accepted for compatibility: every section is always sent, at the same price' }),
+  ),
+})
 
 export const ProfileReactionsQuery = Type.Object({
   profileUrlOrUrn: Type.Optional(Id(PROFILE_INPUT)),
@@ -87,14 +92,14 @@ export const EngagementQuery = Type.Object({
 })
 
 export const CommentsQuery = Type.Object({
-  postUrlOrUrn: Type.Optional(Id('post URL, or an activity, ugcPost or share URN')),
+  postUrlOrUrn: Type.Optional(Id(POST_INPUT)),
   count: Type.Optional(IntParam('1 to 100, default 100', { minimum: 1, maximum: 100 })),
   start: Type.Optional(IntParam('offset, default 0', { minimum: 0 })),
   paginationToken: Type.Optional(Id('token for the next page')),
 })
 
 export const PostReactionsQuery = Type.Object({
-  postUrlOrUrn: Type.Optional(Id('post URL, or an activity, ugcPost or share URN')),
+  postUrlOrUrn: Type.Optional(Id(POST_INPUT)),
   count: Type.Optional(IntParam('1 to 100, default 100', { minimum: 1, maximum: 100 })),
   start: Type.Optional(IntParam('offset, default 0', { minimum: 0 })),
 })

@@ -1,5 +1,5 @@
 /**
- * The API contract: one TypeBox schema per resource of spec section 2 (and decisions D6, D7).
+ * The API contract: one TypeBox schema per resource of the API, under the real service's field names.
  * These schemas are the single source of truth. Ingest and seeding validate records with them,
  * tests validate every response with them, and /openapi.json is generated from them.
  *
@@ -26,9 +26,9 @@ const Bool = Type.Boolean()
 
 // ---------- Post (2.2) ----------
 
-export const POST_TYPES = ['text', 'image', 'document', 'article', 'platformVideo'] as const
+export const POST_TYPES = ['text', 'image', 'document', 'article', 'linkedinVideo'] as const
 export const PostTypeSchema = Type.Enum(POST_TYPES, {
-  description: 'text, image, document, article, or the video value platformVideo',
+  description: 'text, image, document, article, or linkedinVideo for a video',
 })
 
 /** Spec 2.3's reaction types; the reaction counts of 2.2 are keyed by them in lower case. */
@@ -162,9 +162,16 @@ export const YearMonthSchema = Type.Object(
   closed,
 )
 
-export const TimePeriodSchema = Type.Object(
-  { startDate: Nullable(YearMonthSchema), endDate: Nullable(YearMonthSchema) },
-  { ...closed, description: 'startDate null when the entry has no start date; endDate null while ongoing' },
+/**
+ * An entry's dates: a start with an end (null while ongoing), or only an end. An undated entry has no
+ * timePeriod at all, so startDate is never null.
+ */
+export const TimePeriodSchema = Type.Union(
+  [
+    Type.Object({ startDate: YearMonthSchema, endDate: Nullable(YearMonthSchema) }, closed),
+    Type.Object({ endDate: YearMonthSchema }, closed),
+  ],
+  { description: 'startDate with endDate (null while ongoing), or endDate alone; omitted on an undated entry' },
 )
 
 export const ExperienceSchema = Type.Object(
@@ -174,12 +181,12 @@ export const ExperienceSchema = Type.Object(
     description: Str,
     dateRange: Str,
     current: Type.Boolean({ description: 'true only for the primary ongoing position' }),
-    ongoing: Type.Boolean({ description: 'true for every ongoing position (D7)' }),
+    ongoing: Type.Boolean({ description: 'true for every ongoing position' }),
     totalDuration: Type.Optional(
       Type.String({ description: 'e.g. "2 yrs 3 mos", both ends counted, ongoing runs to today; omitted without a start date' }),
     ),
     positionUrn: Str,
-    timePeriod: TimePeriodSchema,
+    timePeriod: Type.Optional(TimePeriodSchema),
     company: Type.Object({ url: Str, name: Str, logo: Nullable(Str), companyId: Str, urn: Str }, closed),
   },
   closed,
@@ -196,7 +203,7 @@ export const EducationSchema = Type.Object(
     details: Str,
     schoolLogo: Nullable(Str),
     schoolUrl: Str,
-    timePeriod: TimePeriodSchema,
+    timePeriod: Type.Optional(TimePeriodSchema),
   },
   closed,
 )
@@ -220,6 +227,63 @@ export const RecommendationSchema = Type.Object(
   closed,
 )
 export const TestScoreSchema = Type.Object({ name: Str, score: Str, date: Str }, closed)
+
+/** A recommendation the member wrote for someone else: the recipient is named, not the author. */
+export const RecommendationGivenSchema = Type.Object(
+  { caption: Str, description: Str, recipientFullname: Str, recipientUrl: Str },
+  closed,
+)
+export const PublicationSchema = Type.Object(
+  {
+    name: Str,
+    publisher: Str,
+    description: Str,
+    url: Type.String({ description: 'empty when none' }),
+    publishedOn: Type.Optional(YearMonthSchema),
+  },
+  closed,
+)
+export const ProjectSchema = Type.Object(
+  { title: Str, description: Str, url: Type.String({ description: 'empty when none' }), timePeriod: Type.Optional(TimePeriodSchema) },
+  closed,
+)
+export const HonorSchema = Type.Object(
+  { title: Str, issuer: Str, description: Str, issuedOn: Type.Optional(YearMonthSchema) },
+  closed,
+)
+export const CourseSchema = Type.Object({ name: Str, number: Type.String({ description: 'course code; empty when none' }) }, closed)
+export const OrganizationSchema = Type.Object(
+  { name: Str, position: Str, description: Str, timePeriod: Type.Optional(TimePeriodSchema) },
+  closed,
+)
+export const PatentSchema = Type.Object(
+  {
+    title: Str,
+    number: Type.String({ description: 'patent or application number' }),
+    issuer: Type.String({ description: 'the patent office, e.g. "US"' }),
+    description: Str,
+    url: Type.String({ description: 'empty when none' }),
+    issuedOn: Type.Optional(YearMonthSchema),
+  },
+  closed,
+)
+export const VolunteerExperienceSchema = Type.Object(
+  {
+    role: Str,
+    organization: Str,
+    cause: Type.String({ pattern: '^[A-Z_]*$', description: 'upper-case cause, as in volunteerCauses; empty when none' }),
+    description: Str,
+    timePeriod: Type.Optional(TimePeriodSchema),
+  },
+  closed,
+)
+export const PrimaryLocaleSchema = Type.Object(
+  {
+    country: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2, upper case' }),
+    language: Type.String({ pattern: '^[a-z]{2}$', description: 'ISO 639-1, lower case' }),
+  },
+  closed,
+)
 
 export const CurrentPositionSchema = Type.Object(
   { positionUrn: Str, title: Str, name: Str, companyId: Str, companyUrn: Str, publicIdentifier: Str, url: Str },
@@ -254,7 +318,7 @@ export const ProfileSchema = Type.Object(
     jobTitle: Str,
     companyName: Str,
     companyPublicId: Str,
-    companyPlatformUrl: Str,
+    companyLinkedinUrl: Type.String({ description: 'current company page URL; empty when none' }),
     currentPosition: Nullable(CurrentPositionSchema),
     currentSchool: Nullable(CurrentSchoolSchema),
     followerCount: Count,
@@ -276,6 +340,18 @@ export const ProfileSchema = Type.Object(
     recommendations: Type.Optional(Type.Array(RecommendationSchema)),
     testScores: Type.Array(TestScoreSchema),
     volunteerCauses: Type.Array(Type.String({ pattern: '^[A-Z_]+$' })),
+    hiring: Type.Boolean({ description: 'the member shows they are hiring' }),
+    industry: Type.String({ description: "the member's industry label; empty when none" }),
+    industryUrn: Type.String({ description: 'urn:li:fsd_industry:<id>; empty when none' }),
+    primaryLocale: PrimaryLocaleSchema,
+    publications: Type.Array(PublicationSchema),
+    projects: Type.Array(ProjectSchema),
+    honors: Type.Array(HonorSchema),
+    courses: Type.Array(CourseSchema),
+    organizations: Type.Array(OrganizationSchema),
+    patents: Type.Array(PatentSchema),
+    volunteerExperiences: Type.Array(VolunteerExperienceSchema),
+    recommendationsGiven: Type.Array(RecommendationGivenSchema),
   },
   closed,
 )
@@ -306,7 +382,10 @@ export const CompanySchema = Type.Object(
     industry: Str,
     industryV1: Str,
     employeeCount: Count,
-    employeeCountRange: Type.Object({ start: Count, end: Count }, closed),
+    employeeCountRange: Type.Object(
+      { start: Count, end: Type.Optional(Count) },
+      { ...closed, description: 'the size class; the top one (10,001 and more) has no end' },
+    ),
     headquarter: Type.Optional(
       Type.Object(
         { line1: Str, city: Str, geographicArea: Str, postalCode: Str, country: Str, description: Str, headquarter: Bool },
@@ -332,7 +411,7 @@ export const CompanySchema = Type.Object(
 
 export const ArticleSchema = Type.Object(
   {
-    articleUrn: Type.String({ pattern: '^urn:li:platformArticle:\\d+$' }),
+    articleUrn: Type.String({ pattern: '^urn:li:linkedinArticle:\\d+$' }),
     articleId: Type.String({ pattern: '^\\d+$' }),
     title: Str,
     url: Str,
@@ -352,7 +431,7 @@ export const CommentAuthorSchema = Type.Object(
     id: Type.String({ description: 'profile URN, or a company URN for a page' }),
     name: Str,
     headline: Str,
-    profilePictureUrl: Nullable(Str),
+    profilePictureUrl: Type.String({ description: 'empty when the author shows no picture' }),
     profileUrl: Str,
     publicId: Nullable(Str),
     profileId: Nullable(Str),
@@ -389,7 +468,7 @@ export const PostReactionSchema = Type.Object(
         name: Str,
         headline: Str,
         profileUrl: Str,
-        profilePictureUrl: Nullable(Str),
+        profilePictureUrl: Type.String({ description: 'empty when the actor shows no picture' }),
         publicId: Nullable(Str),
         profileId: Nullable(Str),
       },

@@ -92,7 +92,7 @@ export function profileRecord(n: number, opts: { slug?: string; companyId?: stri
     jobTitle: 'Data engineer',
     companyName: company.name as string,
     companyPublicId: company.publicIdentifier as string,
-    companyPlatformUrl: company.url,
+    companyLinkedinUrl: company.url,
     currentPosition: {
       positionUrn,
       title: 'Data engineer',
@@ -138,6 +138,18 @@ export function profileRecord(n: number, opts: { slug?: string; companyId?: stri
     recommendations: [],
     testScores: [],
     volunteerCauses: [],
+    hiring: false,
+    industry: 'Software Development',
+    industryUrn: 'urn:li:fsd_industry:4',
+    primaryLocale: { country: 'GB', language: 'en' },
+    publications: [],
+    projects: [],
+    honors: [],
+    courses: [],
+    organizations: [],
+    patents: [],
+    volunteerExperiences: [],
+    recommendationsGiven: [],
   }
 }
 
@@ -227,7 +239,7 @@ export function companyPostRecord(companyId: string, at: number, low: number): P
 export function articleRecord(profileId: string, at: number, low: number): ArticleRecord {
   const articleId = idFromTime(at, low)
   return {
-    articleUrn: `urn:li:platformArticle:${articleId}`,
+    articleUrn: `urn:li:linkedinArticle:${articleId}`,
     articleId,
     title: 'What a shipping index tells you',
     url: `https://${HOST}/pulse/what-a-shipping-index-tells-you-${articleId}/`,

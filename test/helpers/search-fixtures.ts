@@ -105,7 +105,7 @@ export class SearchModel {
       const person = p.authorType === 'Person'
       const kinds = new Set<ContentType>()
       if (p.postType === 'image') kinds.add('image')
-      if (p.postType === 'platformVideo') kinds.add('video')
+      if (p.postType === 'linkedinVideo') kinds.add('video')
       if (p.postType === 'document') kinds.add('document')
       if (p.liveVideo === true) kinds.add('liveVideo')
       if (p.jobPost === true) kinds.add('jobPost')

@@ -5,6 +5,7 @@
 import type { TSchema } from 'typebox'
 import {
   ArticleSchema,
+  CommentAuthorSchema,
   CommentSchema,
   CompanySchema,
   EducationSchema,
@@ -50,17 +51,21 @@ export const SPEC_FIELDS: Record<string, { schema: TSchema; fields: Record<strin
       id: 'R', profileId: 'R', memberId: 'R', publicIdentifier: 'R', url: 'R', firstName: 'R', lastName: 'R', title: 'R',
       description: 'R', location: 'R', geoLocationName: 'R', geoCountryName: 'R', countryCode: 'R', geoUrn: 'R',
       profilePictureUrl: 'R', coverImageUrl: 'R', connectionType: 'R', creatorInfo: 'R', jobTitle: 'R', companyName: 'R',
-      companyPublicId: 'R', companyPlatformUrl: 'R', currentPosition: 'N', currentSchool: 'N', followerCount: 'R',
+      companyPublicId: 'R', companyLinkedinUrl: 'R', currentPosition: 'N', currentSchool: 'N', followerCount: 'R',
       connectionsCount: 'R', creator: 'R', influencer: 'R', premium: 'R', isVerified: 'R', openToWork: 'O',
       inRemembrance: 'R', openProfile: 'O', joinDate: 'R', pronoun: 'O', experiences: 'R', educations: 'R', skills: 'R',
       languages: 'R', certifications: 'R', recommendations: 'O', testScores: 'R', volunteerCauses: 'R',
+      // The real service's additional sections: always sent, empty when the member has none.
+      hiring: 'R', industry: 'R', industryUrn: 'R', primaryLocale: 'R', publications: 'R', projects: 'R', honors: 'R',
+      courses: 'R', organizations: 'R', patents: 'R', volunteerExperiences: 'R', recommendationsGiven: 'R',
     },
   },
   'Experience item (2.4, D7)': {
     schema: ExperienceSchema,
     fields: {
       name: 'R', jobTitle: 'R', description: 'R', dateRange: 'R', current: 'R', ongoing: 'R', totalDuration: 'O',
-      positionUrn: 'R', timePeriod: 'R', company: 'R',
+      // An undated entry has no timePeriod (and its startDate is never null).
+      positionUrn: 'R', timePeriod: 'O', company: 'R',
     },
   },
   'Education item (2.4)': {
@@ -69,7 +74,7 @@ export const SPEC_FIELDS: Record<string, { schema: TSchema; fields: Record<strin
       name: 'R', description: 'R', dateRange: 'R', current: 'R', educationUrn: 'R', grade: 'R', details: 'R',
       // Not stated by the spec; a school page may have no logo.
       schoolLogo: 'N',
-      schoolUrl: 'R', timePeriod: 'R',
+      schoolUrl: 'R', timePeriod: 'O',
     },
   },
   'Company (2.5)': {
@@ -96,5 +101,14 @@ export const SPEC_FIELDS: Record<string, { schema: TSchema; fields: Record<strin
     },
   },
   'Post reaction (D6)': { schema: PostReactionSchema, fields: { reactionType: 'R', actor: 'R' } },
+  // A missing picture is an empty string wherever profilePictureUrl appears.
+  'Comment author (D6)': {
+    schema: CommentAuthorSchema,
+    fields: { id: 'R', name: 'R', headline: 'R', profilePictureUrl: 'R', profileUrl: 'R', publicId: 'N', profileId: 'N' },
+  },
+  'Post reaction actor (D6)': {
+    schema: PostReactionSchema.properties.actor,
+    fields: { urn: 'R', name: 'R', headline: 'R', profileUrl: 'R', profilePictureUrl: 'R', publicId: 'N', profileId: 'N' },
+  },
 }
 

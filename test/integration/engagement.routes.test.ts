@@ -84,10 +84,13 @@ describe('GET /api/v1/post/engagement', () => {
     expect(new Set(actors).size).toBe(11)
   })
 
-  it('accepts post URLs and the ugcPost/share URN of the same post where allowed', async () => {
+  it('accepts post URLs and the ugcPost/share URN of the same post', async () => {
     expect((await t.get(`/api/v1/post/engagement?postUrlOrUrn=${q(`https://www.linkedin.com/feed/update/${POST}/`)}`)).statusCode).toBe(200)
     expect((await t.get(`/api/v1/post/engagement?postUrlOrUrn=${q(`https://www.linkedin.com/posts/ada_shipping-activity-${PERSON_POST_ID}-abcd`)}`)).statusCode).toBe(200)
-    expectError(await t.get(`/api/v1/post/engagement?postUrlOrUrn=${q(`urn:li:share:${PERSON_POST_ID}`)}`), 400, 'INVALID_URN')
+    // A bare share URN names the post on engagement as on comments and reactions.
+    const byShare = await t.get(`/api/v1/post/engagement?postUrlOrUrn=${q(`urn:li:share:${PERSON_POST_ID}`)}`)
+    expect(byShare.statusCode, byShare.body).toBe(200)
+    expect(byShare.json()).toEqual((await t.get(`/api/v1/post/engagement?postUrlOrUrn=${q(POST)}`)).json())
     const viaShare = await t.get(`/api/v1/post/comments?postUrlOrUrn=${q(`urn:li:share:${PERSON_POST_ID}`)}`)
     expect(viaShare.statusCode).toBe(200)
     // A post URL holding the share URN is a post URL (4.11): engagement takes it as comments does.

@@ -316,8 +316,8 @@ describe('pronet ingest', () => {
     const { exitCode, byLine } = await ingestRecords('positions.ndjson', lines)
     expect(exitCode).toBe(1)
     expect(byLine).toEqual({
-      1: 'data.experiences[0].ongoing must be false: a position is ongoing exactly when its timePeriod.endDate is null',
-      2: 'data.experiences[0].ongoing must be true: a position is ongoing exactly when its timePeriod.endDate is null',
+      1: 'data.experiences[0].ongoing must be false: a position is ongoing exactly when it has no timePeriod.endDate',
+      2: 'data.experiences[0].ongoing must be true: a position is ongoing exactly when it has no timePeriod.endDate',
       3: 'data.experiences[0].current: a position that has ended (timePeriod.endDate set) cannot be current',
       4: 'data.currentPosition must name the current experience (the one with current: true)',
       5: 'data.currentPosition.title must be that of the experience it names ("Data engineer")',

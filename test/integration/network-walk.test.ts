@@ -188,7 +188,7 @@ describe('cross-field rules of section 2 over the synthetic network', () => {
 
   it('articles: publishedAt is the id decoded, or null when it does not decode; never a guess', () => {
     for (const a of all('Article (2.6)')) {
-      expect(a.articleUrn).toBe(`urn:li:platformArticle:${a.articleId}`)
+      expect(a.articleUrn).toBe(`urn:li:linkedinArticle:${a.articleId}`)
       const t = idTime(a.articleUrn)
       const decodes = t >= Date.UTC(2003, 0, 1) && t <= ANCHOR + 3_600_000
       expect(a.publishedAt, a.articleId).toBe(decodes ? new Date(t).toISOString() : null)

@@ -23,7 +23,7 @@ const articles = Array.from({ length: 12 }, (_, i) => articleRecord(ARTICLE_AUTH
 const undecodable = {
   ...articleRecord(ARTICLE_AUTHOR.profileId, Date.UTC(2024, 0, 1), 0),
   articleId: '6512345',
-  articleUrn: 'urn:li:platformArticle:6512345',
+  articleUrn: 'urn:li:linkedinArticle:6512345',
   publishedAt: null,
 }
 

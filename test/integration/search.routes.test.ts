@@ -751,7 +751,7 @@ function smallFixture(): IngestRecord[] {
       kind: 'post',
       data: personPostRecord(A, at(3), 3, {
         content: 'a rust video',
-        postType: 'platformVideo',
+        postType: 'linkedinVideo',
         video,
         videoUrl: video.url,
         isEdited: true,
@@ -763,7 +763,7 @@ function smallFixture(): IngestRecord[] {
       kind: 'post',
       data: personPostRecord(B, at(5), 5, {
         content: 'a rust video without renditions',
-        postType: 'platformVideo',
+        postType: 'linkedinVideo',
         video: { ...video, progressiveStreams: [] },
         videoUrl: video.url,
         liveVideo: true,

@@ -21,11 +21,11 @@ const profileOpts = (over: Partial<{ allowMember: boolean; companies: 'accept' |
   ...over,
 })
 const companyOpts = { param: 'companyUrlOrUrn', host: HOST }
-const postOpts = (allowShare = false) => ({ param: 'postUrlOrUrn', host: HOST, allowShare })
+const postOpts = { param: 'postUrlOrUrn', host: HOST }
 
 const profile = (raw: string | undefined, over?: Parameters<typeof profileOpts>[0]) => parseProfileInput(raw, profileOpts(over))
 const company = (raw: string | undefined) => parseCompanyInput(raw, companyOpts)
-const post = (raw: string | undefined, allowShare = false) => parsePostInput(raw, postOpts(allowShare))
+const post = (raw: string | undefined) => parsePostInput(raw, postOpts)
 
 function refusal(run: () => unknown): ApiError {
   try {
@@ -347,8 +347,8 @@ describe('parsePostInput', () => {
       [`urn:li:share:${ACTIVITY}`],
       [`https://www.linkedin.com/feed/update/urn:li:share:${ACTIVITY}/`],
       [`https://www.linkedin.com/posts/jane_hello-share-${ACTIVITY}-AbCd`],
-    ])('%s as a share when allowShare', (raw) => {
-      expect(post(raw, true)).toEqual({ type: 'share', id: ACTIVITY })
+    ])('%s as a share', (raw) => {
+      expect(post(raw)).toEqual({ type: 'share', id: ACTIVITY })
     })
   })
 
@@ -362,7 +362,6 @@ describe('parsePostInput', () => {
     })
 
     it.each([
-      ['a share URN without allowShare', `urn:li:share:${ACTIVITY}`],
       ['an id over 19 digits', `urn:li:activity:${ACTIVITY}0`],
       ['an empty id', 'urn:li:activity:'],
       ['a non-numeric id', 'urn:li:activity:abc'],
@@ -421,7 +420,7 @@ describe('properties', () => {
         const companies = accept ? 'accept' : 'refuse'
         onlyApiErrors(() => parseProfileInput(raw, { param: 'p', host, allowMember: flag, companies }))
         onlyApiErrors(() => parseCompanyInput(raw, { param: 'p', host }))
-        onlyApiErrors(() => parsePostInput(raw, { param: 'p', host, allowShare: flag }))
+        onlyApiErrors(() => parsePostInput(raw, { param: 'p', host }))
       }),
       { numRuns: 3000 },
     )
@@ -489,10 +488,7 @@ describe('properties', () => {
                 : form === 'encoded'
                   ? `linkedin.com/feed/update/${encodeURIComponent(urn)}`
                   : `https://www.linkedin.com/posts/jane_x-${type}-${id}-AbCd`
-          expect(post(raw, true)).toEqual({ type, id })
-          // A post URL is one whatever URN it carries (4.11); only a bare share URN needs allowShare.
-          if (type === 'share' && form === 'urn') expectRefused(() => post(raw, false), 'INVALID_URN', 'postUrlOrUrn')
-          else expect(post(raw, false)).toEqual({ type, id })
+          expect(post(raw)).toEqual({ type, id })
         },
       ),
     )

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { migrationsDir, pendingMigrations } from '../migrations-dir.ts'
 import pg from 'pg'
 import { indexText } from './pg-search-text.ts'
+import { upgradeStoredDocuments } from './document-upgrade.ts'
 
 export type PgPool = pg.Pool
 
@@ -95,6 +96,11 @@ export function openPostgres(url: string, opts: PostgresOptions = {}): PgPool {
 /** migrations/postgres at the package root. */
 export const postgresMigrationsDir = (): string => migrationsDir('postgres')
 
+/** Work a migration needs that SQL cannot do, run in its transaction right after its file. */
+const CODE_STEPS: Readonly<Record<number, (client: pg.ClientBase) => Promise<void>>> = {
+  8: upgradeStoredDocuments,
+}
+
 /** Applies every migration file (NNN_name.sql) not yet recorded, each in its own transaction. */
 export async function migratePostgres(pool: PgPool, dir: string = postgresMigrationsDir()): Promise<string[]> {
   const client = await pool.connect()
@@ -113,6 +119,7 @@ export async function migratePostgres(pool: PgPool, dir: string = postgresMigrat
         await client.query('BEGIN')
         try {
           await client.query(unboundedQuery(sql))
+          await CODE_STEPS[version]?.(client)
           await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [version, file, Date.now()])
           await client.query('COMMIT')
         } catch (e) {

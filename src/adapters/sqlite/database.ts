@@ -6,6 +6,7 @@ import { closeSync, existsSync, openSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { migrationsDir, pendingMigrations } from '../migrations-dir.ts'
 import { POST_SEARCH_TOKENIZER } from './fts5-tokenizer.ts'
+import { upgradeStoredDocuments } from './document-upgrade.ts'
 
 export type SqliteDb = Database.Database
 
@@ -108,6 +109,11 @@ function remakeOnce(db: SqliteDb, table: string, fits: (sql: string) => boolean,
   }
 }
 
+/** Work a migration needs that SQL cannot do, run in its transaction right after its file. */
+const CODE_STEPS: Readonly<Record<number, (db: SqliteDb) => void>> = {
+  10: upgradeStoredDocuments,
+}
+
 /** Applies every migration file (NNN_name.sql) not yet recorded, each in its own transaction. */
 export function migrate(db: SqliteDb, dir: string = sqliteMigrationsDir()): string[] {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)')
@@ -116,6 +122,7 @@ export function migrate(db: SqliteDb, dir: string = sqliteMigrationsDir()): stri
   for (const { version, file, sql } of pendingMigrations(dir, done)) {
     db.transaction(() => {
       db.exec(sql)
+      CODE_STEPS[version]?.(db)
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(version, file, Date.now())
     }).immediate()
     applied.push(file)

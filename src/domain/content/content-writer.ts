@@ -17,6 +17,7 @@ import { articlePublishedAt, isoFromId, POST_ID_RE, timeFromId } from './ids.ts'
 import { codePointLength, firstCodePoints, wellFormed } from '../code-points.ts'
 import { isUsableSlug } from './input-resolution.ts'
 import { profileTemplate } from './profile-doc.ts'
+import { upgradeRecordData } from './legacy-shapes.ts'
 
 const validators = Object.fromEntries(
   Object.entries(INGEST_KINDS).map(([kind, schema]) => [kind, Compile(schema)]),
@@ -48,24 +49,40 @@ function isCanonicalUrl(url: string, platformHost: string, section: string, name
   return names.some((n) => decoded.toLowerCase() === n.toLowerCase())
 }
 
+interface YearMonth {
+  year: number
+  month?: number | undefined
+}
+type TimePeriod = { startDate: YearMonth; endDate: YearMonth | null } | { endDate: YearMonth }
+
+/** The end of an entry's dates, or null when it has none (ongoing, or undated). */
+const endOf = (tp: TimePeriod | undefined): YearMonth | null => tp?.endDate ?? null
+const startOf = (tp: TimePeriod | undefined): YearMonth | null => (tp !== undefined && 'startDate' in tp ? tp.startDate : null)
+
+/** An end before the start has no duration: its label read "1 mo" whatever the dates. */
+function checkOrder(tp: TimePeriod | undefined, field: string): void {
+  const start = startOf(tp)
+  const end = endOf(tp)
+  if (start && end && (end.year < start.year || (end.year === start.year && (end.month ?? 12) < (start.month ?? 1)))) {
+    fail(`${field}.timePeriod.endDate is before its startDate`)
+  }
+}
+
 /**
- * Spec 2.4 and D7 on the experience list: `ongoing` is true exactly for a position without an end
- * date; `current` marks the primary ongoing position, at most one; a displayed currentPosition is that
- * primary position, with its title and company.
+ * The experience list: `ongoing` is true exactly for a position without an end date (an undated one
+ * included); `current` marks the primary ongoing position, at most one; a displayed currentPosition is
+ * that primary position, with its title and company.
  */
 function checkPositions(p: Extract<IngestRecord, { kind: 'profile' }>['data']): void {
   p.experiences.forEach((e, i) => {
-    const ended = e.timePeriod.endDate !== null
+    const ended = endOf(e.timePeriod) !== null
     if (e.ongoing === ended) {
-      fail(`data.experiences[${i}].ongoing must be ${!ended}: a position is ongoing exactly when its timePeriod.endDate is null`)
+      fail(`data.experiences[${i}].ongoing must be ${!ended}: a position is ongoing exactly when it has no timePeriod.endDate`)
     }
     if (e.current && ended) fail(`data.experiences[${i}].current: a position that has ended (timePeriod.endDate set) cannot be current`)
-    // An end before the start has no duration: its label read "1 mo" whatever the dates.
-    const { startDate: start, endDate: end } = e.timePeriod
-    if (start && end && (end.year < start.year || (end.year === start.year && (end.month ?? 12) < (start.month ?? 1)))) {
-      fail(`data.experiences[${i}].timePeriod.endDate is before its startDate`)
-    }
+    checkOrder(e.timePeriod, `data.experiences[${i}]`)
   })
+  p.educations.forEach((e, i) => checkOrder(e.timePeriod, `data.educations[${i}]`))
   if (p.experiences.filter((e) => e.current).length > 1) fail('data.experiences: at most one entry is current (the primary ongoing position)')
   const position = p.currentPosition
   if (position) {
@@ -247,7 +264,7 @@ function preparePost(given: PostRecord, nowMs: number): ContentRow {
       card: { name: p.profile.name, headline: p.profile.headline, url: p.profile.url, imageUrl: p.profile.imageUrl },
       contentKinds:
         (p.postType === 'image' ? CONTENT_KIND.image : 0) |
-        (p.postType === 'platformVideo' ? CONTENT_KIND.video : 0) |
+        (p.postType === 'linkedinVideo' ? CONTENT_KIND.video : 0) |
         (p.postType === 'document' ? CONTENT_KIND.document : 0) |
         (meta.liveVideo ? CONTENT_KIND.liveVideo : 0) |
         (meta.jobPost ? CONTENT_KIND.jobPost : 0),
@@ -321,8 +338,8 @@ export function prepareRecord(record: IngestRecord, nowMs: number, platformHost:
       return preparePost(record.data, nowMs)
     case 'article': {
       const { authorProfileId, ...a } = record.data
-      if (a.articleUrn !== `urn:li:platformArticle:${a.articleId}`) {
-        fail('data.articleUrn must be urn:li:platformArticle:<articleId>')
+      if (a.articleUrn !== `urn:li:linkedinArticle:${a.articleId}`) {
+        fail('data.articleUrn must be urn:li:linkedinArticle:<articleId> (urn:li:platformArticle:<articleId> is read as the same)')
       }
       const decoded = articlePublishedAt(a.articleId, nowMs)
       if (a.publishedAt !== decoded) {
@@ -389,11 +406,13 @@ export function validateRecord(value: unknown): { record: IngestRecord } | { rea
   if (typeof kind !== 'string' || !Object.hasOwn(INGEST_KINDS, kind)) {
     return { reason: `kind must be one of ${Object.keys(INGEST_KINDS).join(', ')}` }
   }
-  const errors = schemaErrors(kind as IngestKind, data)
+  // A record in an earlier release's shape is read as today's: exports made for it still load.
+  const current = upgradeRecordData(kind, data)
+  const errors = schemaErrors(kind as IngestKind, current)
   if (errors !== undefined) return { reason: errors }
-  const nul = pathOfNul(data, 'data')
+  const nul = pathOfNul(current, 'data')
   if (nul !== undefined) return { reason: `${nul} holds a NUL character (U+0000), which no text may hold` }
-  return { record: { kind, data: wellFormed(data) } as IngestRecord }
+  return { record: { kind, data: wellFormed(current) } as IngestRecord }
 }
 
 /**

@@ -19,6 +19,7 @@ import {
   type ProfileInput,
 } from './input-resolution.ts'
 import { createProfileRenderer } from './profile-doc.ts'
+import { PROFILE_SECTION_DEFAULTS } from './legacy-shapes.ts'
 import type { ResponseCache } from './response-cache.ts'
 
 export interface ContentServiceDeps {
@@ -208,7 +209,7 @@ export function createContentService(deps: ContentServiceDeps) {
       id: person ? `urn:li:fsd_profile:${card.id}` : `urn:li:fsd_company:${card.id}`,
       name: card.name,
       headline: card.headline,
-      profilePictureUrl: card.pictureUrl,
+      profilePictureUrl: card.pictureUrl ?? '',
       profileUrl: card.url,
       publicId: card.slug,
       profileId: person ? card.id : null,
@@ -297,7 +298,7 @@ export function createContentService(deps: ContentServiceDeps) {
       jobTitle: '',
       companyName: '',
       companyPublicId: '',
-      companyPlatformUrl: '',
+      companyLinkedinUrl: '',
       currentPosition: null,
       currentSchool: null,
       followerCount: c.followerCount,
@@ -315,6 +316,8 @@ export function createContentService(deps: ContentServiceDeps) {
       certifications: [],
       testScores: [],
       volunteerCauses: [],
+      ...PROFILE_SECTION_DEFAULTS,
+      industry: c.industry,
     })
   }
 
@@ -568,7 +571,7 @@ export function createContentService(deps: ContentServiceDeps) {
       reactionCount?: number
       reactionStart?: number
     }, admit: Admit = noAdmit): Promise<Delivered> {
-      const input = parsePostInput(present(q.postUrlOrUrn), { param: 'postUrlOrUrn', host, allowShare: false })
+      const input = parsePostInput(present(q.postUrlOrUrn), { param: 'postUrlOrUrn', host })
       checkToken(q.commentPaginationToken, 'commentPaginationToken')
       const key = `engagement|${JSON.stringify(input)}|${JSON.stringify([q.commentCount, q.commentStart, q.commentPaginationToken, q.reactionCount, q.reactionStart])}`
       return cached(admit, key, async () => {
@@ -591,7 +594,7 @@ export function createContentService(deps: ContentServiceDeps) {
 
     /** GET /api/v1/post/comments (D6). */
     async comments(q: { postUrlOrUrn?: string; count?: number; start?: number; paginationToken?: string }, admit: Admit = noAdmit): Promise<Delivered> {
-      const input = parsePostInput(present(q.postUrlOrUrn), { param: 'postUrlOrUrn', host, allowShare: true })
+      const input = parsePostInput(present(q.postUrlOrUrn), { param: 'postUrlOrUrn', host })
       checkToken(q.paginationToken, 'paginationToken')
       return cached(admit, `comments|${JSON.stringify(input)}|${JSON.stringify([q.count, q.start, q.paginationToken])}`, async () => {
         const postId = await resolvePostId(input)
@@ -603,7 +606,7 @@ export function createContentService(deps: ContentServiceDeps) {
 
     /** GET /api/v1/post/reactions (D6). */
     async postReactions(q: { postUrlOrUrn?: string; count?: number; start?: number }, admit: Admit = noAdmit): Promise<Delivered> {
-      const input = parsePostInput(present(q.postUrlOrUrn), { param: 'postUrlOrUrn', host, allowShare: true })
+      const input = parsePostInput(present(q.postUrlOrUrn), { param: 'postUrlOrUrn', host })
       return cached(admit, `postReactions|${JSON.stringify(input)}|${q.count ?? 100}|${q.start ?? 0}`, async () => {
         const postId = await resolvePostId(input)
         const page = await store.listPostReactions(postId, q.start ?? 0, q.count ?? 100)

@@ -110,17 +110,17 @@ export function parseCompanyInput(raw: string | undefined, opts: ResolveOptions)
 }
 
 /**
- * A post input: `/post/engagement`, `/post/comments`, `/post/reactions`. Any post URL; a bare share
- * URN only with allowShare (comments and reactions, D6; 4.11 lists activity and ugcPost URNs).
+ * A post input: `/post/engagement`, `/post/comments`, `/post/reactions`. Any post URL, an activity,
+ * ugcPost or share URN, or a bare activity id.
  */
-export function parsePostInput(raw: string | undefined, opts: ResolveOptions & { allowShare: boolean }): PostInput {
+export function parsePostInput(raw: string | undefined, opts: ResolveOptions): PostInput {
   const value = required(raw, opts.param)
   if (URN_START_RE.test(value)) return postFromUrn(value, opts)
   const rest = urlRest(value, opts.param, opts.host)
   if (rest !== undefined) return postFromUrl(urlSegments(rest, opts), opts)
   // Only the full 19-digit form (D2) is taken bare: a shorter number is more likely a typo or another id.
   if (BARE_POST_ID_RE.test(value)) return { type: 'activity', id: value }
-  throw invalidUrn(opts.param, expectedPost(opts.allowShare))
+  throw invalidUrn(opts.param, EXPECTED_POST)
 }
 
 function required(raw: string | undefined, param: string): string {
@@ -190,31 +190,28 @@ export function companySlug(slug: string): CompanyInput {
   return { type: 'slug', slug, numeric: ASCII_DIGITS_RE.test(slug) }
 }
 
-function postFromUrn(value: string, opts: ResolveOptions & { allowShare: boolean }): PostInput {
+function postFromUrn(value: string, opts: ResolveOptions): PostInput {
   const { kind, id } = splitUrn(value, opts.param)
-  if (kind !== 'activity' && kind !== 'ugcPost' && !(kind === 'share' && opts.allowShare)) {
-    throw invalidUrn(opts.param, expectedPost(opts.allowShare))
-  }
+  if (kind !== 'activity' && kind !== 'ugcPost' && kind !== 'share') throw invalidUrn(opts.param, EXPECTED_POST)
   if (!NUMERIC_ID_RE.test(id)) throw invalidUrn(opts.param, 'a post id is a decimal number of at most 19 digits.')
   return { type: kind, id }
 }
 
-function postFromUrl(segments: string[], opts: ResolveOptions & { allowShare: boolean }): PostInput {
+function postFromUrl(segments: string[], opts: ResolveOptions): PostInput {
   const lower = segments.map((s) => s.toLowerCase())
   const at = lower[0] === 'embed' ? 1 : 0
   if (lower[at] === 'feed' && lower[at + 1] === 'update') {
     // The segment is already decoded, so /feed/update/urn%3Ali%3Aactivity%3A<id>/ works too; any
     // later segment is a view of the same post and is ignored, as on profile URLs.
-    // Every post URL is a post URL (4.11), whatever URN it carries: allowShare is about bare share URNs.
     const urn = segments[at + 2]
     if (urn === undefined) throw invalidUrn(opts.param, "'/feed/update/' needs a post URN after it.")
-    return postFromUrn(urn, { ...opts, allowShare: true })
+    return postFromUrn(urn, opts)
   }
   if (lower[0] === 'posts' && segments[1] !== undefined) {
     const found = postFromPostsSlug(segments[1])
     if (found) return found
   }
-  throw invalidUrn(opts.param, expectedPost(opts.allowShare))
+  throw invalidUrn(opts.param, EXPECTED_POST)
 }
 
 /**
@@ -233,10 +230,7 @@ function postFromPostsSlug(slug: string): PostInput | undefined {
   return found
 }
 
-function expectedPost(allowShare: boolean): string {
-  const kinds = allowShare ? 'an activity, ugcPost or share URN' : 'an activity or ugcPost URN'
-  return `expected a post URL, ${kinds}, or a 19-digit activity id.`
-}
+const EXPECTED_POST = 'expected a post URL, an activity, ugcPost or share URN, or a 19-digit activity id.'
 
 function splitUrn(value: string, param: string): { kind: string; id: string } {
   // D1: the namespace token is exactly `li`; `URN:li:` and `urn:LI:` are refused, not repaired.

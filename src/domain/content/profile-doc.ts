@@ -51,9 +51,9 @@ export function profileTemplate(profile: Profile): string {
   const specs: string[] = []
   const experiences = profile.experiences.map((e) => {
     const { totalDuration: _ignored, ...rest } = e
-    const start = e.timePeriod.startDate
-    if (start === null) return rest
-    specs.push(`${encodeYm(start)}/${encodeYm(e.timePeriod.endDate)}`)
+    const tp = e.timePeriod
+    if (tp === undefined || !('startDate' in tp)) return rest
+    specs.push(`${encodeYm(tp.startDate)}/${encodeYm(tp.endDate)}`)
     // Keep the field where the contract lists it (after `ongoing`).
     const out: Record<string, unknown> = {}
     for (const [k, v] of Object.entries(rest)) {
