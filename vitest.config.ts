@@ -16,6 +16,7 @@ const EVERY_BACKEND = [
   'test/integration/posts.routes.test.ts',
   'test/integration/profile.routes.test.ts',
   'test/integration/rate-budget.test.ts',
+  'test/integration/real-names.test.ts',
   'test/integration/search-time-budget.test.ts',
   'test/property/billing-model.test.ts',
 ]

@@ -77,7 +77,7 @@ function buildNetwork(): IngestRecord[] {
         ? { postType: 'image', images: [{ url: `https://media.example/i${n}.png`, width: 800, height: 600 }], imageUrl: `https://media.example/i${n}.png` }
         : kindRoll < 0.35
           ? {
-              postType: 'platformVideo',
+              postType: 'linkedinVideo',
               video: {
                 url: `https://media.example/v${n}.mp4`,
                 duration: 1000 * n,
