@@ -65,8 +65,8 @@ interface Slot {
 }
 
 const POST_TYPES = {
-  person: weighted([['text', 42], ['image', 30], ['platformVideo', 9], ['document', 7], ['article', 12]] as const),
-  company: weighted([['text', 22], ['image', 48], ['platformVideo', 14], ['document', 8], ['article', 8]] as const),
+  person: weighted([['text', 42], ['image', 30], ['linkedinVideo', 9], ['document', 7], ['article', 12]] as const),
+  company: weighted([['text', 22], ['image', 48], ['linkedinVideo', 14], ['document', 8], ['article', 8]] as const),
 }
 const REACTIONS_NORMAL = weighted<ReactionType>([['LIKE', 62], ['PRAISE', 10], ['EMPATHY', 8], ['INTEREST', 11], ['APPRECIATION', 6], ['ENTERTAINMENT', 3]])
 const REACTIONS_CELEBRATE = weighted<ReactionType>([['LIKE', 45], ['PRAISE', 35], ['EMPATHY', 12], ['INTEREST', 2], ['APPRECIATION', 5], ['ENTERTAINMENT', 1]])
@@ -356,7 +356,7 @@ export function* generateActivity(
       images = [{ url: ctx.media.image(rng, 'article-cover_image-shrink_627_1200', ms), width: 1200, height: 627 }]
     } else if (postType === 'document') {
       carouselPdfUrl = ctx.media.document(rng, ms)
-    } else if (postType === 'platformVideo') {
+    } else if (postType === 'linkedinVideo') {
       const vertical = rng.chance(0.15)
       const ladder: [number, number, number][] = [[640, 360, rng.range(400_000, 700_000)], [1280, 720, rng.range(1_200_000, 2_500_000)]]
       if (rng.chance(0.35)) ladder.push([1920, 1080, rng.range(3_000_000, 5_000_000)])

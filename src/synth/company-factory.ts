@@ -405,6 +405,13 @@ export function planCompanies(ctx: SynthContext, count: number): CompanyInfo[] {
   return pages
 }
 
+const OPEN_SIZE_CLASS = (SIZE_BUCKETS[SIZE_BUCKETS.length - 1] as { start: number }).start
+
+/** The size class as the record shows it: the top class ("10,001+") has no end. */
+function sizeRange(bucket: { start: number; end: number }): CompanyRecord['employeeCountRange'] {
+  return bucket.start === OPEN_SIZE_CLASS ? { start: bucket.start } : { start: bucket.start, end: bucket.end }
+}
+
 /** The full company record of a planned page (its own random stream: independent of emission order). */
 export function companyRecord(ctx: SynthContext, info: CompanyInfo): CompanyRecord {
   const rng = createRng(deriveSeed(ctx.seed, 'company-detail', info.index))
@@ -443,7 +450,7 @@ export function companyRecord(ctx: SynthContext, info: CompanyInfo): CompanyReco
     industry: info.industry.label,
     industryV1: info.industry.legacy,
     employeeCount: info.employeeCount,
-    employeeCountRange: { ...info.bucket },
+    employeeCountRange: sizeRange(info.bucket),
     ...(info.hasHeadquarter
       ? {
           headquarter: {

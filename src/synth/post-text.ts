@@ -95,7 +95,7 @@ export function isInstitution(page: CompanyInfo): boolean {
 export function pickCategory(rng: Rng, voice: Voice, postType: string): PostCategory {
   if (postType === 'document') return 'document'
   if (postType === 'article') return 'article'
-  if (postType === 'platformVideo') return rng.chance(0.15) ? 'live' : 'video'
+  if (postType === 'linkedinVideo') return rng.chance(0.15) ? 'live' : 'video'
   const list = voice.kind === 'person' ? PERSON_CATEGORIES : isInstitution(voice.company) ? INSTITUTION_CATEGORIES : COMPANY_CATEGORIES
   for (let attempt = 0; attempt < 4; attempt++) {
     const category = list.pick(rng)

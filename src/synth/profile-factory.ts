@@ -10,6 +10,7 @@ import { articlePublishedAt } from '../domain/content/ids.ts'
 import { durationLabel } from '../domain/content/profile-doc.ts'
 import type { CompanyInfo } from './company-factory.ts'
 import { createAliasTable, createRng, deriveSeed, weighted, type AliasTable, type Rng } from './prng.ts'
+import { firstShownMonth, profileExtras, type ExtrasBuilder } from './profile-extras.ts'
 import type { SynthContext } from './synth-context.ts'
 import { DAY_MS } from './synth-context.ts'
 import { clip, dateRangeText, formatYm, fromMonthIndex, longDate, monthIndex, slugify, type YearMonth } from './text.ts'
@@ -322,7 +323,7 @@ interface Stint {
   end: number | null
   primary: boolean
   side: boolean
-  kind: 'month' | 'year' | 'nostart'
+  kind: 'month' | 'year' | 'nostart' | 'undated'
 }
 
 function geoId(region: Region, city: City): string {
@@ -335,9 +336,17 @@ function geoId(region: Region, city: City): string {
 export function buildProfile(
   ctx: SynthContext,
   core: ProfileCore,
-  deps: { workforce: Workforce; cores: readonly ProfileCore[]; ids: TimeIdAllocator },
+  deps: {
+    workforce: Workforce
+    cores: readonly ProfileCore[]
+    ids: TimeIdAllocator
+    /** Builds the sections drawn from their own stream (replaceable, to show they leave the rest alone). */
+    extras?: ExtrasBuilder
+  },
 ): { profile: Profile; articles: ArticleRecord[] } {
   const d = createRng(deriveSeed(ctx.seed, 'profile-detail', core.index))
+  // Which entries a member leaves undated, from a stream of its own so every other value stays as it was.
+  const undated = createRng(deriveSeed(ctx.seed, 'undated-entries', core.index))
   const anchor = new Date(ctx.anchorMs)
   const anchorYear = anchor.getUTCFullYear()
   const anchorIdx = monthIndex(anchorYear, anchor.getUTCMonth() + 1)
@@ -382,7 +391,8 @@ export function buildProfile(
       end: null,
       primary: false,
       side: true,
-      kind: 'month',
+      // A side role is often listed without dates.
+      kind: undated.chance(0.3) ? 'undated' : 'month',
     })
   }
   stints.sort((a, b) => (b.end ?? Infinity) - (a.end ?? Infinity) || b.start - a.start)
@@ -401,8 +411,8 @@ export function buildProfile(
   const experiences: Profile['experiences'] = stints.map((s) => {
     const startYm = fromMonthIndex(s.start)
     const endYm = s.end === null ? null : fromMonthIndex(s.end)
-    const startDate: YearMonth | null = s.kind === 'nostart' ? null : s.kind === 'year' ? { year: startYm.year } : startYm
-    const endDate: YearMonth | null = endYm === null ? null : s.kind === 'year' ? { year: endYm.year } : endYm
+    const startDate: YearMonth | null = s.kind === 'nostart' || s.kind === 'undated' ? null : s.kind === 'year' ? { year: startYm.year } : startYm
+    const endDate: YearMonth | null = endYm === null || s.kind === 'undated' ? null : s.kind === 'year' ? { year: endYm.year } : endYm
     const positionUrn = `urn:li:fsd_profilePosition:(${core.profileId},${urnNumber()})`
     const current = s.primary && s.end === null && core.displaysCurrent
     if (current) currentPositionUrn = positionUrn
@@ -414,12 +424,13 @@ export function buildProfile(
       name: c.name as string,
       jobTitle: s.title,
       description,
-      dateRange: dateRangeText(startDate, endDate),
+      dateRange: s.kind === 'undated' ? '' : dateRangeText(startDate, endDate),
       current,
       ongoing: s.end === null,
       ...(startDate !== null ? { totalDuration: durationLabel(startDate, endDate ?? anchorYm) } : {}),
       positionUrn,
-      timePeriod: { startDate, endDate },
+      // An entry dated only by its end carries the end alone; one with no dates would carry no period.
+      ...(startDate !== null ? { timePeriod: { startDate, endDate } } : endDate !== null ? { timePeriod: { endDate } } : {}),
       company: { url: c.url, name: c.name as string, logo: c.logoUrl ?? null, companyId: c.companyId, urn: c.urn },
     }
   })
@@ -468,17 +479,19 @@ export function buildProfile(
     const months = d.chance(0.25)
     const startDate: YearMonth = months ? { year: g.start, month: 9 } : { year: g.start }
     const endDate: YearMonth = months ? { year: g.end, month: 6 } : { year: g.end }
+    // Some members leave a finished degree's years off (the pinned odd-dates member always does).
+    const dated = g.current || !((oddDates && k === 0) || undated.chance(0.06))
     return {
       name: school.name as string,
       description: `${g.degree}, ${g.field}`,
-      dateRange: dateRangeText(startDate, endDate),
+      dateRange: dated ? dateRangeText(startDate, endDate) : '',
       current: g.current,
       educationUrn: `urn:li:fsd_profileEducation:(${core.profileId},${urnNumber()})`,
       grade: d.pick(GRADES),
       details: d.chance(0.3) ? `Activities and societies: ${d.pick(ACTIVITIES)}` : '',
       schoolLogo: school.logoUrl ?? null,
       schoolUrl: school.url,
-      timePeriod: { startDate, endDate },
+      ...(dated ? { timePeriod: { startDate, endDate } } : {}),
     }
   })
   const firstEducation = educations[0]
@@ -595,6 +608,16 @@ export function buildProfile(
         .filter((s) => s !== '')
         .join(' ')
 
+  const lastFullMonth = anchorIdx - 1
+  const extras = (deps.extras ?? profileExtras)(createRng(deriveSeed(ctx.seed, 'profile-extras', core.index)), {
+    core,
+    career: { from: Math.min(firstShownMonth([...experiences, ...educations]) ?? careerStart, lastFullMonth), to: lastFullMonth },
+    anchorMs: ctx.anchorMs,
+    educations,
+    volunteerCauses,
+    cores: deps.cores,
+  })
+
   const current = experiences.find((e) => e.current)
   const currentCompany = current ? core.primaryCompany : undefined
   const profile: Profile = {
@@ -619,7 +642,7 @@ export function buildProfile(
     jobTitle: current ? current.jobTitle : '',
     companyName: currentCompany?.name ?? '',
     companyPublicId: currentCompany?.slug ?? '',
-    companyPlatformUrl: currentCompany?.url ?? '',
+    companyLinkedinUrl: currentCompany?.url ?? '',
     currentPosition:
       current && currentCompany && currentPositionUrn !== null
         ? {
@@ -652,6 +675,18 @@ export function buildProfile(
     ...(recommendations !== undefined ? { recommendations } : {}),
     testScores,
     volunteerCauses,
+    hiring: extras.hiring,
+    industry: extras.industry,
+    industryUrn: extras.industryUrn,
+    primaryLocale: extras.primaryLocale,
+    publications: extras.publications,
+    projects: extras.projects,
+    honors: extras.honors,
+    courses: extras.courses,
+    organizations: extras.organizations,
+    patents: extras.patents,
+    volunteerExperiences: extras.volunteerExperiences,
+    recommendationsGiven: extras.recommendationsGiven,
   }
 
   // Articles: creators write often, a few others now and then.
@@ -675,7 +710,7 @@ export function buildProfile(
       const bare = core.role === 'undecodable-article' && k === 1
       const readTime = !bare && d.chance(0.9) ? d.range(2, 14) : null
       articles.push({
-        articleUrn: `urn:li:platformArticle:${articleId}`,
+        articleUrn: `urn:li:linkedinArticle:${articleId}`,
         articleId,
         title: titleText,
         url,

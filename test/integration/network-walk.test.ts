@@ -87,8 +87,11 @@ beforeAll(async () => {
   for (const post of discussed) {
     const e = await get(`/api/v1/post/engagement?postUrlOrUrn=${q(post)}&commentCount=100&reactionCount=100`, EngagementResponse)
     const comments = e.comments as Record<string, unknown>[]
-    add('Comment (D6)', [...comments, ...comments.flatMap((x) => x.replies as Record<string, unknown>[])])
+    const withReplies = [...comments, ...comments.flatMap((x) => x.replies as Record<string, unknown>[])]
+    add('Comment (D6)', withReplies)
+    add('Comment author (D6)', withReplies.map((x) => x.author))
     add('Post reaction (D6)', e.reactions)
+    add('Post reaction actor (D6)', (e.reactions as Record<string, unknown>[]).map((x) => x.actor))
     await get(`/api/v1/post/comments?postUrlOrUrn=${q(post)}&count=10`, CommentsResponse)
   }
 }, 180_000)
@@ -160,7 +163,7 @@ describe('cross-field rules of section 2 over the synthetic network', () => {
         expect((p.educations as Obj[]).some((e) => e.educationUrn === p.currentSchool.educationUrn), p.publicIdentifier).toBe(true)
       }
       // Most recent first by start; a year-only start is only ordered against other years.
-      const starts = (p.experiences as Obj[]).map((e) => e.timePeriod.startDate).filter((d) => d !== null)
+      const starts = (p.experiences as Obj[]).map((e) => e.timePeriod?.startDate).filter((d) => d !== undefined)
       starts.slice(1).forEach((later, i) => {
         const earlier = starts[i]
         const ordered =
@@ -169,7 +172,8 @@ describe('cross-field rules of section 2 over the synthetic network', () => {
         expect(ordered, `${p.publicIdentifier}: most recent first`).toBe(true)
       })
       for (const e of p.experiences as Obj[]) {
-        expect('totalDuration' in e, `${p.publicIdentifier}: a duration exactly when a start date exists`).toBe(e.timePeriod.startDate !== null)
+        const dated = e.timePeriod !== undefined && 'startDate' in e.timePeriod
+        expect('totalDuration' in e, `${p.publicIdentifier}: a duration exactly when a start date exists`).toBe(dated)
       }
     }
     // The spec's named case: no displayed position while an ongoing one exists.
@@ -182,7 +186,11 @@ describe('cross-field rules of section 2 over the synthetic network', () => {
       if (c.domain !== undefined && c.websiteUrl !== undefined) {
         expect(new URL(c.websiteUrl).hostname.replace(/^www\./, ''), c.companyId).toBe(c.domain)
       }
-      expect(c.employeeCountRange.start, c.companyId).toBeLessThanOrEqual(c.employeeCountRange.end)
+      const { start, end } = c.employeeCountRange
+      // The top size class has no end; every other class holds its count.
+      if (end === undefined) expect(start, c.companyId).toBe(10_001)
+      else expect(start, c.companyId).toBeLessThanOrEqual(end)
+      expect(c.employeeCount, c.companyId).toBeGreaterThanOrEqual(start)
     }
   })
 

@@ -214,7 +214,7 @@ describe('identifiers (D2)', () => {
     const ids = new Set(net.articles.map((a) => a.articleId))
     expect(ids.size).toBe(net.articles.length)
     for (const a of net.articles) {
-      expect(a.articleUrn).toBe(`urn:li:platformArticle:${a.articleId}`)
+      expect(a.articleUrn).toBe(`urn:li:linkedinArticle:${a.articleId}`)
       expect(a.publishedAt).toBe(articlePublishedAt(a.articleId, ANCHOR))
       expect(a.url).toMatch(new RegExp(`^https://${HOST.replace(/\./g, '\\.')}/pulse/[a-z0-9-]+-${a.articleId}/$`))
     }
@@ -457,7 +457,7 @@ describe('post edge cases', () => {
 
   it('has every post type with consistent media', () => {
     const types = new Set(net.posts.map((p) => p.postType))
-    expect([...types].sort()).toEqual(['article', 'document', 'image', 'platformVideo', 'text'])
+    expect([...types].sort()).toEqual(['article', 'document', 'image', 'linkedinVideo', 'text'])
     for (const p of net.posts) {
       expect(p.imageUrl).toBe(p.images[0]?.url ?? null)
       expect(p.videoUrl).toBe(p.video?.url ?? null)
@@ -466,7 +466,7 @@ describe('post edge cases', () => {
           expect(p.images.length).toBeGreaterThan(0)
           for (const img of p.images) expect(img.width > 0 && img.height > 0).toBe(true)
           break
-        case 'platformVideo':
+        case 'linkedinVideo':
           expect(p.video).not.toBeNull()
           expect(p.video?.duration).toBeGreaterThan(0)
           expect(p.video?.progressiveStreams.length).toBeGreaterThan(0)
@@ -489,7 +489,7 @@ describe('post edge cases', () => {
   it('flags live videos and job posts, and mentions network companies', () => {
     const live = net.posts.filter((p) => p.liveVideo === true)
     expect(live.length).toBeGreaterThan(0)
-    for (const p of live) expect(p.postType).toBe('platformVideo')
+    for (const p of live) expect(p.postType).toBe('linkedinVideo')
     expect(net.posts.some((p) => p.jobPost === true && p.content.includes('#hiring'))).toBe(true)
     expect(net.posts.some((p) => (p.mentionsCompanies ?? []).length > 0)).toBe(true)
     expect(net.posts.some((p) => /#(ai|leadership|hiring)\b/.test(p.content))).toBe(true)
@@ -527,14 +527,16 @@ describe('profile edge cases', () => {
       expect(p.experiences.length).toBeLessThanOrEqual(8)
       for (const e of current) expect(e.ongoing).toBe(true)
       for (const e of p.experiences) {
-        expect(e.ongoing).toBe(e.timePeriod.endDate === null)
-        if (e.timePeriod.startDate === null) expect(e.totalDuration).toBeUndefined()
+        // A position is dated at least by its end, but for an ongoing side role listed without dates.
+        if (e.timePeriod === undefined) expect([e.ongoing, e.current, e.dateRange]).toEqual([true, false, ''])
+        else expect(e.ongoing).toBe(e.timePeriod.endDate === null)
+        if (e.timePeriod === undefined || !('startDate' in e.timePeriod)) expect(e.totalDuration).toBeUndefined()
         else expect(e.totalDuration).toMatch(/^(\d+ yrs?)?( ?\d+ mos?)?$/)
-        if (e.ongoing) expect(e.dateRange).toMatch(/ - Present$/)
+        if (e.ongoing && e.timePeriod !== undefined) expect(e.dateRange).toMatch(/ - Present$/)
       }
       if (p.currentPosition === null) {
         expect(current).toHaveLength(0)
-        expect([p.jobTitle, p.companyName, p.companyPublicId, p.companyPlatformUrl]).toEqual(['', '', '', ''])
+        expect([p.jobTitle, p.companyName, p.companyPublicId, p.companyLinkedinUrl]).toEqual(['', '', '', ''])
         if (ongoing.length > 0) hidden++
         else none++
       } else {
@@ -546,21 +548,40 @@ describe('profile edge cases', () => {
         expect(p.jobTitle).toBe(e.jobTitle)
         expect(p.companyName).toBe(e.company.name)
         expect(p.companyPublicId).toBe(p.currentPosition.publicIdentifier)
-        expect(p.companyPlatformUrl).toBe(e.company.url)
+        expect(p.companyLinkedinUrl).toBe(e.company.url)
       }
       // Most recent first: ongoing entries, then by end date.
-      const ends = p.experiences.map((e) => (e.timePeriod.endDate === null ? Infinity : e.timePeriod.endDate.year))
+      const ends = p.experiences.map((e) => (e.timePeriod === undefined || e.timePeriod.endDate === null ? Infinity : e.timePeriod.endDate.year))
       for (let i = 1; i < ends.length; i++) expect(ends[i - 1] as number).toBeGreaterThanOrEqual(ends[i] as number)
     }
     expect(hidden).toBeGreaterThan(0)
     expect(none).toBeGreaterThan(0)
   })
 
-  it('has month, year-only and start-less time periods', () => {
-    const periods = net.profiles.flatMap((p) => p.experiences.map((e) => e.timePeriod))
-    expect(periods.some((t) => t.startDate?.month !== undefined)).toBe(true)
-    expect(periods.some((t) => t.startDate !== null && t.startDate.month === undefined)).toBe(true)
-    expect(periods.some((t) => t.startDate === null)).toBe(true)
+  it('has month, year-only, start-less and undated entries; a start-less one carries its end alone', () => {
+    const entries = net.profiles.flatMap((p) => p.experiences)
+    const periods = entries.flatMap((e) => (e.timePeriod === undefined ? [] : [e.timePeriod]))
+    // Only a few side roles go undated.
+    expect(entries.length - periods.length).toBeGreaterThan(0)
+    expect(entries.length - periods.length).toBeLessThan(entries.length / 50)
+    const educations = net.profiles.flatMap((p) => p.educations)
+    const undatedSchools = educations.filter((e) => e.timePeriod === undefined)
+    expect(undatedSchools.length).toBeGreaterThan(0)
+    for (const e of undatedSchools) expect([e.dateRange, e.current]).toEqual(['', false])
+    const started = periods.flatMap((t) => ('startDate' in t ? [t.startDate] : []))
+    expect(started.some((d) => d.month !== undefined)).toBe(true)
+    expect(started.some((d) => d.month === undefined)).toBe(true)
+    // startDate is never null: an entry dated only by its end is {endDate} and nothing else.
+    for (const d of started) expect(d).not.toBeNull()
+    const endOnly = entries.filter((e) => e.timePeriod !== undefined && !('startDate' in e.timePeriod))
+    expect(endOnly.length).toBeGreaterThan(0)
+    for (const e of endOnly) {
+      expect(Object.keys(e.timePeriod ?? {})).toEqual(['endDate'])
+      expect(e.timePeriod?.endDate).not.toBeNull()
+      expect(e.ongoing).toBe(false)
+      expect(e.totalDuration).toBeUndefined()
+      expect(e.dateRange).not.toContain(' - ')
+    }
   })
 
   it('omits or fills the optional signals', () => {
@@ -619,11 +640,32 @@ describe('company edge cases', () => {
     }
   })
 
+  it('shows the top size class (10,001 and more) without an end, every other class with both ends', () => {
+    // Companies come first in the stream, so a bigger network's pages cost nothing else.
+    const companies: CompanyRecord[] = []
+    for (const r of generateNetwork({ ...OPTS, size: 400 })) {
+      if (r.kind !== 'company') break
+      companies.push(r.data)
+    }
+    const open = companies.filter((c) => c.employeeCountRange.end === undefined)
+    expect(open.length).toBeGreaterThan(0)
+    expect(open.length).toBeLessThan(companies.length)
+    for (const c of open) {
+      expect(c.employeeCountRange).toEqual({ start: 10_001 })
+      expect(c.employeeCount).toBeGreaterThanOrEqual(10_001)
+    }
+    for (const c of companies) if (c.employeeCountRange.start !== 10_001) expect(c.employeeCountRange.end).toBeGreaterThan(c.employeeCountRange.start)
+  })
+
   it('keeps fields consistent', () => {
     for (const c of net.companies) {
       expect(c.industryV1).not.toBe(c.industry)
       expect(c.employeeCount).toBeGreaterThanOrEqual(c.employeeCountRange.start)
-      expect(c.employeeCount).toBeLessThanOrEqual(c.employeeCountRange.end)
+      // Only the top size class (10,001 and more) is open-ended.
+      const end = c.employeeCountRange.end
+      if (end === undefined) expect(Object.keys(c.employeeCountRange)).toEqual(['start'])
+      if (end === undefined) expect(c.employeeCountRange.start).toBe(10_001)
+      else expect(c.employeeCount).toBeLessThanOrEqual(end)
       if (c.websiteUrl !== undefined) expect(c.domain).toBe(new URL(c.websiteUrl).hostname.replace(/^www\./, ''))
       else expect(c.domain).toBeUndefined()
       if (c.headquarter) expect(c.locations.filter((l) => l.headquarter)).toHaveLength(1)

@@ -82,7 +82,6 @@ function checkPositions(p: Extract<IngestRecord, { kind: 'profile' }>['data']): 
     if (e.current && ended) fail(`data.experiences[${i}].current: a position that has ended (timePeriod.endDate set) cannot be current`)
     checkOrder(e.timePeriod, `data.experiences[${i}]`)
   })
-  p.educations.forEach((e, i) => checkOrder(e.timePeriod, `data.educations[${i}]`))
   if (p.experiences.filter((e) => e.current).length > 1) fail('data.experiences: at most one entry is current (the primary ongoing position)')
   const position = p.currentPosition
   if (position) {

@@ -28,46 +28,48 @@ export interface Industry {
   readonly cluster: Cluster
   /** Share of company pages. */
   readonly weight: number
+  /** The platform's numeric id of the industry (`urn:li:fsd_industry:<id>`), one per label. */
+  readonly id: number
 }
 
-const i = (label: string, legacy: string, cluster: Cluster, weight: number): Industry => ({ label, legacy, cluster, weight })
+const i = (label: string, legacy: string, cluster: Cluster, weight: number, id: number): Industry => ({ label, legacy, cluster, weight, id })
 
 export const INDUSTRIES: readonly Industry[] = [
-  i('Software Development', 'Computer Software', 'tech', 16),
-  i('IT Services and IT Consulting', 'Information Technology and Services', 'tech', 10),
-  i('Technology, Information and Internet', 'Internet', 'tech', 6),
-  i('Computer and Network Security', 'Computer & Network Security', 'tech', 3),
-  i('Financial Services', 'Banking', 'finance', 6),
-  i('Venture Capital and Private Equity Principals', 'Venture Capital & Private Equity', 'finance', 2),
-  i('Insurance', 'Financial Services', 'finance', 2),
-  i('Accounting', 'Financial Services', 'finance', 2),
-  i('Hospitals and Health Care', 'Hospital & Health Care', 'health', 5),
-  i('Pharmaceutical Manufacturing', 'Pharmaceuticals', 'health', 2),
-  i('Biotechnology Research', 'Biotechnology', 'health', 2),
-  i('Medical Equipment Manufacturing', 'Medical Devices', 'health', 2),
-  i('Advertising Services', 'Marketing and Advertising', 'marketing', 4),
-  i('Business Consulting and Services', 'Management Consulting', 'consulting', 5),
-  i('Staffing and Recruiting', 'Staffing & Recruiting', 'people', 3),
-  i('Human Resources Services', 'Human Resources', 'people', 1),
-  i('Transportation, Logistics, Supply Chain and Storage', 'Logistics and Supply Chain', 'logistics', 3),
-  i('Renewable Energy Power Generation', 'Renewables & Environment', 'energy', 2),
-  i('Oil and Gas', 'Oil & Energy', 'energy', 1),
-  i('Retail Apparel and Fashion', 'Apparel & Fashion', 'retail', 2),
-  i('Food and Beverage Manufacturing', 'Food Production', 'retail', 2),
-  i('Retail', 'Consumer Goods', 'retail', 2),
-  i('Legal Services', 'Law Practice', 'legal', 2),
-  i('Real Estate', 'Commercial Real Estate', 'realestate', 2),
-  i('Public Policy Offices', 'Government Administration', 'government', 1),
-  i('Non-profit Organizations', 'Nonprofit Organization Management', 'nonprofit', 2),
-  i('E-Learning Providers', 'E-Learning', 'education', 2),
-  i('Automation Machinery Manufacturing', 'Mechanical or Industrial Engineering', 'manufacturing', 2),
-  i('Motor Vehicle Manufacturing', 'Automotive', 'manufacturing', 1),
-  i('Telecommunications', 'Wireless', 'tech', 1),
-  i('Media Production', 'Online Media', 'media', 2),
-  i('Design Services', 'Design', 'media', 1),
+  i('Software Development', 'Computer Software', 'tech', 16, 4),
+  i('IT Services and IT Consulting', 'Information Technology and Services', 'tech', 10, 96),
+  i('Technology, Information and Internet', 'Internet', 'tech', 6, 6),
+  i('Computer and Network Security', 'Computer & Network Security', 'tech', 3, 118),
+  i('Financial Services', 'Banking', 'finance', 6, 43),
+  i('Venture Capital and Private Equity Principals', 'Venture Capital & Private Equity', 'finance', 2, 106),
+  i('Insurance', 'Financial Services', 'finance', 2, 42),
+  i('Accounting', 'Financial Services', 'finance', 2, 47),
+  i('Hospitals and Health Care', 'Hospital & Health Care', 'health', 5, 14),
+  i('Pharmaceutical Manufacturing', 'Pharmaceuticals', 'health', 2, 15),
+  i('Biotechnology Research', 'Biotechnology', 'health', 2, 12),
+  i('Medical Equipment Manufacturing', 'Medical Devices', 'health', 2, 17),
+  i('Advertising Services', 'Marketing and Advertising', 'marketing', 4, 80),
+  i('Business Consulting and Services', 'Management Consulting', 'consulting', 5, 11),
+  i('Staffing and Recruiting', 'Staffing & Recruiting', 'people', 3, 104),
+  i('Human Resources Services', 'Human Resources', 'people', 1, 137),
+  i('Transportation, Logistics, Supply Chain and Storage', 'Logistics and Supply Chain', 'logistics', 3, 116),
+  i('Renewable Energy Power Generation', 'Renewables & Environment', 'energy', 2, 3240),
+  i('Oil and Gas', 'Oil & Energy', 'energy', 1, 57),
+  i('Retail Apparel and Fashion', 'Apparel & Fashion', 'retail', 2, 19),
+  i('Food and Beverage Manufacturing', 'Food Production', 'retail', 2, 23),
+  i('Retail', 'Consumer Goods', 'retail', 2, 27),
+  i('Legal Services', 'Law Practice', 'legal', 2, 10),
+  i('Real Estate', 'Commercial Real Estate', 'realestate', 2, 44),
+  i('Public Policy Offices', 'Government Administration', 'government', 1, 79),
+  i('Non-profit Organizations', 'Nonprofit Organization Management', 'nonprofit', 2, 100),
+  i('E-Learning Providers', 'E-Learning', 'education', 2, 132),
+  i('Automation Machinery Manufacturing', 'Mechanical or Industrial Engineering', 'manufacturing', 2, 135),
+  i('Motor Vehicle Manufacturing', 'Automotive', 'manufacturing', 1, 53),
+  i('Telecommunications', 'Wireless', 'tech', 1, 8),
+  i('Media Production', 'Online Media', 'media', 2, 126),
+  i('Design Services', 'Design', 'media', 1, 99),
 ]
 
-export const SCHOOL_INDUSTRY: Industry = i('Higher Education', 'Education Management', 'education', 0)
+export const SCHOOL_INDUSTRY: Industry = i('Higher Education', 'Education Management', 'education', 0, 68)
 
 /** Words that make up a company name, per cluster: `[prefix, suffix]` lists. */
 export const NAME_PARTS: Readonly<Record<Cluster, { readonly prefixes: readonly string[]; readonly suffixes: readonly string[] }>> = {
@@ -230,7 +232,7 @@ export const SIZE_BUCKETS: readonly { start: number; end: number; weight: number
   { start: 501, end: 1000, weight: 9 },
   { start: 1001, end: 5000, weight: 9 },
   { start: 5001, end: 10000, weight: 4 },
-  // The contract needs an integer end; the open bucket "10,001+" carries a ceiling no page reaches.
+  // "10,001+" is open-ended: records show it without an end, so this one is never emitted.
   { start: 10001, end: 1000000, weight: 4 },
 ]
 

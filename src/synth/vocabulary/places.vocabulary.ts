@@ -282,3 +282,12 @@ export const STREETS: Readonly<Record<string, { readonly numberFirst: boolean; r
   PL: { numberFirst: false, names: ['ulica Marszałkowska', 'ulica Prosta', 'Aleje Jerozolimskie', 'ulica Grzybowska'] },
   SE: { numberFirst: false, names: ['Drottninggatan', 'Kungsgatan', 'Sveavägen', 'Regeringsgatan'] },
 }
+
+/**
+ * ISO 639-1 codes of the languages profiles are commonly written in. A region whose main language is
+ * missing here (Hindi, Yoruba, Swahili…) writes its professional profiles in English.
+ */
+export const PROFILE_LANGUAGE_CODES: Readonly<Record<string, string>> = {
+  English: 'en', German: 'de', French: 'fr', Spanish: 'es', Portuguese: 'pt', Dutch: 'nl', Swedish: 'sv',
+  Japanese: 'ja', Arabic: 'ar', Polish: 'pl', Italian: 'it', Mandarin: 'zh',
+}
