@@ -22,6 +22,12 @@ export const EnvSchema = Type.Object({
   PRONET_COMMIT_WORKER: Type.Enum(['auto', 'on', 'off'] as const, { default: 'auto' }),
   PRONET_PRICES: Type.Optional(Type.String()),
   PRONET_PACK_TIERS: Type.Optional(Type.String()),
+  PRONET_PUBLIC_URL: Type.Optional(Type.String({ minLength: 1 })),
+  PRONET_SIGNUP: Type.Enum(['open', 'invite', 'closed'] as const, { default: 'open' }),
+  PRONET_PAYMENTS: Type.Enum(['manual', 'stripe', 'test'] as const, { default: 'manual' }),
+  SMTP_URL: Type.Optional(Type.String({ minLength: 1 })),
+  STRIPE_SECRET_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  STRIPE_WEBHOOK_SECRET: Type.Optional(Type.String({ minLength: 1 })),
 })
 
 export type SeedSize = 'none' | 'small' | 'medium' | 'large' | number
@@ -53,6 +59,16 @@ export interface Config {
   readonly prices: PriceTable
   /** Pack price tiers: D10's table, or PRONET_PACK_TIERS. */
   readonly packTiers: readonly PriceTier[]
+  /** The address customers reach the console at, without a trailing slash: links, cookies, buyCreditsUrl. */
+  readonly publicUrl: string
+  /** Who may create an account in the console: anyone, holders of an invitation, or nobody. */
+  readonly signup: 'open' | 'invite' | 'closed'
+  /** How pack orders are paid: the operator approves them, Stripe Checkout, or at once (tests, demos). */
+  readonly payments: 'manual' | 'stripe' | 'test'
+  /** SMTP server for the console's mail; without it each message's link goes to the log. */
+  readonly smtpUrl: string | undefined
+  /** Present with PRONET_PAYMENTS=stripe. */
+  readonly stripe: { readonly secretKey: string; readonly webhookSecret: string } | undefined
 }
 
 export class ConfigError extends Error {}
@@ -152,6 +168,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (buy !== undefined && !(URL.canParse(buy) && /^https?:$/.test(new URL(buy).protocol))) {
     throw new ConfigError('invalid environment: PRONET_BUY_CREDITS_URL must be an http:// or https:// URL (customers open it from a 402)')
   }
+  const publicUrl = parsePublicUrl(e.PRONET_PUBLIC_URL) ?? `http://${urlHost(e.HOST)}:${e.PORT}`
+  if (e.SMTP_URL !== undefined && !(URL.canParse(e.SMTP_URL) && /^smtps?:$/.test(new URL(e.SMTP_URL).protocol))) {
+    throw new ConfigError('invalid environment: SMTP_URL must be an smtp:// or smtps:// URL')
+  }
+  if (e.PRONET_PAYMENTS === 'stripe') {
+    const missing = (['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const).filter((k) => e[k] === undefined)
+    if (missing.length > 0) throw new ConfigError(`invalid environment: PRONET_PAYMENTS=stripe needs ${missing.join(' and ')}`)
+  }
   const table = <T>(parse: () => T): T => {
     try {
       return parse()
@@ -177,5 +201,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     commitWorker: e.PRONET_COMMIT_WORKER,
     prices: table(() => pricesWithOverrides(e.PRONET_PRICES)),
     packTiers: table(() => packTiersFrom(e.PRONET_PACK_TIERS)),
+    publicUrl,
+    signup: e.PRONET_SIGNUP,
+    payments: e.PRONET_PAYMENTS,
+    smtpUrl: e.SMTP_URL,
+    stripe:
+      e.STRIPE_SECRET_KEY !== undefined && e.STRIPE_WEBHOOK_SECRET !== undefined
+        ? { secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET }
+        : undefined,
   })
+}
+
+/** PRONET_PUBLIC_URL: an http(s) origin, perhaps with a path prefix; kept without its trailing slash. */
+function parsePublicUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined
+  if (!URL.canParse(raw) || !/^https?:$/.test(new URL(raw).protocol) || /[?#]/.test(raw)) {
+    throw new ConfigError('invalid environment: PRONET_PUBLIC_URL must be an http:// or https:// URL without a query or fragment (the address customers open the console at)')
+  }
+  return raw.replace(/\/+$/, '')
 }

@@ -129,7 +129,9 @@ export function upgradeStoredDocument(kind: StoredDocumentKind, text: string): s
   if (kind === 'profile') {
     const profile = JSON.parse(text.replace(/\u0001[^\u0001]*\u0001/g, 'null')) as unknown
     const upgraded = upgradeProfile(profile)
-    return profileTemplate(upgraded as Profile)
+    // A document without the lists a profile has is rewritten as it is rather than refused.
+    const lists = (upgraded as { experiences?: unknown }).experiences
+    return Array.isArray(lists) ? profileTemplate(upgraded as Profile) : JSON.stringify(upgraded)
   }
   const doc = JSON.parse(text) as unknown
   const upgraded = upgradeRecordData(kind, doc)
