@@ -90,6 +90,9 @@ export interface Container {
   close(): Promise<void>
 }
 
+/** How often the keys' last uses are written. */
+const KEY_USES_FLUSH_MS = 5_000
+
 export interface ContainerOverrides {
   /** A clock for tests (a manual clock); wins over PRONET_TEST_CLOCK. */
   clock?: Clock
@@ -314,6 +317,12 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   let closing: Promise<void> | undefined
   // One byte budget for every ready body: content responses and search result items.
   const cache = createResponseCache({ maxBytes: config.cacheMb * 1024 * 1024, version: () => contentStore.version() })
+  const accounts = createAccountsService({ store: accountStore, clock, randomBytes, ...(bus ? { bus } : {}) })
+  // Keys' last uses reach the store in bulk, a few seconds late, never on a call's own path.
+  const flushKeyUses = () =>
+    accounts.flushKeyUses().catch((err: unknown) => logger.warn({ err }, 'could not record when keys were last used; tried again shortly'))
+  const keyUses = setInterval(() => void flushKeyUses(), KEY_USES_FLUSH_MS)
+  keyUses.unref()
 
   return {
     config,
@@ -327,7 +336,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     writer: createContentWriter({ store: contentStore, clock, platformHost }),
     tokens,
     content: createContentService({ store: contentStore, clock, tokens, platformHost, cache }),
-    accounts: createAccountsService({ store: accountStore, clock, randomBytes, ...(bus ? { bus } : {}) }),
+    accounts,
     ledger,
     limiter,
     metering: createMeteringService({
@@ -349,6 +358,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     // Idempotent: a second close (a test that pulled the store away, then its cleanup) waits for the first.
     close() {
       closing ??= (async () => {
+        clearInterval(keyUses)
+        await flushKeyUses()
         testClock?.stop()
         await limiter.close()
         await bus?.close()

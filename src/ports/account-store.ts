@@ -19,6 +19,12 @@ export interface ApiKeyRecord {
   prefix: string
   createdAt: number
   revokedAt: number | null
+  /** What its owner calls it ('' for keys made before keys had names). */
+  name: string
+  /** The console user who made it; null for keys made by the operator. */
+  createdBy: string | null
+  /** The last call made with it, as last recorded (recordKeyUses). */
+  lastUsedAt: number | null
 }
 
 export interface KeyLookup {
@@ -40,6 +46,8 @@ export interface AccountStore {
   /** The account a revoked key with this hash belonged to: its calls are still that account's (spec 2.7). */
   findRevokedKeyAccount(hash: string): Promise<string | undefined>
   setSuspended(accountId: string, at: number | null): Promise<boolean>
+  /** Records when keys were last used; an earlier instant never replaces a later one. */
+  recordKeyUses(uses: readonly { keyId: string; at: number }[]): Promise<void>
   /** Whether any account exists (first start creates a demo account otherwise). */
   hasAccounts(): Promise<boolean>
   close(): Promise<void>

@@ -36,6 +36,9 @@ export function keyOf(n: number, accountId: string, over: Partial<ApiKeyRecord &
     prefix: `pk_${String(n).padStart(7, '0')}`,
     createdAt: T0 + 100 + n,
     revokedAt: null,
+    name: `key ${n}`,
+    createdBy: null,
+    lastUsedAt: null,
     ...over,
   }
 }
@@ -160,6 +163,22 @@ export function runAccountStoreContract(name: string, makeStore: () => Promise<A
         expect(await store.findRevokedKeyAccount('0'.repeat(64))).toBeUndefined()
         expect(await store.revokeKey(account.id, first.id, T0 + 6000)).toBe(false)
         expect(await store.listKeys(account.id)).toEqual([{ ...listed(first), revokedAt: T0 + 5000 }, listed(second)])
+      })
+
+      it('keeps a key\'s name and maker, and records its last use, never going back in time', async () => {
+        const named = keyOf(3, account.id, { name: 'production crawler', createdBy: 'usr_1' })
+        await store.addKey(named)
+        await store.recordKeyUses([])
+        await store.recordKeyUses([{ keyId: named.id, at: T0 + 9000 }, { keyId: 'key_404', at: T0 + 9000 }])
+        await store.recordKeyUses([{ keyId: named.id, at: T0 + 8000 }])
+        const read = (await store.listKeys(account.id)).find((k) => k.id === named.id)
+        expect(read).toEqual({ ...listed(named), lastUsedAt: T0 + 9000 })
+        expect((await store.listKeys(account.id)).find((k) => k.id === first.id)?.lastUsedAt).toBeNull()
+        await store.recordKeyUses([{ keyId: named.id, at: T0 + 9500 }, { keyId: first.id, at: T0 + 100 }])
+        expect((await store.listKeys(account.id)).map((k) => [k.id, k.lastUsedAt])).toEqual([
+          [first.id, T0 + 100],
+          [named.id, T0 + 9500],
+        ])
       })
 
       it('does not revoke an unknown key, nor a key of another account', async () => {

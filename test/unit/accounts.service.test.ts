@@ -67,6 +67,36 @@ describe('accounts service', () => {
     expect(await codeOf(accounts.authenticate(a.apiKey.key))).toBe('INVALID_API_KEY')
   })
 
+  it('a key carries its name and maker; a name is checked like an account name', async () => {
+    const { accounts, store } = setup()
+    const a = await accounts.create()
+    const k = await accounts.createKey(a.account.id, { name: 'production crawler', createdBy: 'usr_1' })
+    expect((await store.listKeys(a.account.id)).find((x) => x.id === k.id)).toMatchObject({ name: 'production crawler', createdBy: 'usr_1', lastUsedAt: null })
+    for (const name of ['x'.repeat(101), ' \t ', 'line\nbreak']) expect(await codeOf(accounts.createKey(a.account.id, { name }))).toBe('INVALID_PARAMETER')
+    expect((await store.listKeys(a.account.id)).length).toBe(2)
+  })
+
+  it('records when each key was last used, in bulk when flushed, whether or not the lookup was cached', async () => {
+    const { accounts, store, clock } = setup()
+    const a = await accounts.create()
+    const other = await accounts.createKey(a.account.id)
+    const lastUse = async (id: string) => (await store.listKeys(a.account.id)).find((k) => k.id === id)?.lastUsedAt
+    await accounts.authenticate(a.apiKey.key)
+    clock.advance(10)
+    await accounts.authenticate(a.apiKey.key)
+    // Nothing is written on a call's own path.
+    expect(await lastUse(a.apiKey.id)).toBeNull()
+    await accounts.flushKeyUses()
+    expect(await lastUse(a.apiKey.id)).toBe(clock.now())
+    expect(await lastUse(other.id)).toBeNull()
+    clock.advance(KEY_CACHE_MS * 3)
+    await accounts.authenticate(other.key)
+    await accounts.flushKeyUses()
+    await accounts.flushKeyUses()
+    expect(await lastUse(other.id)).toBe(clock.now())
+    expect(await lastUse(a.apiKey.id)).toBe(clock.now() - KEY_CACHE_MS * 3)
+  })
+
   it('unknown accounts and keys are NOT_FOUND', async () => {
     const { accounts } = setup()
     const a = await accounts.create()

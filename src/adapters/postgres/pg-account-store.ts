@@ -24,6 +24,9 @@ interface KeyRow {
   prefix: string
   created_at: string
   revoked_at: string | null
+  name: string
+  created_by: string | null
+  last_used_at: string | null
 }
 
 const msOrNull = (v: string | null): number | null => (v === null ? null : Number(v))
@@ -45,14 +48,18 @@ const toKey = (r: KeyRow): ApiKeyRecord => ({
   prefix: r.prefix,
   createdAt: Number(r.created_at),
   revokedAt: msOrNull(r.revoked_at),
+  name: r.name,
+  createdBy: r.created_by,
+  lastUsedAt: msOrNull(r.last_used_at),
 })
 
 const INSERT_ACCOUNT = `INSERT INTO accounts (id, name, created_at, suspended_at, plan, status, credits_limit, rps_limit, anchor_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $3)`
-const INSERT_KEY = `INSERT INTO api_keys (id, account_id, hash, prefix, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6)`
+const INSERT_KEY = `INSERT INTO api_keys (id, account_id, hash, prefix, created_at, revoked_at, name, created_by, last_used_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 
 const accountParams = (a: AccountRecord) => [a.id, a.name, a.createdAt, a.suspendedAt, a.plan, a.status, a.creditsLimit, a.rpsLimit]
-const keyParams = (k: ApiKeyRecord & { hash: string }) => [k.id, k.accountId, k.hash, k.prefix, k.createdAt, k.revokedAt]
+const keyParams = (k: ApiKeyRecord & { hash: string }) => [k.id, k.accountId, k.hash, k.prefix, k.createdAt, k.revokedAt, k.name, k.createdBy, k.lastUsedAt]
 
 /**
  * Key lookups wait this long for an answer (a one-row index read), as long as the pool waits for a
@@ -101,7 +108,7 @@ export function createPgAccountStore(pool: PgPool): AccountStore {
     },
     async listKeys(accountId) {
       const { rows } = await pool.query<KeyRow>(
-        'SELECT id, account_id, prefix, created_at, revoked_at FROM api_keys WHERE account_id = $1 ORDER BY created_at, seq',
+        'SELECT id, account_id, prefix, created_at, revoked_at, name, created_by, last_used_at FROM api_keys WHERE account_id = $1 ORDER BY created_at, seq',
         [accountId],
       )
       return rows.map(toKey)
@@ -123,6 +130,14 @@ export function createPgAccountStore(pool: PgPool): AccountStore {
         query_timeout: KEY_LOOKUP_TIMEOUT_MS,
       } as pg.QueryConfig)
       return rows[0]?.accountId
+    },
+    async recordKeyUses(uses) {
+      if (uses.length === 0) return
+      await pool.query(
+        `UPDATE api_keys k SET last_used_at = u.at FROM unnest($1::text[], $2::bigint[]) AS u (id, at)
+         WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.at)`,
+        [uses.map((u) => u.keyId), uses.map((u) => u.at)],
+      )
     },
     async setSuspended(accountId, at) {
       const r = await pool.query('UPDATE accounts SET suspended_at = $1 WHERE id = $2', [at, accountId])

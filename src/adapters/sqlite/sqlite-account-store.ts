@@ -18,6 +18,9 @@ interface KeyRow {
   prefix: string
   created_at: number
   revoked_at: number | null
+  name: string
+  created_by: string | null
+  last_used_at: number | string | null
 }
 
 const toAccount = (r: AccountRow): AccountRecord => ({
@@ -37,6 +40,9 @@ const toKey = (r: KeyRow): ApiKeyRecord => ({
   prefix: r.prefix,
   createdAt: r.created_at,
   revokedAt: r.revoked_at,
+  name: r.name,
+  createdBy: r.created_by,
+  lastUsedAt: r.last_used_at === null ? null : Number(r.last_used_at),
 })
 
 export function createSqliteAccountStore(db: SqliteDb): AccountStore {
@@ -45,11 +51,17 @@ export function createSqliteAccountStore(db: SqliteDb): AccountStore {
      VALUES (@id, @name, @createdAt, @suspendedAt, @plan, @status, @creditsLimit, @rpsLimit, @createdAt)`,
   )
   const insertKey = db.prepare(
-    `INSERT INTO api_keys (id, account_id, hash, prefix, created_at, revoked_at)
-     VALUES (@id, @accountId, @hash, @prefix, @createdAt, @revokedAt)`,
+    `INSERT INTO api_keys (id, account_id, hash, prefix, created_at, revoked_at, name, created_by, last_used_at)
+     VALUES (@id, @accountId, @hash, @prefix, @createdAt, @revokedAt, @name, @createdBy, @lastUsedAt)`,
   )
   const selectAccount = db.prepare('SELECT * FROM accounts WHERE id = ?')
-  const selectKeys = db.prepare('SELECT id, account_id, prefix, created_at, revoked_at FROM api_keys WHERE account_id = ? ORDER BY created_at, rowid')
+  const selectKeys = db.prepare(
+    'SELECT id, account_id, prefix, created_at, revoked_at, name, created_by, last_used_at FROM api_keys WHERE account_id = ? ORDER BY created_at, rowid',
+  )
+  const used = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)')
+  const recordUses = db.transaction((uses: readonly { keyId: string; at: number }[]) => {
+    for (const u of uses) used.run(u.at, u.keyId, u.at)
+  })
   const revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND id = ? AND revoked_at IS NULL')
   const lookup = db.prepare(
     `SELECT k.id AS keyId, k.account_id AS accountId, a.suspended_at IS NOT NULL AS suspended
@@ -77,6 +89,9 @@ export function createSqliteAccountStore(db: SqliteDb): AccountStore {
     },
     async revokeKey(accountId, keyId, at) {
       return revoke.run(at, accountId, keyId).changes === 1
+    },
+    async recordKeyUses(uses) {
+      if (uses.length > 0) recordUses.immediate(uses)
     },
     async listKeys(accountId) {
       return (selectKeys.all(accountId) as KeyRow[]).map(toKey)

@@ -28,6 +28,22 @@ export interface NewAccount {
   status?: SubscriptionStatus
 }
 
+export interface KeyDetails {
+  name?: string
+  /** The console user making it. */
+  createdBy?: string
+}
+
+/** A key name's longest. */
+export const MAX_KEY_NAME = 100
+
+function keyNameProblem(name: string): void {
+  const length = codePointLength(name)
+  if (length > MAX_KEY_NAME) throw invalidParameter('name', `must be at most ${MAX_KEY_NAME} characters.`)
+  if (/\p{Cc}/u.test(name)) throw invalidParameter('name', 'must not hold control characters (line breaks, tabs, NUL…).')
+  if (!/[^\p{White_Space}\p{Cf}]/u.test(name)) throw invalidParameter('name', 'must hold a visible character, not only spaces.')
+}
+
 export interface CreatedKey {
   id: string
   key: string
@@ -92,14 +108,22 @@ export function createAccountsService(deps: AccountsDeps) {
     await deps.bus?.publish(message)
   }
 
-  function newKey(accountId: string): { record: ApiKeyRecord & { hash: string }; created: CreatedKey } {
+  function newKey(accountId: string, details: KeyDetails = {}): { record: ApiKeyRecord & { hash: string }; created: CreatedKey } {
     const key = `pk_${token(24)}`
     const id = `key_${token(9)}`
     const prefix = key.slice(0, 10)
+    const name = details.name ?? ''
+    if (name !== '') keyNameProblem(name)
     return {
-      record: { id, accountId, hash: hashKey(key), prefix, createdAt: clock.now(), revokedAt: null },
+      record: { id, accountId, hash: hashKey(key), prefix, createdAt: clock.now(), revokedAt: null, name, createdBy: details.createdBy ?? null, lastUsedAt: null },
       created: { id, key, prefix },
     }
+  }
+
+  // Last uses are gathered here and written in bulk (flushKeyUses), never on a call's own path.
+  let uses = new Map<string, number>()
+  const used = (keyId: string, at: number) => {
+    if ((uses.get(keyId) ?? 0) < at) uses.set(keyId, at)
   }
 
   async function mustGet(id: string): Promise<AccountRecord> {
@@ -142,9 +166,9 @@ export function createAccountsService(deps: AccountsDeps) {
       return { account, keys: await store.listKeys(id) }
     },
 
-    async createKey(accountId: string): Promise<CreatedKey> {
+    async createKey(accountId: string, details: KeyDetails = {}): Promise<CreatedKey> {
       await mustGet(accountId)
-      const key = newKey(accountId)
+      const key = newKey(accountId, details)
       await store.addKey(key.record)
       return key.created
     },
@@ -181,7 +205,10 @@ export function createAccountsService(deps: AccountsDeps) {
       }
       const now = clock.now()
       const cached = keyCache.get(apiKey)
-      if (cached !== undefined && cached.until > now) return cached.result
+      if (cached !== undefined && cached.until > now) {
+        used(cached.result.keyId, now)
+        return cached.result
+      }
       const seen = generation
       const hash = hashKey(apiKey)
       const found = await store.findKeyByHash(hash)
@@ -189,10 +216,19 @@ export function createAccountsService(deps: AccountsDeps) {
         const owner = await store.findRevokedKeyAccount(hash)
         throw owner === undefined ? new ApiError('INVALID_API_KEY', 'The API key is not valid.') : new RevokedKeyError(owner)
       }
+      used(found.keyId, now)
       if (seen !== generation) return found
       if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear()
       keyCache.set(apiKey, { result: found, until: now + KEY_CACHE_MS })
       return found
+    },
+
+    /** Writes the last uses gathered since the previous flush (the container calls it every few seconds and at close). */
+    async flushKeyUses(): Promise<void> {
+      if (uses.size === 0) return
+      const batch = [...uses].map(([keyId, at]) => ({ keyId, at }))
+      uses = new Map()
+      await store.recordKeyUses(batch)
     },
 
     /** As identify(), refusing a suspended account with 403 FORBIDDEN. */
