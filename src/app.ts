@@ -16,6 +16,9 @@ import { registerErrorHandling } from './http/error-handler.ts'
 import { documentAdminBodies, registerAdminRoutes } from './http/routes/admin.routes.ts'
 import { registerDataRoutes } from './http/routes/data.routes.ts'
 import { registerMetaRoutes } from './http/routes/meta.routes.ts'
+import { registerOrderAdminRoutes } from './http/routes/orders.admin.routes.ts'
+import { registerConsole } from './console/console.plugin.ts'
+import { registerStripeWebhookRoute } from './payments/stripe-webhook.routes.ts'
 
 /** How long a closing node leaves idle kept-alive connections open for a call already on its way. */
 export const DRAIN_GRACE_MS = 2_000
@@ -225,7 +228,26 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
   registerMetaRoutes(app)
   registerAccountRoutes(app, { gateway, metering: c.metering, usage: c.usage })
   registerDataRoutes(app, { content: c.content, search: c.search, gateway, metering: c.metering, prices: c.config.prices })
+  await registerConsole(app, {
+    identity: c.identity,
+    identityStore: c.identityStore,
+    accounts: c.accounts,
+    accountStore: c.accountStore,
+    metering: c.metering,
+    usage: c.usage,
+    ledger: c.ledger,
+    orders: c.orders,
+    clock: c.clock,
+    logger: c.logger,
+    publicUrl: c.config.publicUrl,
+    signup: c.config.signup,
+    payments: c.config.payments,
+    packTiers: c.config.packTiers,
+    adminToken: c.config.adminToken,
+  })
+  if (c.config.payments === 'stripe') registerStripeWebhookRoute(app, { orders: c.orders })
   if (c.config.adminToken) {
+    registerOrderAdminRoutes(app, { token: c.config.adminToken, orders: c.orders })
     registerAdminRoutes(app, {
       token: c.config.adminToken,
       accounts: c.accounts,

@@ -45,6 +45,16 @@ import { createResponseCache } from './domain/content/response-cache.ts'
 import { createTokenSigner, type TokenSigner } from './domain/tokens.ts'
 import { createUsageReporter, type UsageReporter } from './domain/usage/usage-report.ts'
 import type { AccountStore } from './ports/account-store.ts'
+import type { IdentityStore } from './ports/identity-store.ts'
+import type { OrderStore } from './ports/order-store.ts'
+import { createSqliteOrderStore } from './adapters/sqlite/sqlite-order-store.ts'
+import { createPgOrderStore } from './adapters/postgres/pg-order-store.ts'
+import { createOrdersService, type OrdersService } from './payments/orders.service.ts'
+import { paymentProviderFor } from './payments/payment-provider-for.ts'
+import { createSqliteIdentityStore } from './adapters/sqlite/sqlite-identity-store.ts'
+import { createPgIdentityStore } from './adapters/postgres/pg-identity-store.ts'
+import { createIdentityService, type IdentityService } from './identity/identity.service.ts'
+import { createMailer } from './identity/mailer.ts'
 import type { Clock } from './ports/clock.ts'
 import type { ContentStore } from './ports/content-store.ts'
 import type { StoreSettings } from './ports/store-settings.ts'
@@ -63,6 +73,8 @@ export interface Container {
   testClock: TestClock | undefined
   contentStore: ContentStore
   accountStore: AccountStore
+  identityStore: IdentityStore
+  orderStore: OrderStore
   /** The first start's record (src/startup.ts). */
   firstStart: FirstStartStore
   /** Named facts kept in the store (the synthetic network `pronet seed` wrote, the test clock). */
@@ -71,6 +83,10 @@ export interface Container {
   tokens: TokenSigner
   content: ContentService
   accounts: AccountsService
+  /** Console users, their accounts and sessions. */
+  identity: IdentityService
+  /** Pack orders and their payment. */
+  orders: OrdersService
   ledger: Ledger
   limiter: RateLimiter
   metering: MeteringService
@@ -152,6 +168,8 @@ export function loadSecret(config: Config): string {
 interface Stores {
   contentStore: ContentStore
   accountStore: AccountStore
+  identityStore: IdentityStore
+  orderStore: OrderStore
   firstStart: FirstStartStore
   settings: StoreSettings
   ledger: Ledger
@@ -193,6 +211,8 @@ function sqliteStores(config: Config, overrides: ContainerOverrides, logger: Log
   if (sqlitePath !== ':memory:') warnIfReadableByOthers(sqlitePath, notice)
   const contentStore = createSqliteContentStore(db)
   const accountStore = createSqliteAccountStore(db)
+  const identityStore = createSqliteIdentityStore(db)
+  const orderStore = createSqliteOrderStore(db)
   const settings = createSqliteStoreSettings(db)
   const inWorker = sqlitePath !== ':memory:' && commitsInWorker(config, overrides)
   // Said once at start (the CLI chooses for itself and keeps its output clean).
@@ -216,6 +236,8 @@ function sqliteStores(config: Config, overrides: ContainerOverrides, logger: Log
   return {
     contentStore,
     accountStore,
+    identityStore,
+    orderStore,
     firstStart: createSqliteFirstStartStore(db, settings),
     settings,
     ledger,
@@ -228,6 +250,8 @@ function sqliteStores(config: Config, overrides: ContainerOverrides, logger: Log
       await ledger.close()
       await contentStore.close()
       await accountStore.close()
+      await identityStore.close()
+      await orderStore.close()
       db.close()
     },
   }
@@ -248,6 +272,8 @@ async function postgresStores(config: Config, url: string, logger: Logger, metri
   }
   const contentStore = createPgContentStore(pool)
   const accountStore = createPgAccountStore(pool)
+  const identityStore = createPgIdentityStore(pool)
+  const orderStore = createPgOrderStore(pool)
   const settings = createPgStoreSettings(pool)
   // A settle whose COMMIT reply was lost is retried until its outcome is known for at most 5 s (then
   // answered 503 and, if it had committed, compensated in the background).
@@ -256,6 +282,8 @@ async function postgresStores(config: Config, url: string, logger: Logger, metri
   return {
     contentStore,
     accountStore,
+    identityStore,
+    orderStore,
     firstStart: createPgFirstStartStore(pool, settings),
     settings,
     ledger,
@@ -267,6 +295,8 @@ async function postgresStores(config: Config, url: string, logger: Logger, metri
       await ledger.close()
       await contentStore.close()
       await accountStore.close()
+      await identityStore.close()
+      await orderStore.close()
       await pool.end()
     },
   }
@@ -318,6 +348,17 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   // One byte budget for every ready body: content responses and search result items.
   const cache = createResponseCache({ maxBytes: config.cacheMb * 1024 * 1024, version: () => contentStore.version() })
   const accounts = createAccountsService({ store: accountStore, clock, randomBytes, ...(bus ? { bus } : {}) })
+  const identity = createIdentityService({
+    store: stores.identityStore,
+    accounts,
+    clock,
+    randomBytes,
+    mailer: createMailer({ smtpUrl: config.smtpUrl, publicUrl: config.publicUrl, logger }),
+    publicUrl: config.publicUrl,
+    signup: config.signup,
+    adminToken: config.adminToken,
+    onMailError: (failure) => logger.warn(failure, 'console mail could not be sent'),
+  })
   // Keys' last uses reach the store in bulk, a few seconds late, never on a call's own path.
   const flushKeyUses = () =>
     accounts.flushKeyUses().catch((err: unknown) => logger.warn({ err }, 'could not record when keys were last used; tried again shortly'))
@@ -331,12 +372,25 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     testClock,
     contentStore,
     accountStore,
+    identityStore: stores.identityStore,
+    orderStore: stores.orderStore,
     firstStart: stores.firstStart,
     settings: stores.settings,
     writer: createContentWriter({ store: contentStore, clock, platformHost }),
     tokens,
     content: createContentService({ store: contentStore, clock, tokens, platformHost, cache }),
     accounts,
+    identity,
+    orders: createOrdersService({
+      orders: stores.orderStore,
+      ledger,
+      provider: paymentProviderFor(config),
+      clock,
+      randomBytes,
+      packTiers: config.packTiers,
+      publicUrl: config.publicUrl,
+      logger,
+    }),
     ledger,
     limiter,
     metering: createMeteringService({

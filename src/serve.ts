@@ -18,6 +18,9 @@ import { seedSynthetic } from './seed.ts'
 import { prepareStore } from './startup.ts'
 import { weakSecretNotes } from './config/weak-secrets.ts'
 
+/** How often console housekeeping runs. */
+const HOUSEKEEPING_MS = 60 * 60 * 1000
+
 export async function serve(config: Config): Promise<void> {
   const say = (line: string) => process.stdout.write(`${line}\n`)
   // Both checked before the first start, which may take minutes, rather than failing after it.
@@ -48,10 +51,16 @@ export async function serve(config: Config): Promise<void> {
     throw e
   }
   const server = app
+  // Expired console sessions, used links and old sign-in counters are cleared now and then.
+  const housekeeping = setInterval(() => {
+    container.identity.purge().catch((err: unknown) => container.logger.warn({ err }, 'could not clear expired console sessions; tried again later'))
+  }, HOUSEKEEPING_MS)
+  housekeeping.unref()
   let closing = false
   const shutdown = async (signal: string) => {
     if (closing) return
     closing = true
+    clearInterval(housekeeping)
     say(`${signal}: closing…`)
     await server.close()
     await container.close()
@@ -80,6 +89,11 @@ export async function serve(config: Config): Promise<void> {
     say('(more in the README\'s five-minute tour)')
   } else if (report.demoKeyFile) {
     say(`Demo API key: see ${report.demoKeyFile}`)
+  }
+  if (report.demoUser) {
+    say(`Console: ${config.publicUrl}/console/  sign in as ${report.demoUser.email} with password ${report.demoUser.password} (shown once; also saved to ${report.demoUserFile})`)
+  } else {
+    say(`Console: ${config.publicUrl}/console/${report.demoUserFile ? `  (demo user: see ${report.demoUserFile})` : ''}`)
   }
 }
 

@@ -33,6 +33,9 @@ export interface StartupReport {
   demoKeyFile: string | undefined
   /** With a demo key: the slug of a profile that exists in this store, for the banner's example call. */
   exampleProfile: string | undefined
+  /** The demo user's console sign-in, shown once with the demo key. */
+  demoUser: { email: string; password: string } | undefined
+  demoUserFile: string | undefined
 }
 
 /** The first start's record (FirstStartStore), as JSON. */
@@ -50,6 +53,7 @@ type FirstStartRecord =
   | { state: 'done' }
 
 const DEMO_KEY_FILE = 'demo-key.txt'
+const DEMO_USER_FILE = 'demo-user.txt'
 
 export function prepareStore(c: Container, seeder: Seeder, log: (line: string) => void): Promise<StartupReport> {
   // Nodes starting together on one empty database: the first seeds, the others wait, then find it
@@ -65,6 +69,8 @@ async function prepare(c: Container, seeder: Seeder, log: (line: string) => void
     demoKey: undefined,
     demoKeyFile: existsSync(keyFile) ? keyFile : undefined,
     exampleProfile: undefined,
+    demoUser: undefined,
+    demoUserFile: existsSync(join(c.config.dataDir, DEMO_USER_FILE)) ? join(c.config.dataDir, DEMO_USER_FILE) : undefined,
   }
   const save = (r: FirstStartRecord) => c.firstStart.write(JSON.stringify(r))
 
@@ -111,6 +117,7 @@ async function prepare(c: Container, seeder: Seeder, log: (line: string) => void
   }
 
   let demoKey: string | undefined
+  let demoUser: { email: string; password: string } | undefined
   if (record.demo) {
     if (record.demoAccountId === undefined) {
       const demo = await c.accounts.create({ name: 'demo', plan: 'free' })
@@ -123,6 +130,11 @@ async function prepare(c: Container, seeder: Seeder, log: (line: string) => void
       demoKey = (await savedKeyOf(c, keyFile, record.demoAccountId)) ?? (await c.accounts.createKey(record.demoAccountId)).key
     }
     writeDemoKey(c.config.dataDir, keyFile, demoKey)
+    // The console's demo user signs in at once; a start interrupted before the file is written gives it a new password.
+    if (record.demoAccountId !== undefined) {
+      demoUser = await c.identity.createDemoUser(record.demoAccountId)
+      writeSecretFile(c.config.dataDir, join(c.config.dataDir, DEMO_USER_FILE), `email=${demoUser.email}\npassword=${demoUser.password}\n`)
+    }
   }
   await save({ state: 'done' })
   return {
@@ -131,6 +143,8 @@ async function prepare(c: Container, seeder: Seeder, log: (line: string) => void
     demoKey,
     demoKeyFile: demoKey !== undefined ? keyFile : notFirst.demoKeyFile,
     exampleProfile: demoKey !== undefined ? await c.firstStart.sampleProfileSlug() : undefined,
+    demoUser,
+    demoUserFile: demoUser !== undefined ? join(c.config.dataDir, DEMO_USER_FILE) : notFirst.demoUserFile,
   }
 }
 
@@ -152,11 +166,15 @@ async function savedKeyOf(c: Container, keyFile: string, accountId: string): Pro
 }
 
 function writeDemoKey(dataDir: string, keyFile: string, key: string): void {
+  writeSecretFile(dataDir, keyFile, `${key}\n`)
+}
+
+function writeSecretFile(dataDir: string, file: string, text: string): void {
   try {
     makeDirs(dataDir)
-    writeFileSync(keyFile, `${key}\n`, { mode: 0o600 })
+    writeFileSync(file, text, { mode: 0o600 })
     // writeFileSync's mode applies only to a new file (and through the umask).
-    chmodSync(keyFile, 0o600)
+    chmodSync(file, 0o600)
   } catch (e) {
     // The record stays "building": a start with a usable data dir gives the account a key then.
     throw dataDirFailure(dataDir, e)

@@ -18,6 +18,8 @@ import { MAX_CREDITS_LIMIT, MAX_RPS_LIMIT } from '../domain/billing/billing-rule
 import { INSTANT_FORMS, parseInstant } from '../domain/billing/calendar.ts'
 import { accountView, keyView } from '../http/routes/admin.routes.ts'
 import { intIn, registerBillingCommands, subscriptionText } from './billing.command.ts'
+import { registerUserCommands } from './users.command.ts'
+import { registerOrderCommands } from './orders.command.ts'
 import type { SubscriptionView } from '../domain/billing/metering.service.ts'
 import { IngestAborted, runIngest } from './ingest.command.ts'
 import { BackupRefused, backupSqlite } from './backup.command.ts'
@@ -251,6 +253,8 @@ export function buildCli(): Command {
     )
 
   registerBillingCommands(program, { withContainer, print })
+  registerUserCommands(program, { withIdentity: (fn) => withContainer((c) => fn(c.identity)), print })
+  registerOrderCommands(program, { withOrders: (fn) => withContainer((c) => fn(c.orders)), print })
   return program
 }
 

@@ -46,6 +46,11 @@ export interface AccountStore {
   /** The account a revoked key with this hash belonged to: its calls are still that account's (spec 2.7). */
   findRevokedKeyAccount(hash: string): Promise<string | undefined>
   setSuspended(accountId: string, at: number | null): Promise<boolean>
+  /**
+   * Accounts whose id is `query`, whose name holds it (any case), or with a key starting with it;
+   * the newest first. An empty query lists the newest accounts.
+   */
+  searchAccounts(query: string, limit: number): Promise<AccountRecord[]>
   /** Records when keys were last used; an earlier instant never replaces a later one. */
   recordKeyUses(uses: readonly { keyId: string; at: number }[]): Promise<void>
   /** Whether any account exists (first start creates a demo account otherwise). */

@@ -61,8 +61,12 @@ export interface Ledger {
    * committed after it rejected (see pg-ledger.ts).
    */
   settle(hold: Hold | null, line: UsageLine): Promise<SettleResult>
-  /** Adds a pack (durable when resolved). */
-  addPack(accountId: string, pack: NewPack): Promise<Lot>
+  /**
+   * Adds a pack (durable when resolved). With `lotId` (a paid order's) the pack is granted at most
+   * once under that id, across every process on the store: a later call adds nothing and resolves to
+   * the lot as stored, so a redelivered payment or two nodes confirming one order never grant twice.
+   */
+  addPack(accountId: string, pack: NewPack, lotId?: string): Promise<Lot>
   /** Applies an operator's subscription change at `at` (durable when resolved); the caller validated it. */
   changeSubscription(accountId: string, patch: SubscriptionPatch, at: number): Promise<BillingState>
   /** Usage rows of the account for UTC days in [fromDay, toDay], including every settled line. */

@@ -181,6 +181,24 @@ export function runAccountStoreContract(name: string, makeStore: () => Promise<A
         ])
       })
 
+      it('finds accounts by id, by a part of the name in any case, and by the start of a key', async () => {
+        const other = accountOf(7, { name: 'Acme 100% Data_Co' })
+        await store.createAccount(other, keyOf(7, other.id, { prefix: 'pk_Zq81abc' }))
+        const ids = async (q: string) => (await store.searchAccounts(q, 10)).map((a) => a.id)
+        expect(await ids(other.id)).toEqual([other.id])
+        expect(await ids('acme')).toEqual([other.id])
+        expect(await ids('100%')).toEqual([other.id])
+        expect(await ids('_co')).toEqual([other.id])
+        expect(await ids('%')).toEqual([other.id])
+        expect(await ids('pk_Zq81')).toEqual([other.id])
+        expect(await ids('pk_zq81')).toEqual([])
+        expect(await ids('nothing like it')).toEqual([])
+        // Newest first; an empty query lists them all up to the limit.
+        expect(await ids('')).toEqual([other.id, account.id])
+        expect(await ids('account')).toEqual([account.id])
+        expect((await store.searchAccounts('', 1)).map((a) => a.id)).toEqual([other.id])
+      })
+
       it('does not revoke an unknown key, nor a key of another account', async () => {
         const other = accountOf(2)
         await store.createAccount(other, keyOf(2, other.id))

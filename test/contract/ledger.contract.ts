@@ -1,9 +1,10 @@
 /**
  * The Ledger port's contract, run against every adapter (architecture rule 2): holds and settles,
  * drawdown order, renewal and expiry decided by the instant of each debit, operator changes,
- * durability across a reopen, usage aggregation, and the ledger's own invariant (per lot,
- * SUM(delta) = remaining; a request is debited at most once).
+ * durability across a reopen, usage aggregation, packs granted once under a caller's lot id, and the
+ * ledger's own invariant (per lot, SUM(delta) = remaining; a request is debited at most once).
  */
+import { randomBytes } from 'node:crypto'
 import { beforeEach, afterEach, describe, expect, it } from 'vitest'
 import type { AccountRecord } from '../../src/ports/account-store.ts'
 import type { Ledger, UsageLine } from '../../src/ports/ledger.ts'
@@ -243,6 +244,34 @@ export function runLedgerContract(name: string, make: () => Promise<LedgerHandle
         { day: '2027-02-01', endpoint: 'unknown', status: 404, requests: 1, billable: 0, credits: 0 },
       ])
       expect(await ledger.usage(id, '2027-02-01', '2027-02-01')).toHaveLength(2)
+    })
+
+    it('a pack added under a lot id is granted once: repeated, concurrent and reopened calls add nothing more', async () => {
+      const id = await h.createAccount({ plan: 'none', status: 'free', creditsLimit: 0, rpsLimit: 5, createdAt: T0 })
+      const [first, second] = [`lot_ord_${randomBytes(6).toString('hex')}`, `lot_ord_${randomBytes(6).toString('hex')}`] as const
+      const pack = { credits: 50_000, purchasedAt: T0 + 1_000, priceCents: 7500 }
+      expect(await ledger.addPack(id, pack, first)).toMatchObject({ id: first, kind: 'pack', credits: 50_000, remaining: 50_000, startsAt: T0 + 1_000, priceCents: 7500 })
+      const held = await ledger.hold(id, 10, T0 + 2_000)
+      if (!held.ok) throw new Error('refused')
+      await ledger.settle(held.hold, line(id, T0 + 2_000, 10))
+      // Asked again later (a redelivered payment): the lot as stored, spent from, at its first instant.
+      expect(await ledger.addPack(id, { ...pack, purchasedAt: T0 + 5_000 }, first)).toMatchObject({ id: first, credits: 50_000, remaining: 49_990, startsAt: T0 + 1_000 })
+      // Asked at once by several callers: one grant, and every caller is answered with it.
+      const racing = await Promise.all(Array.from({ length: 8 }, (_, i) => ledger.addPack(id, { ...pack, purchasedAt: T0 + 3_000 + i }, second)))
+      expect(new Set(racing.map((l) => `${l.id}@${l.startsAt}`))).toEqual(new Set([`${second}@${T0 + 3_000}`]))
+      ledger = await h.reopen()
+      expect(await ledger.addPack(id, pack, second)).toMatchObject({ id: second, remaining: 50_000, startsAt: T0 + 3_000 })
+      const grants = (await ledger.entries(id)).filter((e) => e.kind === 'grant')
+      expect(grants.map((g) => [g.lotId, g.delta]).sort()).toEqual([[first, 50_000], [second, 50_000]].sort())
+      expect((await ledger.state(id, T0 + 5_000))!.lots.filter((l) => l.kind === 'pack')).toHaveLength(2)
+      // Another account never gets a lot under an id already granted; without an id every call is a new pack.
+      const other = await h.createAccount({ plan: 'none', status: 'free', creditsLimit: 0, rpsLimit: 5, createdAt: T0 })
+      await expect(ledger.addPack(other, pack, first)).rejects.toThrow()
+      expect((await ledger.entries(other)).filter((e) => e.kind === 'grant')).toEqual([])
+      await ledger.addPack(id, pack)
+      await ledger.addPack(id, pack)
+      expect((await ledger.state(id, T0 + 5_000))!.lots.filter((l) => l.kind === 'pack')).toHaveLength(4)
+      await balanced(id, T0 + 5_000)
     })
 
     it('concurrent settles of many holds never overdraw and each is one debit', async () => {

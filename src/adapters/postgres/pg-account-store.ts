@@ -131,6 +131,20 @@ export function createPgAccountStore(pool: PgPool): AccountStore {
       } as pg.QueryConfig)
       return rows[0]?.accountId
     },
+    async searchAccounts(query, limit) {
+      const q = query.trim()
+      const columns = 'a.id, a.name, a.created_at, a.suspended_at, a.plan, a.status, a.credits_limit, a.rps_limit'
+      const { rows } =
+        q === ''
+          ? await pool.query<AccountRow>(`SELECT ${columns} FROM accounts a ORDER BY a.created_at DESC, a.id LIMIT $1`, [limit])
+          : await pool.query<AccountRow>(
+              `SELECT ${columns} FROM accounts a WHERE a.id = $1 OR strpos(lower(a.name), lower($1)) > 0
+                 OR EXISTS (SELECT 1 FROM api_keys k WHERE k.account_id = a.id AND left(k.prefix, length($1)) = $1)
+               ORDER BY a.created_at DESC, a.id LIMIT $2`,
+              [q, limit],
+            )
+      return rows.map(toAccount)
+    },
     async recordKeyUses(uses) {
       if (uses.length === 0) return
       await pool.query(

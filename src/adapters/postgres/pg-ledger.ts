@@ -1126,10 +1126,14 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
         return submit<SettleResult>(hold.accountId, (resolve, reject) => ({ kind: 'settle', hold: { ...hold, id }, line, resolve, reject }))
       }),
 
-    addPack: (accountId, pack) =>
+    addPack: (accountId, pack, lotId) =>
       run(() =>
         change(accountId, pack.purchasedAt, (state) => {
-          const { lot, mutations } = addPackRule(state, pack, opts.newLotId)
+          // Under the account's lock the state holds every lot committed before it, so a pack already
+          // granted under this id (by any node) is seen here and answered as stored, adding nothing.
+          const stored = lotId === undefined ? undefined : state.lots.find((l) => l.id === lotId)
+          if (stored) return { result: { ...stored }, mutations: [] }
+          const { lot, mutations } = addPackRule(state, pack, lotId === undefined ? opts.newLotId : () => lotId)
           return { result: { ...lot }, mutations }
         }),
       ),

@@ -23,6 +23,9 @@ interface KeyRow {
   last_used_at: number | string | null
 }
 
+/** `text` with LIKE's wildcards taken literally. */
+const likeEscape = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`)
+
 const toAccount = (r: AccountRow): AccountRecord => ({
   id: r.id,
   name: r.name,
@@ -58,6 +61,12 @@ export function createSqliteAccountStore(db: SqliteDb): AccountStore {
   const selectKeys = db.prepare(
     'SELECT id, account_id, prefix, created_at, revoked_at, name, created_by, last_used_at FROM api_keys WHERE account_id = ? ORDER BY created_at, rowid',
   )
+  const newest = db.prepare('SELECT * FROM accounts ORDER BY created_at DESC, id LIMIT ?')
+  const search = db.prepare(
+    `SELECT * FROM accounts a WHERE a.id = @q OR lower(a.name) LIKE @like ESCAPE '\\'
+       OR EXISTS (SELECT 1 FROM api_keys k WHERE k.account_id = a.id AND substr(k.prefix, 1, length(@q)) = @q)
+     ORDER BY a.created_at DESC, a.id LIMIT @limit`,
+  )
   const used = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)')
   const recordUses = db.transaction((uses: readonly { keyId: string; at: number }[]) => {
     for (const u of uses) used.run(u.at, u.keyId, u.at)
@@ -89,6 +98,11 @@ export function createSqliteAccountStore(db: SqliteDb): AccountStore {
     },
     async revokeKey(accountId, keyId, at) {
       return revoke.run(at, accountId, keyId).changes === 1
+    },
+    async searchAccounts(query, limit) {
+      const q = query.trim()
+      const rows = (q === '' ? newest.all(limit) : search.all({ q, like: `%${likeEscape(q.toLowerCase())}%`, limit })) as AccountRow[]
+      return rows.map(toAccount)
     },
     async recordKeyUses(uses) {
       if (uses.length > 0) recordUses.immediate(uses)

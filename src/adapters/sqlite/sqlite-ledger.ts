@@ -30,6 +30,7 @@ import {
   type BillingState,
   type Lot,
   type Mutation,
+  type NewPack,
   type Subscription,
 } from '../../domain/billing/billing-rules.ts'
 import type { Hold, Ledger, LedgerEntry, UsageLine, UsageRow } from '../../ports/ledger.ts'
@@ -86,6 +87,8 @@ class LotsMoved extends Error {}
 const LOTS_MOVED_RE = /CHECK constraint failed/
 /** Times a change is worked out again after another process moved the lots under it. */
 const RECOMPUTE_ATTEMPTS = 5
+/** A lot inserted under an id another process on the file has already used (addPack with a lot id). */
+const DUPLICATE_LOT_RE = /UNIQUE constraint failed: credit_lots\.id/
 
 /** Resolves once the job is durable; throws when its batch was replayed and it could not be written (LotsMoved when the moved lots refused it). */
 async function landedOrMoved(t: Ticket): Promise<void> {
@@ -326,6 +329,35 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
     return state
   }
 
+  /**
+   * A pack granted under the caller's lot id at most once. A lot already in the cache may be another
+   * call's grant still on its way to disk, so it is answered only once everything queued has landed
+   * (a batch that failed marks the cache stale, and the next read comes from the rows). Another
+   * process on the file may have granted it since the cache was read: the primary key on the lot's
+   * id refuses this insert, the batch's replay marks the cache stale, and the lot is read back.
+   */
+  async function addPackOnce(accountId: string, pack: NewPack, lotId: string): Promise<Lot> {
+    let refused: unknown
+    for (let attempt = 1; attempt <= RECOMPUTE_ATTEMPTS; attempt++) {
+      const state = await mustGet(accountId, pack.purchasedAt)
+      if (state.lots.some((l) => l.id === lotId)) {
+        await landed()
+        const stored = (await mustGet(accountId, pack.purchasedAt)).lots.find((l) => l.id === lotId)
+        if (stored) return { ...stored }
+        continue
+      }
+      const { lot, mutations } = addPackRule(state, pack, () => lotId)
+      try {
+        await landedOrMoved(enqueue(accountId, mutations, undefined))
+        return { ...lot }
+      } catch (e) {
+        if (!DUPLICATE_LOT_RE.test(e instanceof Error ? e.message : String(e))) throw e
+        refused = e
+      }
+    }
+    throw refused ?? new Error(`pack ${lotId} could not be granted`)
+  }
+
   return {
     state: current,
 
@@ -361,7 +393,8 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
       })
     },
 
-    async addPack(accountId, pack) {
+    async addPack(accountId, pack, lotId) {
+      if (lotId !== undefined) return addPackOnce(accountId, pack, lotId)
       const state = await mustGet(accountId, pack.purchasedAt)
       const { lot, mutations } = addPackRule(state, pack, opts.newLotId)
       await landedOrMoved(enqueue(accountId, mutations, undefined))

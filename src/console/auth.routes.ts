@@ -1,0 +1,168 @@
+/** Signing up, in and out; verifying an address; resetting a password; joining by invitation. */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { isApiError, type ApiError } from '../domain/errors.ts'
+import type { ConsoleDeps } from './console-deps.ts'
+import { addressOf, clearSessionCookie, sessionOf, setSessionCookie, USER_COOKIE } from './session.ts'
+import { forgotBody, inviteBody, messageBody, resetBody, signInBody, signUpBody } from './views/auth.views.ts'
+import { keysBody, newKeyNotice } from './views/keys.views.ts'
+import { html } from './views/html.ts'
+import { page, type Notice } from './views/layout.ts'
+
+type Form = Record<string, string | undefined>
+const form = (request: FastifyRequest): Form => (request.body ?? {}) as Form
+const field = (f: Form, name: string): string => (typeof f[name] === 'string' ? (f[name] as string) : '')
+
+const send = (reply: FastifyReply, status: number, body: string) => reply.code(status).type('text/html; charset=utf-8').send(body)
+
+/** A refusal shown on the form it answers; anything else goes to the console's error page. */
+function refusal(e: unknown): { status: number; notice: Notice; headers: Record<string, string> } {
+  if (!isApiError(e)) throw e
+  const err = e as ApiError
+  return { status: err.status, notice: { kind: 'error', text: err.message }, headers: err.headers ?? {} }
+}
+
+export function registerAuthPages(app: FastifyInstance, deps: ConsoleDeps, o: { secure: boolean }): void {
+  const { identity } = deps
+
+  app.get('/', async (request, reply) => {
+    const session = await sessionOf(deps, request, USER_COOKIE)
+    return reply.redirect(session?.kind === 'user' ? '/console/keys' : '/console/sign-in', 303)
+  })
+
+  app.get('/sign-in', async (request, reply) => {
+    if ((await sessionOf(deps, request, USER_COOKIE))?.kind === 'user') return reply.redirect('/console/keys', 303)
+    const notice: Notice | undefined = (request.query as { reset?: string }).reset === 'done' ? { kind: 'ok', text: 'Your password is set. Sign in with it.' } : undefined
+    return send(reply, 200, page({ title: 'Sign in', notice, body: signInBody({ csrf: reply.generateCsrf(), signup: deps.signup }) }))
+  })
+
+  app.post('/sign-in', async (request, reply) => {
+    const f = form(request)
+    try {
+      const { session } = await identity.signIn({ email: field(f, 'email'), password: field(f, 'password'), address: addressOf(request) })
+      setSessionCookie(reply, USER_COOKIE, session, o.secure)
+      return reply.redirect('/console/keys', 303)
+    } catch (e) {
+      const r = refusal(e)
+      reply.headers(r.headers)
+      return send(reply, r.status, page({ title: 'Sign in', notice: r.notice, body: signInBody({ csrf: reply.generateCsrf(), email: field(f, 'email'), signup: deps.signup }) }))
+    }
+  })
+
+  app.post('/sign-out', async (request, reply) => {
+    const id = request.cookies[USER_COOKIE]
+    if (id) await identity.signOut(id)
+    clearSessionCookie(reply, USER_COOKIE, o.secure)
+    return reply.redirect('/console/sign-in', 303)
+  })
+
+  app.get('/sign-up', async (_request, reply) => {
+    if (deps.signup !== 'open') {
+      const text = deps.signup === 'invite' ? 'Accounts here are made by invitation: open the link in the invitation you received.' : 'Sign-up is closed on this service; ask its operator for an account.'
+      return send(reply, 403, page({ title: 'Create an account', body: messageBody(text, { href: '/console/sign-in', label: 'Sign in' }) }))
+    }
+    return send(reply, 200, page({ title: 'Create an account', body: signUpBody({ csrf: reply.generateCsrf() }) }))
+  })
+
+  app.post('/sign-up', async (request, reply) => {
+    const f = form(request)
+    try {
+      const accountName = field(f, 'accountName').trim()
+      const signedUp = await identity.signUp({
+        email: field(f, 'email'),
+        password: field(f, 'password'),
+        ...(accountName !== '' ? { accountName } : {}),
+        address: addressOf(request),
+      })
+      setSessionCookie(reply, USER_COOKIE, signedUp.session, o.secure)
+      // The first key is shown in this answer, once; it never travels in a URL.
+      const keys = await deps.accountStore.listKeys(signedUp.account.id)
+      const body = html`<p class="notice ok" role="status">Welcome. We sent a link to ${signedUp.user.email} to confirm the address.</p>${keysBody({
+        keys: keys.map((k) => ({ ...k, name: k.name || 'First key', revocable: true })),
+        csrf: reply.generateCsrf(),
+        created: newKeyNotice({ key: signedUp.apiKey.key, name: 'First key' }, deps.publicUrl),
+        publicUrl: deps.publicUrl,
+      })}`
+      const viewer = { email: signedUp.user.email, accountName: signedUp.account.name, role: 'owner' as const, accounts: [{ id: signedUp.account.id, name: signedUp.account.name, current: true }] }
+      return send(reply, 201, page({ title: 'API keys', active: 'keys', viewer, csrf: reply.generateCsrf(), body }))
+    } catch (e) {
+      const r = refusal(e)
+      reply.headers(r.headers)
+      return send(reply, r.status, page({ title: 'Create an account', notice: r.notice, body: signUpBody({ csrf: reply.generateCsrf(), email: field(f, 'email'), accountName: field(f, 'accountName') }) }))
+    }
+  })
+
+  // Mailed links land on a page whose button does the work, so a link scanner's visit changes nothing.
+  app.get('/verify', async (request, reply) => {
+    const token = (request.query as { token?: string }).token ?? ''
+    const body = html`<section class="card narrow"><form method="post" action="/console/verify">
+      <input type="hidden" name="_csrf" value="${reply.generateCsrf()}"><input type="hidden" name="token" value="${token}">
+      <p>Confirm your email address.</p><button type="submit">Confirm</button></form></section>`
+    return send(reply, 200, page({ title: 'Confirm your address', body }))
+  })
+
+  app.post('/verify', async (request, reply) => {
+    try {
+      await identity.verifyEmail(field(form(request), 'token'))
+      return send(reply, 200, page({ title: 'Address confirmed', body: messageBody('Thank you: your address is confirmed.', { href: '/console/', label: 'Go to the console' }) }))
+    } catch (e) {
+      const r = refusal(e)
+      return send(reply, r.status, page({ title: 'Confirm your address', notice: r.notice, body: messageBody('Sign in and ask for a new link if you need one.') }))
+    }
+  })
+
+  app.get('/forgot', async (_request, reply) => send(reply, 200, page({ title: 'Reset your password', body: forgotBody({ csrf: reply.generateCsrf() }) })))
+
+  app.post('/forgot', async (request, reply) => {
+    try {
+      await identity.requestPasswordReset(field(form(request), 'email'))
+    } catch (e) {
+      const r = refusal(e)
+      reply.headers(r.headers)
+      return send(reply, r.status, page({ title: 'Reset your password', notice: r.notice, body: forgotBody({ csrf: reply.generateCsrf() }) }))
+    }
+    return send(reply, 200, page({ title: 'Reset your password', body: forgotBody({ csrf: reply.generateCsrf(), sent: true }) }))
+  })
+
+  app.get('/reset', async (request, reply) => {
+    const token = (request.query as { token?: string }).token ?? ''
+    return send(reply, 200, page({ title: 'Choose a new password', body: resetBody({ csrf: reply.generateCsrf(), token }) }))
+  })
+
+  app.post('/reset', async (request, reply) => {
+    const f = form(request)
+    try {
+      await identity.resetPassword(field(f, 'token'), field(f, 'password'))
+      clearSessionCookie(reply, USER_COOKIE, o.secure)
+      return reply.redirect('/console/sign-in?reset=done', 303)
+    } catch (e) {
+      const r = refusal(e)
+      return send(reply, r.status, page({ title: 'Choose a new password', notice: r.notice, body: resetBody({ csrf: reply.generateCsrf(), token: field(f, 'token') }) }))
+    }
+  })
+
+  app.get('/invite', async (request, reply) => {
+    const token = (request.query as { token?: string }).token ?? ''
+    try {
+      const invitation = await identity.describeInvitation(token)
+      const signedIn = (await sessionOf(deps, request, USER_COOKIE))?.kind === 'user'
+      return send(reply, 200, page({ title: 'Join an account', body: inviteBody({ csrf: reply.generateCsrf(), token, accountName: invitation.accountName, role: invitation.role, signedIn: signedIn || invitation.existingUser }) }))
+    } catch (e) {
+      const r = refusal(e)
+      return send(reply, r.status, page({ title: 'Join an account', notice: r.notice, body: messageBody('Ask the owner who invited you for a new invitation.') }))
+    }
+  })
+
+  app.post('/invite', async (request, reply) => {
+    const f = form(request)
+    try {
+      const password = field(f, 'password')
+      const accepted = await identity.acceptInvitation(field(f, 'token'), password !== '' ? { password } : {})
+      if (accepted.session) setSessionCookie(reply, USER_COOKIE, accepted.session, o.secure)
+      const next = accepted.session || (await sessionOf(deps, request, USER_COOKIE))?.kind === 'user' ? '/console/keys' : '/console/sign-in'
+      return reply.redirect(next, 303)
+    } catch (e) {
+      const r = refusal(e)
+      return send(reply, r.status, page({ title: 'Join an account', notice: r.notice, body: messageBody('Ask the owner who invited you for a new invitation.') }))
+    }
+  })
+}

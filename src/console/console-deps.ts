@@ -1,0 +1,31 @@
+/** What the console's pages are built from: the services the API uses, and the console's own. */
+import type { Logger } from 'pino'
+import type { AccountsService } from '../domain/accounts/accounts.service.ts'
+import type { MeteringService } from '../domain/billing/metering.service.ts'
+import type { PriceTier } from '../domain/billing/pack-pricing.ts'
+import type { UsageReporter } from '../domain/usage/usage-report.ts'
+import type { IdentityService } from '../identity/identity.service.ts'
+import type { OrdersService } from '../payments/orders.service.ts'
+import type { AccountStore } from '../ports/account-store.ts'
+import type { Clock } from '../ports/clock.ts'
+import type { IdentityStore } from '../ports/identity-store.ts'
+import type { Ledger } from '../ports/ledger.ts'
+
+export interface ConsoleDeps {
+  identity: IdentityService
+  /** Read directly only by the operator's search for a user's address. */
+  identityStore: IdentityStore
+  accounts: AccountsService
+  accountStore: AccountStore
+  metering: MeteringService
+  usage: UsageReporter
+  ledger: Ledger
+  orders: OrdersService
+  clock: Clock
+  logger: Logger
+  publicUrl: string
+  signup: 'open' | 'invite' | 'closed'
+  payments: 'manual' | 'stripe' | 'test'
+  packTiers: readonly PriceTier[]
+  adminToken: string | undefined
+}

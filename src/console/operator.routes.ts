@@ -1,0 +1,141 @@
+/**
+ * The operator's pages, for the holder of the admin token: accounts with search, one account's
+ * subscription, keys and usage, suspend and resume, granting a pack, and settling pending orders.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ApiError, isApiError } from '../domain/errors.ts'
+import { usageRange } from '../domain/usage/usage-report.ts'
+import { ORDER_STATUSES, type OrderStatus } from '../ports/order-store.ts'
+import type { AccountRecord } from '../ports/account-store.ts'
+import type { ConsoleDeps } from './console-deps.ts'
+import { addressOf, clearSessionCookie, OPERATOR_COOKIE, sessionOf, setSessionCookie, SignInFirst } from './session.ts'
+import { operatorSignInBody } from './views/auth.views.ts'
+import type { Html } from './views/html.ts'
+import { page, type Notice } from './views/layout.ts'
+import { accountBody, accountsBody, ordersBody } from './views/operator.views.ts'
+
+type Form = Record<string, string | undefined>
+const form = (request: FastifyRequest): Form => (request.body ?? {}) as Form
+const field = (f: Form, name: string): string => (typeof f[name] === 'string' ? (f[name] as string) : '')
+const send = (reply: FastifyReply, status: number, body: string) => reply.code(status).type('text/html; charset=utf-8').send(body)
+
+const SEARCH_LIMIT = 50
+
+const DONE: Record<string, Notice> = {
+  suspended: { kind: 'ok', text: 'The account is suspended.' },
+  resumed: { kind: 'ok', text: 'The account is resumed.' },
+  granted: { kind: 'ok', text: 'The pack is granted.' },
+  approved: { kind: 'ok', text: 'The order is approved and its pack granted.' },
+  rejected: { kind: 'ok', text: 'The order is rejected; nothing was granted.' },
+}
+
+export function registerOperatorPages(app: FastifyInstance, deps: ConsoleDeps, o: { secure: boolean }): void {
+  const operator = async (request: FastifyRequest) => {
+    const session = await sessionOf(deps, request, OPERATOR_COOKIE)
+    if (session?.kind !== 'operator') throw new SignInFirst('/console/operator/sign-in')
+  }
+  const render = (reply: FastifyReply, o: { title: string; body: Html; notice?: Notice | undefined; status?: number }) =>
+    send(reply, o.status ?? 200, page({ title: o.title, body: o.body, notice: o.notice, operator: true, active: 'operator', csrf: reply.generateCsrf() }))
+  const done = (request: FastifyRequest) => DONE[(request.query as { done?: string }).done ?? '']
+
+  app.get('/operator/sign-in', async (_request, reply) => send(reply, 200, page({ title: 'Operator sign-in', body: operatorSignInBody({ csrf: reply.generateCsrf() }) })))
+
+  app.post('/operator/sign-in', async (request, reply) => {
+    try {
+      const session = await deps.identity.operatorSignIn(field(form(request), 'token'), addressOf(request))
+      setSessionCookie(reply, OPERATOR_COOKIE, session, o.secure)
+      return reply.redirect('/console/operator', 303)
+    } catch (e) {
+      if (!isApiError(e)) throw e
+      reply.headers(e.headers ?? {})
+      return send(reply, e.status, page({ title: 'Operator sign-in', notice: { kind: 'error', text: e.message }, body: operatorSignInBody({ csrf: reply.generateCsrf() }) }))
+    }
+  })
+
+  app.post('/operator/sign-out', async (request, reply) => {
+    const id = request.cookies[OPERATOR_COOKIE]
+    if (id) await deps.identity.signOut(id)
+    clearSessionCookie(reply, OPERATOR_COOKIE, o.secure)
+    return reply.redirect('/console/operator/sign-in', 303)
+  })
+
+  app.get('/operator', async (request, reply) => {
+    await operator(request)
+    const query = ((request.query as { query?: string }).query ?? '').slice(0, 200)
+    const accounts = await search(query)
+    return render(reply, { title: 'Accounts', body: accountsBody({ accounts, query }) })
+  })
+
+  /** By name, id or key prefix in the account store; by a user's exact address in the console's users. */
+  async function search(query: string): Promise<AccountRecord[]> {
+    const found = await deps.accountStore.searchAccounts(query, SEARCH_LIMIT)
+    if (query.includes('@')) {
+      const user = await deps.identityStore.findUserByEmail(query.trim().toLowerCase())
+      for (const m of user ? await deps.identityStore.listMemberships(user.id) : []) {
+        if (found.some((a) => a.id === m.accountId)) continue
+        const account = await deps.accountStore.getAccount(m.accountId)
+        if (account) found.push(account)
+      }
+    }
+    return found
+  }
+
+  app.get('/operator/accounts/:id', async (request, reply) => {
+    await operator(request)
+    const id = (request.params as { id: string }).id
+    const account = await deps.accountStore.getAccount(id)
+    if (account === undefined) throw new ApiError('NOT_FOUND', `No account '${id}'.`)
+    const body = accountBody({
+      account,
+      subscription: await deps.metering.subscription(id),
+      keys: await deps.accountStore.listKeys(id),
+      members: await deps.identity.members(id),
+      usage: await deps.usage(id, usageRange({}, deps.clock.now())),
+      orders: await deps.orders.list(id, 20),
+      csrf: reply.generateCsrf(),
+    })
+    return render(reply, { title: account.name, body, notice: done(request) })
+  })
+
+  app.post('/operator/accounts/:id/suspend', async (request, reply) => {
+    await operator(request)
+    const id = (request.params as { id: string }).id
+    await deps.accounts.suspend(id)
+    return reply.redirect(`/console/operator/accounts/${encodeURIComponent(id)}?done=suspended`, 303)
+  })
+
+  app.post('/operator/accounts/:id/resume', async (request, reply) => {
+    await operator(request)
+    const id = (request.params as { id: string }).id
+    await deps.accounts.resume(id)
+    return reply.redirect(`/console/operator/accounts/${encodeURIComponent(id)}?done=resumed`, 303)
+  })
+
+  app.post('/operator/accounts/:id/packs', async (request, reply) => {
+    await operator(request)
+    const id = (request.params as { id: string }).id
+    await deps.metering.addPack(id, { credits: Number(field(form(request), 'credits')) })
+    return reply.redirect(`/console/operator/accounts/${encodeURIComponent(id)}?done=granted`, 303)
+  })
+
+  app.get('/operator/orders', async (request, reply) => {
+    await operator(request)
+    const asked = (request.query as { status?: string }).status ?? 'pending'
+    const status = (ORDER_STATUSES as readonly string[]).includes(asked) ? (asked as OrderStatus) : undefined
+    const orders = await deps.orders.listAll(status === undefined ? {} : { status })
+    return render(reply, { title: 'Orders', body: ordersBody({ orders, status: status ?? 'all', csrf: reply.generateCsrf() }), notice: done(request) })
+  })
+
+  app.post('/operator/orders/:id/approve', async (request, reply) => {
+    await operator(request)
+    await deps.orders.approve((request.params as { id: string }).id, 'operator')
+    return reply.redirect('/console/operator/orders?done=approved', 303)
+  })
+
+  app.post('/operator/orders/:id/reject', async (request, reply) => {
+    await operator(request)
+    const note = field(form(request), 'note').trim()
+    await deps.orders.reject((request.params as { id: string }).id, 'operator', note === '' ? undefined : note)
+    return reply.redirect('/console/operator/orders?done=rejected', 303)
+  })
+}

@@ -1,0 +1,78 @@
+/** API keys: the list, a new key's secret shown once, and revocation behind a confirmation. */
+import { when } from './format.ts'
+import { html, type Html } from './html.ts'
+
+export interface KeyLine {
+  id: string
+  name: string
+  prefix: string
+  createdAt: number
+  lastUsedAt: number | null
+  revokedAt: number | null
+  /** Whether the viewer may revoke it (an owner: any key; a member: their own). */
+  revocable: boolean
+}
+
+/** The secret of a key just made: the one time it is shown. */
+export function newKeyNotice(created: { key: string; name: string }, publicUrl: string): Html {
+  return html`<section class="card" aria-labelledby="new-key">
+  <h2 id="new-key">Your new key “${created.name}”</h2>
+  <p><strong>Copy it now: it is shown only this once.</strong> Send it in the <code>X-API-Key</code> header of every call.</p>
+  <div class="secret"><code id="new-key-value">${created.key}</code><button type="button" class="secondary" data-copy="new-key-value" hidden>Copy</button></div>
+  <p class="hint">Try it: <code>curl -H "X-API-Key: ${created.key}" "${publicUrl}/api/v1/subscription"</code></p>
+</section>`
+}
+
+export function keysBody(o: { keys: readonly KeyLine[]; csrf: string; created?: Html | undefined; publicUrl: string }): Html {
+  const live = o.keys.filter((k) => k.revokedAt === null)
+  const revoked = o.keys.filter((k) => k.revokedAt !== null)
+  return html`${o.created ?? html``}
+<section class="card" aria-labelledby="create">
+  <h2 id="create">Create a key</h2>
+  <form method="post" action="/console/keys" class="narrow">
+    <input type="hidden" name="_csrf" value="${o.csrf}">
+    <label for="key-name">Name</label>
+    <input type="text" id="key-name" name="name" maxlength="100" required aria-describedby="key-name-hint">
+    <p class="hint" id="key-name-hint">Where the key is used, e.g. “production crawler”.</p>
+    <button type="submit">Create key</button>
+  </form>
+</section>
+<section class="card" aria-labelledby="live">
+  <h2 id="live">Keys in use</h2>
+  ${live.length === 0 ? html`<p>No live keys.</p>` : keyTable(live, o.csrf, true)}
+  <p class="hint">Calls go to <code>${o.publicUrl}/api/v1/…</code>. A revoked key is refused on every server within a second.</p>
+</section>
+${revoked.length > 0 ? html`<section class="card" aria-labelledby="revoked"><h2 id="revoked">Revoked keys</h2>${keyTable(revoked, o.csrf, false)}</section>` : html``}`
+}
+
+function keyTable(keys: readonly KeyLine[], csrf: string, live: boolean): Html {
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${live ? 'Keys in use' : 'Revoked keys'}">
+<table>
+  <caption>${live ? 'Keys in use' : 'Revoked keys'}</caption>
+  <thead><tr><th scope="col">Name</th><th scope="col">Starts with</th><th scope="col">Created</th><th scope="col">Last used</th>${live ? html`<th scope="col">Action</th>` : html`<th scope="col">Revoked</th>`}</tr></thead>
+  <tbody>${keys.map(
+    (k) => html`<tr><td>${k.name}</td><td><code>${k.prefix}…</code></td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>${
+      live
+        ? html`<td>${
+            k.revocable
+              ? html`<form method="post" action="/console/keys/${k.id}/revoke" data-confirm="Revoke the key “${k.name}”? Calls with it are refused from now on."><input type="hidden" name="_csrf" value="${csrf}"><button type="submit" class="danger">Revoke</button></form>`
+              : html`—`
+          }</td>`
+        : html`<td>${when(k.revokedAt)}</td>`
+    }</tr>`,
+  )}</tbody>
+</table></div>`
+}
+
+/** Asked again, on a page of its own, when the browser runs no script to confirm. */
+export function revokeConfirmBody(o: { key: KeyLine; csrf: string }): Html {
+  return html`<section class="card narrow">
+  <p>Revoke the key <strong>${o.key.name}</strong> (<code>${o.key.prefix}…</code>)? Calls with it are refused from now on, on every server.</p>
+  <form method="post" action="/console/keys/${o.key.id}/revoke">
+    <input type="hidden" name="_csrf" value="${o.csrf}">
+    <input type="hidden" name="confirmed" value="yes">
+    <button type="submit" class="danger">Revoke the key</button>
+    <a class="button secondary" href="/console/keys">Keep it</a>
+  </form>
+</section>`
+}

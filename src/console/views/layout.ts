@@ -1,0 +1,94 @@
+/**
+ * The page frame every console page shares: a skip link, the header with the account's navigation,
+ * one <main>, and only same-origin stylesheets and scripts (the pages hold no inline script or style).
+ */
+import { html, type Html } from './html.ts'
+
+export interface Viewer {
+  email: string
+  accountName: string
+  role: 'owner' | 'member'
+  /** Other accounts the user belongs to, to switch between. */
+  accounts: readonly { id: string; name: string; current: boolean }[]
+}
+
+export type Section = 'keys' | 'usage' | 'billing' | 'members' | 'operator'
+
+export interface Notice {
+  kind: 'ok' | 'error'
+  text: string
+}
+
+export interface PageOptions {
+  title: string
+  body: Html
+  csrf?: string
+  viewer?: Viewer
+  operator?: boolean
+  active?: Section
+  notice?: Notice | undefined
+}
+
+const NAV: readonly { section: Section; href: string; label: string }[] = [
+  { section: 'keys', href: '/console/keys', label: 'API keys' },
+  { section: 'usage', href: '/console/usage', label: 'Usage' },
+  { section: 'billing', href: '/console/billing', label: 'Balance and billing' },
+  { section: 'members', href: '/console/members', label: 'Members' },
+]
+
+function navigation(o: PageOptions): Html {
+  if (o.operator) {
+    return html`<nav aria-label="Operator"><ul class="nav">
+      <li><a href="/console/operator"${o.active === 'operator' ? html` aria-current="page"` : ''}>Accounts</a></li>
+      <li><a href="/console/operator/orders">Orders</a></li>
+    </ul></nav>
+    <form method="post" action="/console/operator/sign-out" class="inline"><input type="hidden" name="_csrf" value="${o.csrf ?? ''}"><button type="submit" class="link">Sign out</button></form>`
+  }
+  if (!o.viewer) return html``
+  const v = o.viewer
+  const switcher =
+    v.accounts.length > 1
+      ? html`<form method="post" action="/console/account" class="switch">
+          <input type="hidden" name="_csrf" value="${o.csrf ?? ''}">
+          <label for="account-switch">Account</label>
+          <select id="account-switch" name="accountId">${v.accounts.map((a) => html`<option value="${a.id}"${a.current ? html` selected` : ''}>${a.name}</option>`)}</select>
+          <button type="submit">Switch</button>
+        </form>`
+      : html``
+  return html`<nav aria-label="Account"><ul class="nav">${NAV.map(
+    (n) => html`<li><a href="${n.href}"${o.active === n.section ? html` aria-current="page"` : ''}>${n.label}</a></li>`,
+  )}</ul></nav>
+  <div class="who"><span>${v.email} · ${v.accountName} (${v.role})</span>${switcher}
+    <form method="post" action="/console/sign-out" class="inline"><input type="hidden" name="_csrf" value="${o.csrf ?? ''}"><button type="submit" class="link">Sign out</button></form>
+  </div>`
+}
+
+export function page(o: PageOptions): string {
+  const notice = o.notice
+    ? html`<p class="notice ${o.notice.kind}" role="${o.notice.kind === 'error' ? 'alert' : 'status'}">${o.notice.text}</p>`
+    : html``
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${o.title} · pronet console</title>
+<link rel="stylesheet" href="/console/assets/console.css">
+<script src="/console/assets/console.js" defer></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="top">
+  <a class="brand" href="${o.operator ? '/console/operator' : '/console/'}">pronet <span>${o.operator ? 'operator' : 'console'}</span></a>
+  ${navigation(o)}
+</header>
+<main id="main" tabindex="-1">
+<h1>${o.title}</h1>
+${notice}
+${o.body}
+</main>
+<footer class="foot"><a href="/docs">API reference</a></footer>
+</body>
+</html>
+`.text
+}

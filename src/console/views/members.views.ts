@@ -1,0 +1,42 @@
+/** Members of the account: who they are, their role, and (for an owner) invitations and changes. */
+import type { MemberView } from '../../identity/identity.service.ts'
+import { when } from './format.ts'
+import { html, type Html } from './html.ts'
+
+export function membersBody(o: { members: readonly MemberView[]; csrf: string; owner: boolean; self: string }): Html {
+  const token = html`<input type="hidden" name="_csrf" value="${o.csrf}">`
+  return html`<section class="card" aria-labelledby="people">
+  <h2 id="people">People in this account</h2>
+  <div class="table-wrap" tabindex="0" role="region" aria-label="Members">
+  <table>
+    <caption>Members and their roles</caption>
+    <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Since</th>${o.owner ? html`<th scope="col">Change</th>` : html``}</tr></thead>
+    <tbody>${o.members.map(
+      (m) => html`<tr><td>${m.email}${m.emailVerified ? '' : ' (address not confirmed)'}${m.userId === o.self ? ' (you)' : ''}</td><td>${m.role}</td><td>${when(m.since)}</td>${
+        o.owner
+          ? html`<td>
+          <form method="post" action="/console/members/${m.userId}/role" class="inline">${token}<input type="hidden" name="role" value="${m.role === 'owner' ? 'member' : 'owner'}"><button type="submit" class="secondary">Make ${m.role === 'owner' ? 'member' : 'owner'}</button></form>
+          <form method="post" action="/console/members/${m.userId}/remove" class="inline" data-confirm="Remove ${m.email} from this account?">${token}<button type="submit" class="danger">Remove</button></form>
+        </td>`
+          : html``
+      }</tr>`,
+    )}</tbody>
+  </table></div>
+  <p class="hint">An owner can do everything; a member manages their own keys, reads usage and billing.</p>
+</section>
+${
+  o.owner
+    ? html`<section class="card" aria-labelledby="invite">
+  <h2 id="invite">Invite someone</h2>
+  <form method="post" action="/console/members/invite" class="narrow">
+    ${token}
+    <label for="invite-email">Email</label>
+    <input type="email" id="invite-email" name="email" required>
+    <label for="invite-role">Role</label>
+    <select id="invite-role" name="role"><option value="member" selected>Member</option><option value="owner">Owner</option></select>
+    <button type="submit">Send the invitation</button>
+  </form>
+</section>`
+    : html``
+}`
+}

@@ -1,0 +1,105 @@
+/**
+ * The operator's pack orders: GET /admin/v1/orders?status=, POST /admin/v1/orders/:id/approve
+ * and POST /admin/v1/orders/:id/reject {note?}. As the rest of the admin API (admin.routes.ts): JSON
+ * with `Authorization: Bearer <PRONET_ADMIN_TOKEN>`, 401 for a wrong token, registered only when a
+ * token is configured, a body that may be left out, and `null` fields read as omitted. A scope of its
+ * own, so it stands beside registerAdminRoutes without reaching into it.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import Type from 'typebox'
+import { described, errorResponse, REQUEST_ID, withHeaders } from '../../contract/responses.schemas.ts'
+import { ApiError } from '../../domain/errors.ts'
+import { ORDER_STATUSES } from '../../ports/order-store.ts'
+import { MAX_ORDER_NOTE, ORDER_LIST_LIMIT, type OrdersService } from '../../payments/orders.service.ts'
+import { orderView, OrderSchema } from '../../payments/order-view.ts'
+import { strictBodyFields, strictQuery } from '../strict-input.ts'
+
+/** Who the history names for a move made here. */
+export const ADMIN_API_ACTOR = 'operator (admin API)'
+
+const ListQuery = Type.Object(
+  {
+    status: Type.Optional(Type.Enum([...ORDER_STATUSES], { type: 'string', description: 'only orders in this status' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: ORDER_LIST_LIMIT, description: 'at most this many, newest first (default 100)' })),
+  },
+  { additionalProperties: false },
+)
+const OrderParams = Type.Object({ id: Type.String() })
+const NoFields = Type.Object({}, { additionalProperties: false, description: 'No fields; the body may be left out' })
+const RejectBody = Type.Object(
+  { note: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_ORDER_NOTE, description: 'why, for the order history' })) },
+  { additionalProperties: false },
+)
+const OrderListSchema = Type.Object({ orders: Type.Array(OrderSchema) }, { additionalProperties: false })
+
+export function registerOrderAdminRoutes(app: FastifyInstance, deps: { token: string; orders: OrdersService }): void {
+  const expected = createHash('sha256').update(deps.token).digest()
+  const guard = async (request: FastifyRequest) => {
+    const header = request.headers.authorization ?? ''
+    const given = createHash('sha256').update(header.replace(/^Bearer\s+/i, '')).digest()
+    if (!/^Bearer\s+/i.test(header) || !timingSafeEqual(given, expected)) {
+      throw new ApiError('UNAUTHENTICATED', 'Admin API: send Authorization: Bearer <PRONET_ADMIN_TOKEN>.')
+    }
+  }
+  const schema = (operationId: string, summary: string, success: object, extra: Record<string, unknown> = {}) => ({
+    summary,
+    operationId,
+    tags: ['admin'],
+    security: [{ AdminToken: [] }],
+    ...extra,
+    response: {
+      200: withHeaders(success, REQUEST_ID),
+      400: withHeaders(errorResponse(['INVALID_PARAMETER', 'MISSING_PARAMETER']), REQUEST_ID),
+      401: withHeaders(errorResponse(['UNAUTHENTICATED'], ': a missing or wrong admin token'), REQUEST_ID),
+      404: withHeaders(errorResponse(['NOT_FOUND']), REQUEST_ID),
+    },
+  })
+  const json = (reply: FastifyReply, status: number, body: unknown) =>
+    reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body))
+
+  app.register(async (admin) => {
+    admin.addHook('onRequest', guard)
+    // As admin.routes.ts: zero bytes are no body (curl sends approve with none), read as `{}`;
+    // anything else goes through Fastify's own JSON parser.
+    const jsonParser = admin.getDefaultJsonParser(admin.initialConfig.onProtoPoisoning ?? 'error', admin.initialConfig.onConstructorPoisoning ?? 'error')
+    admin.removeContentTypeParser('application/json')
+    admin.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+      if (body.length === 0) return done(null, undefined)
+      return jsonParser(req, body as string, done)
+    })
+    admin.addHook('preValidation', async (request) => {
+      if (request.body === undefined && request.method === 'POST') request.body = {}
+      strictBodyFields(request.routeOptions.schema?.body, request.body)
+    })
+
+    admin.get(
+      '/admin/v1/orders',
+      { schema: schema('listOrders', 'Pack orders of every account, newest first', described(OrderListSchema, 'OK'), { querystring: ListQuery }), preValidation: strictQuery(ListQuery) },
+      async (req, reply) => {
+        const { status, limit } = req.query as Type.Static<typeof ListQuery>
+        const orders = await deps.orders.listAll({ ...(status === undefined ? {} : { status }), ...(limit === undefined ? {} : { limit }) })
+        return json(reply, 200, { orders: orders.map(orderView) })
+      },
+    )
+
+    admin.post(
+      '/admin/v1/orders/:id/approve',
+      { schema: schema('approveOrder', "Approve a manual order once paid: its pack is granted (once, however often approved)", described(OrderSchema, 'The order, paid'), { params: OrderParams, body: NoFields }) },
+      async (req, reply) => {
+        const { id } = req.params as Type.Static<typeof OrderParams>
+        return json(reply, 200, orderView(await deps.orders.approve(id, ADMIN_API_ACTOR)))
+      },
+    )
+
+    admin.post(
+      '/admin/v1/orders/:id/reject',
+      { schema: schema('rejectOrder', 'Reject a manual order: nothing is granted', described(OrderSchema, 'The order, rejected'), { params: OrderParams, body: RejectBody }) },
+      async (req, reply) => {
+        const { id } = req.params as Type.Static<typeof OrderParams>
+        const { note } = req.body as Type.Static<typeof RejectBody>
+        return json(reply, 200, orderView(await deps.orders.reject(id, ADMIN_API_ACTOR, note)))
+      },
+    )
+  })
+}
