@@ -75,7 +75,7 @@ export async function serve(config: Config): Promise<void> {
   const base = `http://${urlHost(config.host)}:${port}`
   say(`pronet listening on ${base}  (docs: /docs, OpenAPI: /openapi.json)`)
   if (isWildcardHost(config.host) && !config.buyCreditsUrlSet) {
-    say(`Note: 402 answers send customers to ${config.buyCreditsUrl} to buy credits; set PRONET_BUY_CREDITS_URL to your purchase page.`)
+    say(`Note: the console's links and 402 answers name ${config.publicUrl}; set PRONET_PUBLIC_URL to the address customers reach this service at.`)
   }
   for (const note of weakSecretNotes(config)) say(note)
   if (report.demoKey) {

@@ -46,7 +46,7 @@ export interface Config {
   readonly logLevel: string
   /** Budget of the in-memory response cache in MiB; 0 turns it off. */
   readonly cacheMb: number
-  /** The self-serve purchase page named in 402 details (default: the README's section on packs). */
+  /** The self-serve purchase page named in 402 details (default: the console's billing page). */
   readonly buyCreditsUrl: string
   /** Whether the operator set it (PRONET_BUY_CREDITS_URL), rather than the default link into the docs. */
   readonly buyCreditsUrlSet: boolean
@@ -196,7 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     platformHost: e.PRONET_PLATFORM_HOST.toLowerCase(),
     logLevel: e.LOG_LEVEL,
     cacheMb: e.PRONET_CACHE_MB,
-    buyCreditsUrl: buy ?? `http://${urlHost(e.HOST)}:${e.PORT}/docs#/admin`,
+    buyCreditsUrl: buy ?? `${publicUrl}/console/billing`,
     buyCreditsUrlSet: buy !== undefined,
     commitWorker: e.PRONET_COMMIT_WORKER,
     prices: table(() => pricesWithOverrides(e.PRONET_PRICES)),

@@ -28,13 +28,13 @@ describe('environment (D12): what an operator is told, and the default purchase 
   })
 
   it('writes the default link with an address a URL can hold: IPv6 in brackets, localhost for a wildcard', () => {
-    // `http://:::3000/docs#/admin` is no URL, and 0.0.0.0 names no machine a customer can open.
+    // `http://:::3000/console/billing` is no URL, and 0.0.0.0 names no machine a customer can open.
     for (const [host, expected] of [
-      ['127.0.0.1', 'http://127.0.0.1:3000/docs#/admin'],
-      ['0.0.0.0', 'http://localhost:3000/docs#/admin'],
-      ['::', 'http://localhost:3000/docs#/admin'],
-      ['::1', 'http://[::1]:3000/docs#/admin'],
-      ['api.internal', 'http://api.internal:3000/docs#/admin'],
+      ['127.0.0.1', 'http://127.0.0.1:3000/console/billing'],
+      ['0.0.0.0', 'http://localhost:3000/console/billing'],
+      ['::', 'http://localhost:3000/console/billing'],
+      ['::1', 'http://[::1]:3000/console/billing'],
+      ['api.internal', 'http://api.internal:3000/console/billing'],
     ] as const) {
       const config = loadConfig({ HOST: host })
       expect(config.buyCreditsUrl, host).toBe(expected)
@@ -43,5 +43,22 @@ describe('environment (D12): what an operator is told, and the default purchase 
     }
     expect(urlHost('[::1]')).toBe('[::1]')
     expect(loadConfig({ PRONET_BUY_CREDITS_URL: 'https://x.example/buy' }).buyCreditsUrlSet).toBe(true)
+  })
+
+  it('the console: its public address names the purchase page; sign-up and payment modes; Stripe needs both keys', () => {
+    const config = loadConfig({ PRONET_PUBLIC_URL: 'https://api.example.com/' })
+    expect([config.publicUrl, config.buyCreditsUrl]).toEqual(['https://api.example.com', 'https://api.example.com/console/billing'])
+    expect(loadConfig({ PRONET_PUBLIC_URL: 'https://x.example', PRONET_BUY_CREDITS_URL: 'https://pay.example/' }).buyCreditsUrl).toBe('https://pay.example/')
+    expect(refusal({ PRONET_PUBLIC_URL: 'ftp://x.example' })).toMatch(/PRONET_PUBLIC_URL must be an http/)
+    expect(refusal({ PRONET_PUBLIC_URL: 'https://x.example/?a=1' })).toMatch(/PRONET_PUBLIC_URL/)
+    const defaults = loadConfig({})
+    expect([defaults.signup, defaults.payments, defaults.smtpUrl, defaults.stripe]).toEqual(['open', 'manual', undefined, undefined])
+    expect(refusal({ PRONET_SIGNUP: 'maybe' })).toBe('invalid environment: PRONET_SIGNUP must be one of open, invite, closed')
+    expect(refusal({ PRONET_PAYMENTS: 'paypal' })).toBe('invalid environment: PRONET_PAYMENTS must be one of manual, stripe, test')
+    expect(refusal({ PRONET_PAYMENTS: 'stripe' })).toBe('invalid environment: PRONET_PAYMENTS=stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET')
+    expect(refusal({ PRONET_PAYMENTS: 'stripe', STRIPE_SECRET_KEY: 'sk_test_x' })).toBe('invalid environment: PRONET_PAYMENTS=stripe needs STRIPE_WEBHOOK_SECRET')
+    expect(loadConfig({ PRONET_PAYMENTS: 'stripe', STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_y' }).stripe).toEqual({ secretKey: 'sk_test_x', webhookSecret: 'whsec_y' })
+    expect(refusal({ SMTP_URL: 'http://mail.example' })).toMatch(/SMTP_URL must be an smtp/)
+    expect(loadConfig({ SMTP_URL: 'smtps://u:p@mail.example:465' }).smtpUrl).toBe('smtps://u:p@mail.example:465')
   })
 })
