@@ -8,6 +8,7 @@ const EVERY_BACKEND = [
   'test/integration/auth.routes.test.ts',
   'test/integration/client-gone.test.ts',
   'test/integration/company.routes.test.ts',
+  'test/integration/console.routes.test.ts',
   'test/integration/engagement.routes.test.ts',
   'test/integration/errors.test.ts',
   'test/integration/metering-race.test.ts',
