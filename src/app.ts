@@ -18,6 +18,7 @@ import { registerDataRoutes } from './http/routes/data.routes.ts'
 import { registerMetaRoutes } from './http/routes/meta.routes.ts'
 import { registerOrderAdminRoutes } from './http/routes/orders.admin.routes.ts'
 import { registerConsole } from './console/console.plugin.ts'
+import { createAccountSearch } from './domain/accounts/account-search.ts'
 import { registerStripeWebhookRoute } from './payments/stripe-webhook.routes.ts'
 
 /** How long a closing node leaves idle kept-alive connections open for a call already on its way. */
@@ -228,9 +229,10 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
   registerMetaRoutes(app)
   registerAccountRoutes(app, { gateway, metering: c.metering, usage: c.usage })
   registerDataRoutes(app, { content: c.content, search: c.search, gateway, metering: c.metering, prices: c.config.prices })
+  const searchAccounts = createAccountSearch({ accounts: c.accountStore, identity: c.identityStore })
   await registerConsole(app, {
     identity: c.identity,
-    identityStore: c.identityStore,
+    searchAccounts,
     accounts: c.accounts,
     accountStore: c.accountStore,
     metering: c.metering,
@@ -250,6 +252,7 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     registerOrderAdminRoutes(app, { token: c.config.adminToken, orders: c.orders })
     registerAdminRoutes(app, {
       token: c.config.adminToken,
+      searchAccounts,
       accounts: c.accounts,
       metering: c.metering,
       ...(c.testClock ? { testClock: c.testClock } : {}),

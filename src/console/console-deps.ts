@@ -8,13 +8,13 @@ import type { IdentityService } from '../identity/identity.service.ts'
 import type { OrdersService } from '../payments/orders.service.ts'
 import type { AccountStore } from '../ports/account-store.ts'
 import type { Clock } from '../ports/clock.ts'
-import type { IdentityStore } from '../ports/identity-store.ts'
+import type { AccountSearch } from '../domain/accounts/account-search.ts'
 import type { Ledger } from '../ports/ledger.ts'
 
 export interface ConsoleDeps {
   identity: IdentityService
-  /** Read directly only by the operator's search for a user's address. */
-  identityStore: IdentityStore
+  /** The operator's search for accounts (name, id, key prefix, a user's address). */
+  searchAccounts: AccountSearch
   accounts: AccountsService
   accountStore: AccountStore
   metering: MeteringService

@@ -40,6 +40,10 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
   const files = assets()
   await app.register(
     async (scope) => {
+      // Pages for people, not part of the API's description.
+      scope.addHook('onRoute', (route) => {
+        route.schema = { ...route.schema, hide: true }
+      })
       await scope.register(cookie)
       await scope.register(formbody)
       await scope.register(csrf, {

@@ -6,7 +6,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, isApiError } from '../domain/errors.ts'
 import { usageRange } from '../domain/usage/usage-report.ts'
 import { ORDER_STATUSES, type OrderStatus } from '../ports/order-store.ts'
-import type { AccountRecord } from '../ports/account-store.ts'
 import type { ConsoleDeps } from './console-deps.ts'
 import { addressOf, clearSessionCookie, OPERATOR_COOKIE, sessionOf, setSessionCookie, SignInFirst } from './session.ts'
 import { operatorSignInBody } from './views/auth.views.ts'
@@ -62,23 +61,9 @@ export function registerOperatorPages(app: FastifyInstance, deps: ConsoleDeps, o
   app.get('/operator', async (request, reply) => {
     await operator(request)
     const query = ((request.query as { query?: string }).query ?? '').slice(0, 200)
-    const accounts = await search(query)
+    const accounts = await deps.searchAccounts(query, SEARCH_LIMIT)
     return render(reply, { title: 'Accounts', body: accountsBody({ accounts, query }) })
   })
-
-  /** By name, id or key prefix in the account store; by a user's exact address in the console's users. */
-  async function search(query: string): Promise<AccountRecord[]> {
-    const found = await deps.accountStore.searchAccounts(query, SEARCH_LIMIT)
-    if (query.includes('@')) {
-      const user = await deps.identityStore.findUserByEmail(query.trim().toLowerCase())
-      for (const m of user ? await deps.identityStore.listMemberships(user.id) : []) {
-        if (found.some((a) => a.id === m.accountId)) continue
-        const account = await deps.accountStore.getAccount(m.accountId)
-        if (account) found.push(account)
-      }
-    }
-    return found
-  }
 
   app.get('/operator/accounts/:id', async (request, reply) => {
     await operator(request)

@@ -36,6 +36,23 @@ describe('admin API (D12): accounts and keys', () => {
     expectError(await admin('DELETE', `/admin/v1/accounts/${created.account.id}/keys/${second.id}`), 404, 'NOT_FOUND')
   })
 
+  it('finds accounts by id, a part of the name, the start of a key, or a console user\'s address', async () => {
+    const made = (await admin('POST', '/admin/v1/accounts', { name: 'Zebrafish Analytics' })).json()
+    await t.c.identity.createUser({ email: 'zed@example.com', accountId: made.account.id, role: 'owner' })
+    const ids = async (query: string) => {
+      const res = await admin('GET', `/admin/v1/accounts?query=${encodeURIComponent(query)}`)
+      expect(res.statusCode, res.body).toBe(200)
+      return (res.json().accounts as { id: string }[]).map((a) => a.id)
+    }
+    for (const q of [made.account.id, 'zebrafish', 'FISH ANALY', made.apiKey.prefix, 'zed@example.com', 'ZED@example.com']) expect(await ids(q), q).toEqual([made.account.id])
+    expect(await ids('nobody@example.com')).toEqual([])
+    expect((await ids('')).length).toBeGreaterThan(0)
+    const one = (await admin('GET', '/admin/v1/accounts?limit=1')).json()
+    expect(one.accounts).toHaveLength(1)
+    expectError(await admin('GET', '/admin/v1/accounts?limit=0'), 400, 'INVALID_PARAMETER')
+    expectError(await admin('GET', '/admin/v1/accounts?query=x', undefined, 'wrong-token'), 401, 'UNAUTHENTICATED')
+  })
+
   it('an id holding a control character names nothing: 404 on every route and store (a NUL was a 500 on PostgreSQL)', async () => {
     const { account } = (await admin('POST', '/admin/v1/accounts', { name: 'real' })).json()
     for (const id of ['%00', 'acc_%00x', 'acc_%01']) {

@@ -61,7 +61,7 @@ export function billingBody(m: BillingModel): Html {
 <section class="card" aria-labelledby="plan">
   <h2 id="plan">Plan</h2>
   <dl class="facts">
-    <dt>Plan</dt><dd>${s.plan === 'free' ? 'Free' : 'Custom'} (${s.status})</dd>
+    <dt>Plan</dt><dd>${s.plan === 'free' ? 'Free' : 'Custom'}${s.status === s.plan ? '' : ` (${s.status})`}</dd>
     <dt>Credits remaining</dt><dd>${num(s.creditsRemaining)}</dd>
     <dt>Of the plan</dt><dd>${num(s.subscriptionCreditsRemaining)} of ${num(s.creditsLimit)} this period</dd>
     <dt>Of packs</dt><dd>${num(s.paygCreditsRemaining)}</dd>

@@ -6,6 +6,7 @@ import { timingSafeEqual, createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import { MAX_ACCOUNT_NAME, type AccountsService } from '../../domain/accounts/accounts.service.ts'
+import type { AccountSearch } from '../../domain/accounts/account-search.ts'
 import type { MeteringService } from '../../domain/billing/metering.service.ts'
 import { MAX_CREDITS_LIMIT, MAX_RPS_LIMIT } from '../../domain/billing/billing-rules.ts'
 import { INSTANT_FORMS, MAX_CLOCK_MS, MAX_INSTANT_MS, parseInstant } from '../../domain/billing/calendar.ts'
@@ -59,6 +60,11 @@ const NewAccountBody = Type.Object(
 /** Control characters, which no id holds. */
 const CONTROL_RE = /\p{Cc}/u
 const AccountParams = Type.Object({ id: Type.String() })
+const AccountSearchQuery = Type.Object({
+  query: Type.Optional(Type.String({ maxLength: 200, description: "an account id, a part of its name, the start of a key, or a console user's email; empty lists the newest" })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+})
+const AccountListSchema = Type.Object({ accounts: Type.Array(AccountViewSchema) }, { additionalProperties: false })
 const KeyParams = Type.Object({ id: Type.String(), keyId: Type.String() })
 const SubscriptionBody = Type.Object(
   {
@@ -129,6 +135,8 @@ export interface AdminDeps {
   token: string
   accounts: AccountsService
   metering: MeteringService
+  /** Finds accounts by id, a part of the name, the start of a key, or a console user's address. */
+  searchAccounts: AccountSearch
   /** Present only with PRONET_TEST_CLOCK=1. */
   testClock?: { now(): number; set(ms: number): Promise<void> }
   /** Prometheus text of the node's metrics (rate-limiter fallback, process figures). */
@@ -212,6 +220,12 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
     admin.post('/admin/v1/accounts', { schema: schema('createAccount', 'Create an account and its first key', { 201: described(NewAccountSchema, 'Created; the key is shown only here') }, { body: NewAccountBody }) }, async (req, reply) => {
       const created = await deps.accounts.create((req.body ?? {}) as Type.Static<typeof NewAccountBody>)
       return json(reply, 201, { account: accountView(created.account), apiKey: created.apiKey })
+    })
+
+    admin.get('/admin/v1/accounts', { schema: schema('searchAccounts', 'Find accounts by id, name, key prefix or user email, newest first', { 200: described(AccountListSchema, 'OK') }, { querystring: AccountSearchQuery }) }, async (req, reply) => {
+      const q = req.query as Type.Static<typeof AccountSearchQuery>
+      const found = await deps.searchAccounts(q.query ?? '', q.limit ?? 50)
+      return json(reply, 200, { accounts: found.map(accountView) })
     })
 
     admin.get('/admin/v1/accounts/:id', { schema: schema('getAccount', 'An account and its keys', { 200: described(AccountShownSchema, 'OK') }, { params: AccountParams }) }, async (req, reply) => {
