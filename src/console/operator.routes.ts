@@ -33,8 +33,8 @@ export function registerOperatorPages(app: FastifyInstance, deps: ConsoleDeps, o
     const session = await sessionOf(deps, request, OPERATOR_COOKIE)
     if (session?.kind !== 'operator') throw new SignInFirst('/console/operator/sign-in')
   }
-  const render = (reply: FastifyReply, o: { title: string; body: Html; notice?: Notice | undefined; status?: number }) =>
-    send(reply, o.status ?? 200, page({ title: o.title, body: o.body, notice: o.notice, operator: true, active: 'operator', csrf: reply.generateCsrf() }))
+  const render = (reply: FastifyReply, o: { title: string; body: Html; notice?: Notice | undefined; status?: number; active?: 'operator' | 'orders' }) =>
+    send(reply, o.status ?? 200, page({ title: o.title, body: o.body, notice: o.notice, operator: true, active: o.active ?? 'operator', csrf: reply.generateCsrf() }))
   const done = (request: FastifyRequest) => DONE[(request.query as { done?: string }).done ?? '']
 
   app.get('/operator/sign-in', async (_request, reply) => send(reply, 200, page({ title: 'Operator sign-in', body: operatorSignInBody({ csrf: reply.generateCsrf() }) })))
@@ -108,7 +108,7 @@ export function registerOperatorPages(app: FastifyInstance, deps: ConsoleDeps, o
     const asked = (request.query as { status?: string }).status ?? 'pending'
     const status = (ORDER_STATUSES as readonly string[]).includes(asked) ? (asked as OrderStatus) : undefined
     const orders = await deps.orders.listAll(status === undefined ? {} : { status })
-    return render(reply, { title: 'Orders', body: ordersBody({ orders, status: status ?? 'all', csrf: reply.generateCsrf() }), notice: done(request) })
+    return render(reply, { title: 'Orders', active: 'orders', body: ordersBody({ orders, status: status ?? 'all', csrf: reply.generateCsrf() }), notice: done(request) })
   })
 
   app.post('/operator/orders/:id/approve', async (request, reply) => {

@@ -275,7 +275,8 @@ export function createIdentityService(deps: IdentityDeps) {
   /** accounts.create, with the name's refusal naming the sign-up form's field. */
   async function createAccount(name: string): Promise<{ account: AccountRecord; apiKey: CreatedKey }> {
     try {
-      return await accounts.create({ name, plan: 'free' })
+      // The key is named as the sign-up page shows it, so the keys page and the operator's say the same.
+      return await accounts.create({ name, plan: 'free', firstKey: { name: 'First key' } })
     } catch (e) {
       if (isApiError(e) && e.code === 'INVALID_PARAMETER' && e.details?.parameter === 'name') {
         throw new ApiError('INVALID_PARAMETER', e.message.replace("'name'", "'accountName'"), { parameter: 'accountName' })

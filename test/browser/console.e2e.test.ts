@@ -61,6 +61,7 @@ class ConsoleWatch {
   constructor(private readonly browser: () => Browser) {}
 
   watch(context: BrowserContext, o: { enforcesCsp: boolean }): void {
+    context.setDefaultTimeout(10_000)
     context.on('response', (r) => this.pending.push(this.inspect(r).catch((e: Error) => void this.problems.push(`${r.url()}: not inspected: ${e.message}`))))
     if (o.enforcesCsp) {
       context.on('console', (m) => {
@@ -255,7 +256,10 @@ async function orderPrice(page: Page): Promise<string> {
 /** One page of the tour: how to reach it from the page before, and its caption in docs/console. */
 interface Stop {
   name: string
+  title: string
   caption: string
+  /** The navigation's link marked as the current page, if any. */
+  current?: string
   open(page: Page, base: string): Promise<unknown>
 }
 
@@ -310,14 +314,15 @@ describe.skipIf(!hasBrowser)('the console in headless Chromium, on SQLite', () =
     const user = await signedIn.newPage()
 
     const tour: [Page, Stop][] = [
-      [out, { name: 'sign-in', caption: 'Sign in.', open: (p, b) => p.goto(`${b}/console/sign-in`) }],
-      [out, { name: 'sign-up', caption: 'Create an account: the free plan, 1,000 credits a month.', open: (p, b) => p.goto(`${b}/console/sign-up`) }],
-      [out, { name: 'forgot', caption: 'Ask for a password reset link.', open: (p, b) => p.goto(`${b}/console/forgot`) }],
+      [out, { name: 'sign-in', title: 'Sign in', caption: 'Email and password; links to a password reset and to sign-up.', open: (p, b) => p.goto(`${b}/console/sign-in`) }],
+      [out, { name: 'sign-up', title: 'Create an account', caption: 'A new account starts on the free plan: 1,000 credits a month, 5 requests a second.', open: (p, b) => p.goto(`${b}/console/sign-up`) }],
+      [out, { name: 'forgot', title: 'Forgotten password', caption: 'Asks for a link to set a new password (mailed, or written to the log without SMTP).', open: (p, b) => p.goto(`${b}/console/forgot`) }],
       [
         user,
         {
-          name: 'keys',
-          caption: 'API keys, with a new key shown once and its copy button.',
+          name: 'keys', current: 'API keys',
+          title: 'API keys',
+          caption: 'A new key, shown this once, with its copy button; creating a key; the keys in use and revoked.',
           open: async (p, b) => {
             await p.goto(`${b}/console/keys`)
             await p.getByLabel('Name', { exact: true }).fill('production crawler')
@@ -330,21 +335,23 @@ describe.skipIf(!hasBrowser)('the console in headless Chromium, on SQLite', () =
       [
         user,
         {
-          name: 'usage',
-          caption: 'Usage: credits and requests per day (chart and table), and per endpoint and status.',
+          name: 'usage', current: 'Usage',
+          title: 'Usage',
+          caption: 'Credits and requests for a range of UTC days: totals, per day (a chart drawn from the table), per endpoint and status, and a CSV download.',
           open: async (p, b) => {
             await p.goto(`${b}/console/usage`)
             await p.locator('#usage-chart').waitFor()
           },
         },
       ],
-      [user, { name: 'billing', caption: 'Balance and billing: the plan, every pack with its expiry, the rate table, buying a pack, orders.', open: (p, b) => p.goto(`${b}/console/billing`) }],
-      [user, { name: 'members', caption: 'Members of the account, and inviting someone.', open: (p, b) => p.goto(`${b}/console/members`) }],
+      [user, { name: 'billing', current: 'Balance and billing', title: 'Balance and billing', caption: 'The plan, where the credits are (every pack with its expiry, in drawdown order), the rate table, buying a pack, and the orders.', open: (p, b) => p.goto(`${b}/console/billing`) }],
+      [user, { name: 'members', current: 'Members', title: 'Members', caption: 'The people in the account and their roles; an owner changes roles, removes members and invites.', open: (p, b) => p.goto(`${b}/console/members`) }],
       [
         user,
         {
-          name: 'revoke-key',
-          caption: 'Revoking a key without script: the server asks on a page of its own.',
+          name: 'revoke-key', current: 'API keys',
+          title: 'Revoking a key without script',
+          caption: 'With script the browser asks in a dialog; without it, the server asks on a page of its own.',
           open: async (p, b) => {
             await p.goto(`${b}/console/keys`)
             // form.submit() skips the script's confirm dialog: the request a browser without script sends.
@@ -352,12 +359,13 @@ describe.skipIf(!hasBrowser)('the console in headless Chromium, on SQLite', () =
           },
         },
       ],
-      [out, { name: 'operator-sign-in', caption: 'Operator sign-in, with the admin token.', open: (p, b) => p.goto(`${b}/console/operator/sign-in`) }],
+      [out, { name: 'operator-sign-in', title: 'Operator sign-in', caption: 'The operator signs in with PRONET_ADMIN_TOKEN; without the token set, the operator pages answer 404.', open: (p, b) => p.goto(`${b}/console/operator/sign-in`) }],
       [
         out,
         {
-          name: 'operator-accounts',
-          caption: 'Operator: accounts, newest first, with search.',
+          name: 'operator-accounts', current: 'Accounts',
+          title: 'Operator: accounts',
+          caption: 'Accounts, newest first, searched by name, email, account id or key prefix.',
           open: async (p) => {
             await p.getByLabel('Admin token').fill(ADMIN)
             await Promise.all([p.waitForURL(/\/console\/operator$/), p.getByRole('button', { name: 'Sign in' }).click()])
@@ -367,12 +375,13 @@ describe.skipIf(!hasBrowser)('the console in headless Chromium, on SQLite', () =
       [
         out,
         {
-          name: 'operator-account',
-          caption: 'Operator: one account, its plan, keys, members and orders; suspend, resume, grant a pack.',
+          name: 'operator-account', current: 'Accounts',
+          title: 'Operator: one account',
+          caption: 'Its plan, balance and month; suspend or resume it, grant a pack; its keys, members and orders.',
           open: (p) => Promise.all([p.waitForURL(/\/console\/operator\/accounts\//), p.getByRole('link', { name: 'Acme Research' }).click()]),
         },
       ],
-      [out, { name: 'operator-orders', caption: 'Operator: orders, by status.', open: (p, b) => p.goto(`${b}/console/operator/orders?status=all`) }],
+      [out, { name: 'operator-orders', current: 'Orders', title: 'Operator: orders', caption: 'Orders by status; a pending manual order is approved (its pack granted) or rejected here.', open: (p, b) => p.goto(`${b}/console/operator/orders?status=all`) }],
     ]
 
     mkdirSync(DOCS, { recursive: true })
@@ -384,6 +393,7 @@ describe.skipIf(!hasBrowser)('the console in headless Chromium, on SQLite', () =
       await stop.open(page, base)
       const title = await page.title()
       expect(title, `${stop.name}: the page's title`).not.toMatch(/^(Not found|Something is not right)/)
+      expect(await page.locator('nav [aria-current="page"]').allTextContents(), `${stop.name}: the current page in the navigation`).toEqual(stop.current ? [stop.current] : [])
       const live = await liveMarkup(page)
       if (live.inlineScripts > 0) inline.push(`${stop.name}: ${live.inlineScripts} script elements without src`)
       for (const w of WIDTHS) {
@@ -480,12 +490,13 @@ function docsReadme(stops: readonly Stop[]): string {
     '',
     'Screenshots of the customer and operator console (`/console/`), taken by the end-to-end test in',
     'headless Chromium at 1280 px (desktop) and 375 px (phone) wide, so they show the console as it is.',
-    'The data is what the test makes: an account signed up as `ada@example.com`, one API call, a',
-    '50,000-credit pack bought with the test payment adapter (`PRONET_PAYMENTS=test`).',
+    'The data is what the test makes: an account signed up as `ada@example.com`, a call with its first key',
+    '(and one refused once the key is revoked), a 50,000-credit pack bought with the test payment adapter',
+    '(`PRONET_PAYMENTS=test`).',
     '',
   ]
   for (const s of stops) {
-    lines.push(`## ${s.caption}`, '', `![${s.name}, desktop](${s.name}-desktop.png)`, `![${s.name}, phone](${s.name}-phone.png)`, '')
+    lines.push(`## ${s.title}`, '', s.caption, '', `![${s.title}, 1280 px wide](${s.name}-desktop.png) ![${s.title}, 375 px wide](${s.name}-phone.png)`, '')
   }
   return lines.join('\n')
 }

@@ -52,7 +52,11 @@ document.addEventListener('DOMContentLoaded', () => {
       options: {
         maintainAspectRatio: false,
         animation: false,
-        scales: { credits: { beginAtZero: true, position: 'left' }, requests: { beginAtZero: true, position: 'right', grid: { drawOnChartArea: false } } },
+        // Credits and requests are whole numbers: no 0.5 on either axis.
+        scales: {
+          credits: { beginAtZero: true, position: 'left', ticks: { precision: 0 } },
+          requests: { beginAtZero: true, position: 'right', grid: { drawOnChartArea: false }, ticks: { precision: 0 } },
+        },
       },
     })
   }

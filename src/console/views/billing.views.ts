@@ -122,7 +122,7 @@ export function billingBody(m: BillingModel): Html {
   ${
     m.orders.length === 0
       ? html`<p>No orders yet.</p>`
-      : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Orders">
+      : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Table of orders">
   <table>
     <caption>Orders, newest first</caption>
     <thead><tr><th scope="col">Placed</th><th scope="col" class="num">Credits</th><th scope="col" class="num">Price</th><th scope="col">Status</th><th scope="col">History</th></tr></thead>

@@ -12,7 +12,7 @@ export interface Viewer {
   accounts: readonly { id: string; name: string; current: boolean }[]
 }
 
-export type Section = 'keys' | 'usage' | 'billing' | 'members' | 'operator'
+export type Section = 'keys' | 'usage' | 'billing' | 'members' | 'operator' | 'orders'
 
 export interface Notice {
   kind: 'ok' | 'error'
@@ -40,7 +40,7 @@ function navigation(o: PageOptions): Html {
   if (o.operator) {
     return html`<nav aria-label="Operator"><ul class="nav">
       <li><a href="/console/operator"${o.active === 'operator' ? html` aria-current="page"` : ''}>Accounts</a></li>
-      <li><a href="/console/operator/orders">Orders</a></li>
+      <li><a href="/console/operator/orders"${o.active === 'orders' ? html` aria-current="page"` : ''}>Orders</a></li>
     </ul></nav>
     <form method="post" action="/console/operator/sign-out" class="inline"><input type="hidden" name="_csrf" value="${o.csrf ?? ''}"><button type="submit" class="link">Sign out</button></form>`
   }

@@ -23,7 +23,7 @@ export function accountsBody(o: { accounts: readonly AccountRecord[]; query: str
     <caption>Accounts, newest first</caption>
     <thead><tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col">Plan</th><th scope="col">Created</th><th scope="col">State</th></tr></thead>
     <tbody>${o.accounts.map(
-      (a) => html`<tr><td><a href="/console/operator/accounts/${a.id}">${a.name}</a></td><td><code>${a.id}</code></td><td>${a.plan} (${a.status})</td><td>${when(a.createdAt)}</td><td>${a.suspendedAt === null ? 'active' : `suspended ${when(a.suspendedAt)}`}</td></tr>`,
+      (a) => html`<tr><td><a href="/console/operator/accounts/${a.id}">${a.name}</a></td><td><code>${a.id}</code></td><td>${a.plan}${a.status === a.plan ? '' : ` (${a.status})`}</td><td>${when(a.createdAt)}</td><td>${a.suspendedAt === null ? 'active' : `suspended ${when(a.suspendedAt)}`}</td></tr>`,
     )}</tbody></table></div>`
   }
 </section>`
@@ -44,9 +44,9 @@ export function accountBody(o: {
   <h2 id="summary">${a.name} <code>${a.id}</code></h2>
   <dl class="facts">
     <dt>State</dt><dd>${a.suspendedAt === null ? 'active' : `suspended since ${when(a.suspendedAt)}`}</dd>
-    <dt>Plan</dt><dd>${s.plan} (${s.status}), ${num(s.creditsLimit)} credits a period, ${num(s.rpsLimit)} requests a second</dd>
+    <dt>Plan</dt><dd>${s.plan}${s.status === s.plan ? '' : ` (${s.status})`}, ${num(s.creditsLimit)} credits a period, ${num(s.rpsLimit)} requests a second</dd>
     <dt>Credits remaining</dt><dd>${num(s.creditsRemaining)} (plan ${num(s.subscriptionCreditsRemaining)}, packs ${num(s.paygCreditsRemaining)})</dd>
-    <dt>Renews</dt><dd>${s.renewalDate ?? 'no renewal'}${s.cancelAtPeriodEnd ? ' (cancelled at period end)' : ''}</dd>
+    <dt>Renews</dt><dd>${s.renewalDate === null ? 'no renewal' : when(Date.parse(s.renewalDate))}${s.cancelAtPeriodEnd ? ' (cancelled at period end)' : ''}</dd>
     <dt>This month</dt><dd>${num(o.usage.creditsUsed)} credits over ${num(o.usage.requests)} requests</dd>
   </dl>
   <form method="post" action="/console/operator/accounts/${a.id}/${a.suspendedAt === null ? 'suspend' : 'resume'}"${a.suspendedAt === null ? html` data-confirm="Suspend ${a.name}? Its calls are refused until it is resumed."` : html``}>
@@ -65,7 +65,7 @@ export function accountBody(o: {
 </section>
 <section class="card" aria-labelledby="keys">
   <h2 id="keys">Keys</h2>
-  <div class="table-wrap" tabindex="0" role="region" aria-label="Keys"><table>
+  <div class="table-wrap" tabindex="0" role="region" aria-label="Table of keys"><table>
     <caption>Keys of the account</caption>
     <thead><tr><th scope="col">Name</th><th scope="col">Starts with</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Revoked</th></tr></thead>
     <tbody>${o.keys.map((k) => html`<tr><td>${k.name || 'Unnamed key'}</td><td><code>${k.prefix}…</code></td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td><td>${when(k.revokedAt)}</td></tr>`)}</tbody>
@@ -83,7 +83,7 @@ export function accountBody(o: {
 
 export function ordersTable(orders: readonly OrderRecord[], csrf: string): Html {
   if (orders.length === 0) return html`<p>No orders.</p>`
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Orders"><table>
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Table of orders"><table>
   <caption>Orders, newest first</caption>
   <thead><tr><th scope="col">Placed</th><th scope="col">Account</th><th scope="col" class="num">Credits</th><th scope="col" class="num">Price</th><th scope="col">Paid by</th><th scope="col">Status</th><th scope="col">Action</th></tr></thead>
   <tbody>${orders.map(

@@ -26,6 +26,8 @@ export interface NewAccount {
   creditsLimit?: number
   rpsLimit?: number
   status?: SubscriptionStatus
+  /** The name (and maker) of the account's first key, made with it. */
+  firstKey?: KeyDetails
 }
 
 export interface KeyDetails {
@@ -154,7 +156,7 @@ export function createAccountsService(deps: AccountsDeps) {
         creditsLimit: plan === 'none' ? 0 : (input.creditsLimit ?? (plan === 'free' ? FREE_CREDITS : 0)),
         rpsLimit: input.rpsLimit ?? DEFAULT_RPS,
       }
-      const key = newKey(account.id)
+      const key = newKey(account.id, input.firstKey)
       await store.createAccount(account, key.record)
       return { account, apiKey: key.created }
     },
