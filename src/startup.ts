@@ -120,7 +120,7 @@ async function prepare(c: Container, seeder: Seeder, log: (line: string) => void
   let demoUser: { email: string; password: string } | undefined
   if (record.demo) {
     if (record.demoAccountId === undefined) {
-      const demo = await c.accounts.create({ name: 'demo', plan: 'free' })
+      const demo = await c.accounts.create({ name: 'demo', plan: 'free', firstKey: { name: 'Demo key' } })
       demoKey = demo.apiKey.key
       record = { ...record, demoAccountId: demo.account.id }
       await save(record)

@@ -9,6 +9,7 @@ import { ApiError, invalidParameter, isApiError } from '../domain/errors.ts'
 import { usageRange } from '../domain/usage/usage-report.ts'
 import type { ConsoleDeps } from './console-deps.ts'
 import { requireUser, USER_COOKIE, viewerOf, type SignedIn } from './session.ts'
+import { confirmBody } from './views/auth.views.ts'
 import { billingBody, type OrderLine } from './views/billing.views.ts'
 import type { Html } from './views/html.ts'
 import { keysBody, newKeyNotice, revokeConfirmBody, type KeyLine } from './views/keys.views.ts'
@@ -186,7 +187,15 @@ export function registerAccountPages(app: FastifyInstance, deps: ConsoleDeps): v
 
   app.post('/members/:userId/remove', async (request, reply) => {
     const s = await user(request)
-    await deps.identity.removeMember({ accountId: s.accountId, userId: (request.params as { userId: string }).userId, by: s.userId })
+    const userId = (request.params as { userId: string }).userId
+    if (field(form(request), 'confirmed') !== 'yes') {
+      const member = (await deps.identity.members(s.accountId)).find((m) => m.userId === userId)
+      if (member === undefined) throw new ApiError('NOT_FOUND', 'That user is not a member of this account.')
+      if (s.role !== 'owner') throw ownersOnly()
+      const body = confirmBody({ question: `Remove ${member.email} from ${s.accountName}? They lose access to its keys and pages.`, action: `/console/members/${userId}/remove`, csrf: reply.generateCsrf(), button: 'Remove the member', back: '/console/members' })
+      return render(reply, s, { title: 'Remove a member', active: 'members', body })
+    }
+    await deps.identity.removeMember({ accountId: s.accountId, userId, by: s.userId })
     return reply.redirect('/console/members?done=removed', 303)
   })
 

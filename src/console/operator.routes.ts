@@ -8,7 +8,7 @@ import { usageRange } from '../domain/usage/usage-report.ts'
 import { ORDER_STATUSES, type OrderStatus } from '../ports/order-store.ts'
 import type { ConsoleDeps } from './console-deps.ts'
 import { addressOf, clearSessionCookie, OPERATOR_COOKIE, sessionOf, setSessionCookie, SignInFirst } from './session.ts'
-import { operatorSignInBody } from './views/auth.views.ts'
+import { confirmBody, operatorSignInBody } from './views/auth.views.ts'
 import type { Html } from './views/html.ts'
 import { page, type Notice } from './views/layout.ts'
 import { accountBody, accountsBody, ordersBody } from './views/operator.views.ts'
@@ -85,6 +85,13 @@ export function registerOperatorPages(app: FastifyInstance, deps: ConsoleDeps, o
   app.post('/operator/accounts/:id/suspend', async (request, reply) => {
     await operator(request)
     const id = (request.params as { id: string }).id
+    if (field(form(request), 'confirmed') !== 'yes') {
+      const account = await deps.accountStore.getAccount(id)
+      if (account === undefined) throw new ApiError('NOT_FOUND', `No account '${id}'.`)
+      const back = `/console/operator/accounts/${encodeURIComponent(id)}`
+      const body = confirmBody({ question: `Suspend ${account.name}? Its calls are refused with 403 until it is resumed.`, action: `${back}/suspend`, csrf: reply.generateCsrf(), button: 'Suspend the account', back })
+      return render(reply, { title: 'Suspend an account', body })
+    }
     await deps.accounts.suspend(id)
     return reply.redirect(`/console/operator/accounts/${encodeURIComponent(id)}?done=suspended`, 303)
   })

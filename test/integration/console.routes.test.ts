@@ -191,6 +191,35 @@ describe('roles and other accounts', () => {
     expect((await api(aKey, '/api/v1/subscription')).statusCode).toBe(401)
   })
 
+  it('suspending an account and removing a member ask again before acting, without script', async () => {
+    const owner = new ConsoleClient(t.app)
+    const key = await owner.signUp('asks@example.com')
+    const { accountId } = await t.c.accounts.identify(key)
+    const member = await t.c.identity.createUser({ email: 'asked@example.com', password: 'member password 2', accountId, role: 'member' })
+    await owner.get('/console/members')
+    const ask = await owner.post(`/console/members/${member.user.id}/remove`)
+    expect(ask.statusCode).toBe(200)
+    expect(ask.body).toContain('Remove asked@example.com from')
+    expect((await t.c.identity.members(accountId)).map((m) => m.email).sort()).toEqual(['asked@example.com', 'asks@example.com'])
+    const removed = await owner.post(`/console/members/${member.user.id}/remove`, { confirmed: 'yes' })
+    expect([removed.statusCode, removed.headers.location]).toEqual([303, '/console/members?done=removed'])
+    expect((await t.c.identity.members(accountId)).map((m) => m.email)).toEqual(['asks@example.com'])
+
+    const operator = new ConsoleClient(t.app)
+    await operator.get('/console/operator/sign-in')
+    await operator.post('/console/operator/sign-in', { token: ADMIN_TOKEN })
+    await operator.get(`/console/operator/accounts/${accountId}`)
+    const asked = await operator.post(`/console/operator/accounts/${accountId}/suspend`)
+    expect(asked.statusCode).toBe(200)
+    expect(asked.body).toContain('Its calls are refused with 403 until it is resumed.')
+    expect((await t.c.accounts.get(accountId)).suspendedAt).toBeNull()
+    await operator.post(`/console/operator/accounts/${accountId}/suspend`, { confirmed: 'yes' })
+    expect((await t.c.accounts.get(accountId)).suspendedAt).not.toBeNull()
+    expect((await api(key, '/api/v1/profile?profileUrlOrUrn=member-1')).statusCode).toBe(403)
+    await operator.post(`/console/operator/accounts/${accountId}/resume`)
+    expect((await t.c.accounts.get(accountId)).suspendedAt).toBeNull()
+  })
+
   it('pages need a session; operator pages need the operator’s', async () => {
     const anonymous = new ConsoleClient(t.app)
     for (const url of ['/console/keys', '/console/usage', '/console/billing', '/console/members']) {

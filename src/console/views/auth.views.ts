@@ -94,3 +94,16 @@ export function operatorSignInBody(o: { csrf: string }): Html {
   </form>
 </section>`
 }
+
+/** A destructive form asked again on a page of its own, for a browser that runs no script. */
+export function confirmBody(o: { question: string; action: string; csrf: string; button: string; back: string }): Html {
+  return html`<section class="card narrow">
+  <p>${o.question}</p>
+  <form method="post" action="${o.action}">
+    <input type="hidden" name="_csrf" value="${o.csrf}">
+    <input type="hidden" name="confirmed" value="yes">
+    <button type="submit" class="danger">${o.button}</button>
+    <a class="button secondary" href="${o.back}">Cancel</a>
+  </form>
+</section>`
+}

@@ -9,3 +9,6 @@ export const when = (ms: number | null | undefined): string =>
 
 /** A day as `2026-12-04`. */
 export const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10)
+
+/** `1 credit`, `2 credits`. */
+export const count = (n: number, one: string, many: string): string => `${num(n)} ${n === 1 ? one : many}`

@@ -4,7 +4,7 @@ import type { UsageReport } from '../../domain/usage/usage-report.ts'
 import type { MemberView } from '../../identity/identity.service.ts'
 import type { AccountRecord, ApiKeyRecord } from '../../ports/account-store.ts'
 import type { OrderRecord } from '../../ports/order-store.ts'
-import { money, num, when } from './format.ts'
+import { count, money, num, when } from './format.ts'
 import { html, type Html } from './html.ts'
 
 const token = (csrf: string) => html`<input type="hidden" name="_csrf" value="${csrf}">`
@@ -47,7 +47,7 @@ export function accountBody(o: {
     <dt>Plan</dt><dd>${s.plan}${s.status === s.plan ? '' : ` (${s.status})`}, ${num(s.creditsLimit)} credits a period, ${num(s.rpsLimit)} requests a second</dd>
     <dt>Credits remaining</dt><dd>${num(s.creditsRemaining)} (plan ${num(s.subscriptionCreditsRemaining)}, packs ${num(s.paygCreditsRemaining)})</dd>
     <dt>Renews</dt><dd>${s.renewalDate === null ? 'no renewal' : when(Date.parse(s.renewalDate))}${s.cancelAtPeriodEnd ? ' (cancelled at period end)' : ''}</dd>
-    <dt>This month</dt><dd>${num(o.usage.creditsUsed)} credits over ${num(o.usage.requests)} requests</dd>
+    <dt>This month</dt><dd>${count(o.usage.creditsUsed, 'credit', 'credits')} over ${count(o.usage.requests, 'request', 'requests')}</dd>
   </dl>
   <form method="post" action="/console/operator/accounts/${a.id}/${a.suspendedAt === null ? 'suspend' : 'resume'}"${a.suspendedAt === null ? html` data-confirm="Suspend ${a.name}? Its calls are refused until it is resumed."` : html``}>
     ${token(o.csrf)}<button type="submit" class="${a.suspendedAt === null ? 'danger' : ''}">${a.suspendedAt === null ? 'Suspend the account' : 'Resume the account'}</button>
