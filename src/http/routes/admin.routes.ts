@@ -2,7 +2,7 @@
  * Operator admin API (D12), JSON with `Authorization: Bearer <PRONET_ADMIN_TOKEN>`. Registered only
  * when a token is configured, so without one every /admin path is a 404 like any unknown path.
  */
-import { timingSafeEqual, createHash } from 'node:crypto'
+import { adminGuard } from '../admin-guard.ts'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import { MAX_ACCOUNT_NAME, type AccountsService } from '../../domain/accounts/accounts.service.ts'
@@ -144,14 +144,7 @@ export interface AdminDeps {
 }
 
 export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void {
-  const expected = createHash('sha256').update(deps.token).digest()
-  const guard = async (request: FastifyRequest) => {
-    const header = request.headers.authorization ?? ''
-    const given = createHash('sha256').update(header.replace(/^Bearer\s+/i, '')).digest()
-    if (!/^Bearer\s+/i.test(header) || !timingSafeEqual(given, expected)) {
-      throw new ApiError('UNAUTHENTICATED', 'Admin API: send Authorization: Bearer <PRONET_ADMIN_TOKEN>.')
-    }
-  }
+  const guard = adminGuard(deps.token)
   /**
    * A route's schema; `success` is its answer by status as D12 gives it (201 for what it creates, 204
    * for a revoked key). The responses are documentation for /openapi.json: every body here is sent as

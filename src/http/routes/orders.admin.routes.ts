@@ -5,7 +5,7 @@
  * token is configured, a body that may be left out, and `null` fields read as omitted. A scope of its
  * own, so it stands beside registerAdminRoutes without reaching into it.
  */
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { adminGuard } from '../admin-guard.ts'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import { described, errorResponse, REQUEST_ID, withHeaders } from '../../contract/responses.schemas.ts'
@@ -34,14 +34,7 @@ const RejectBody = Type.Object(
 const OrderListSchema = Type.Object({ orders: Type.Array(OrderSchema) }, { additionalProperties: false })
 
 export function registerOrderAdminRoutes(app: FastifyInstance, deps: { token: string; orders: OrdersService }): void {
-  const expected = createHash('sha256').update(deps.token).digest()
-  const guard = async (request: FastifyRequest) => {
-    const header = request.headers.authorization ?? ''
-    const given = createHash('sha256').update(header.replace(/^Bearer\s+/i, '')).digest()
-    if (!/^Bearer\s+/i.test(header) || !timingSafeEqual(given, expected)) {
-      throw new ApiError('UNAUTHENTICATED', 'Admin API: send Authorization: Bearer <PRONET_ADMIN_TOKEN>.')
-    }
-  }
+  const guard = adminGuard(deps.token)
   const schema = (operationId: string, summary: string, success: object, extra: Record<string, unknown> = {}) => ({
     summary,
     operationId,
