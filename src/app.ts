@@ -39,27 +39,29 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
   let closing = false
   const app = Fastify({
     // A path Fastify's router cannot read (a malformed percent-escape: /api/v1/prof%ile) or a path
-    // parameter over its length was answered with Fastify's own body and code (FST_ERR_BAD_URL, 414)
-    // and never recorded. No route can match such a path: it is an unknown path (D5), 404 NOT_FOUND
-    // in the section 7 envelope, counted under `unknown` like any other. `notFound` is set below,
+    // parameter over its length would get Fastify's own body and code (FST_ERR_BAD_URL, 414) and go
+    // unrecorded. No route can match such a path: it is an unknown path, 404 NOT_FOUND in the API's
+    // error envelope, counted under `unknown` like any other. `notFound` is set below,
     // before the server takes a request; the app's onSend hooks do not run for these replies, so the
     // request id is named here.
     frameworkErrors: (_error, request, reply) => {
       void notFound?.(request as FastifyRequest, reply.header('x-request-id', request.id) as FastifyReply)
     },
-    // No per-request logger: Fastify's child logger per request costs ~6% of a cached response
-    // (performance notes: request log lines halve throughput). Failures are logged by the error
-    // handler through the container's logger.
+    // No per-request logger: a child logger per request is a noticeable share of a cached response's
+    // cost, and request log lines would halve throughput. Failures are logged by the error handler
+    // through the container's logger.
     logger: false,
     bodyLimit: 1024 * 1024,
+    // The client's address (sign-in throttling) read from X-Forwarded-For only from trusted proxies.
+    trustProxy: trustedProxies(c.config.trustProxy),
     // Node answers an HTTP/1.1 request without a Host header itself, with an empty 400; the hook
-    // below answers it with the section 7 envelope instead.
+    // below answers it with the API's error envelope instead.
     http: { requireHostHeader: false },
     // Request ids name debits in the ledger and come back as X-Request-Id: a per-process random
     // prefix and a counter, unique across restarts; no header is trusted for them.
     requestIdHeader: false,
     genReqId: requestIds(),
-    // Fastify's own answer while closing is a 503 without the section 7 envelope, Retry-After or a
+    // Fastify's own answer while closing is a 503 without the API's error envelope, Retry-After or a
     // usage line; ours is below (the closing hooks and the gateway).
     return503OnClosing: false,
     // No implicit HEAD routes: a HEAD of a data route would be billed for a body it never sends.
@@ -68,8 +70,8 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     ajv: { customOptions: { removeAdditional: false } },
     // Node's HTTP parser refuses some requests before Fastify sees them (headers over the limit,
     // which a long query string counts towards; bytes that are not HTTP), and Fastify's default
-    // answers those with its own body and a 431 that the spec does not list. Here they get the
-    // section 7 envelope as 400 INVALID_PARAMETER. There is no request or reply yet, so the response
+    // answers those with its own body and a 431, a status the API does not use. Here they get the
+    // API's error envelope as 400 INVALID_PARAMETER. There is no request or reply yet, so the response
     // is written on the socket by hand. As in Node's own handler, nothing is written once a response
     // on this connection has started (a second message would corrupt it for the peer), and the
     // connection is always closed: the parser cannot resume after an error. Nor is anything written
@@ -99,14 +101,13 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
   app.decorateRequest('principal', null)
   app.decorateRequest('meter', null)
   // An expectation other than 100-continue: Node's default is a 417 with an empty body, a status
-  // section 7 does not list. RFC 9110 (10.1.1) lets a server ignore it, as this one does: the request
+  // the API does not use. RFC 9110 lets a server ignore it, as this one does: the request
   // is answered as if the header were absent.
   app.server.on('checkExpectation', (req, res) => app.server.emit('request', req, res))
   // A client's end of the stream (FIN) is how it leaves: a call that has not settled by then is
-  // recorded as 499 and not answered (see connectionClosed). Node's default ended the connection as
-  // soon as that end arrived, and a call settling at that moment was billed while its answer was
-  // dropped (a probe on PostgreSQL: 26 of 30 calls from clients that half-closed 6 ms after their
-  // request). With half-open allowed, Node leaves the ending to the calls under way: one already
+  // recorded as 499 and not answered (see connectionClosed). Node's default ends the connection as
+  // soon as that end arrives, so a call settling at that moment would be billed while its answer is
+  // dropped. With half-open allowed, Node leaves the ending to the calls under way: one already
   // settled is answered (a half-closed client still reads it), and the connection ends after it.
   ;(app.server as typeof app.server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true
   // A callback hook, not an async one: it runs on every request, and has nothing to wait for.
@@ -118,8 +119,8 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
   })
   // While the node closes, a call that arrives is refused with a free 503 SERVICE_UNAVAILABLE
   // (Retry-After: 1), and every response closes its connection (onSend below): Node keeps a busy
-  // keep-alive connection open after server.close(), so a client sending back to back kept the node
-  // from ever closing, and one that had just been answered held it for the keep-alive timeout. Calls
+  // keep-alive connection open after server.close(), so a client sending back to back would keep the
+  // node from ever closing, and one that had just been answered would hold it for the keep-alive timeout. Calls
   // with a key are refused by the gateway, after authentication, so each is in its account's usage;
   // the API's unknown paths are still answered (and recorded) as such. Calls admitted before run to
   // their end, billed as usual.
@@ -127,8 +128,8 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     closing = true
     // Node's server.close() (which Fastify's close calls next) stops taking connections and at once
     // destroys every kept-alive connection it takes for idle, one whose next request is already on
-    // its way included: a crash probe saw 15-24 of 24 clients' calls (POSTs among them) cut with
-    // ECONNRESET within 10 ms of SIGTERM, unanswered. So idle connections get DRAIN_GRACE_MS first: a
+    // its way included, so calls sent just before SIGTERM (POSTs among them) would be cut with
+    // ECONNRESET, unanswered. So idle connections get DRAIN_GRACE_MS first: a
     // call arriving on one meanwhile is answered (a 503 that closes it); those still idle then go.
     // Connections busy with a call close after their answer, as before; close() waits for them all.
     const server = app.server
@@ -144,8 +145,8 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     if (closing && !request.url.startsWith('/api/')) throw nodeClosing()
   })
   // A client that closed its connection before its body was read (while its key was checked: a
-  // PostgreSQL or Redis round trip) has lost that body: Node discards it, and Fastify waited for it
-  // for ever, so the call was never answered nor recorded. It goes the error's way instead, recorded
+  // PostgreSQL or Redis round trip) has lost that body: Node discards it, and Fastify would wait for
+  // it for ever, so the call would be neither answered nor recorded. It goes the error's way instead, recorded
   // as 499 like any call whose client left. No hook after this one waits on anything before the body
   // is read, so a close cannot slip in between.
   app.addHook('preParsing', (request, _reply, payload, done) => {
@@ -168,8 +169,8 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
   // valid JSON"; it is valid JSON with a field no route accepts, so it is refused naming that field.
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
-  // Fastify reads text/plain bodies as strings by default: a JSON body labelled text/plain reached the
-  // routes as a string and was refused for its fields ("'companies' is required"). Every body here is
+  // Fastify reads text/plain bodies as strings by default: a JSON body labelled text/plain would reach
+  // the routes as a string and be refused for its fields ("'companies' is required"). Every body here is
   // JSON, so text/plain is an unsupported content type like any other, and the 400 says so.
   app.removeContentTypeParser('text/plain')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
@@ -211,7 +212,7 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
         description: 'Credit-metered JSON API over professional-network content. Authenticate every call with the X-API-Key header.',
       },
       tags: [
-        { name: 'data', description: 'Professional-network content, metered in credits (spec 4.3-4.12)' },
+        { name: 'data', description: 'Professional-network content, metered in credits' },
         { name: 'account', description: "The calling account's balance, usage and subscription: free" },
         ...(c.config.adminToken ? [{ name: 'admin', description: "The operator's API (PRONET_ADMIN_TOKEN): accounts, keys, plans, packs" }] : []),
       ],
@@ -260,6 +261,12 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     })
   }
   return app
+}
+
+/** The proxies whose X-Forwarded-For is believed: a number of hops is the nearest N (as Fastify reads one). */
+function trustedProxies(setting: boolean | number | readonly string[]): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof setting === 'number') return (_address, hop) => hop < setting
+  return typeof setting === 'boolean' ? setting : [...setting]
 }
 
 function requestIds(): () => string {

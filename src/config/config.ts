@@ -4,7 +4,7 @@ import { packTiersFrom, type PriceTier } from '../domain/billing/pack-pricing.ts
 import { pricesWithOverrides, type PriceTable } from '../domain/billing/prices.ts'
 import { PROFILE_COUNT_RULE, profileCountProblem } from '../synth/network-plan.ts'
 
-/** Environment variables of the operator interface (decisions D12). */
+/** Environment variables of the operator interface (a stable interface: the README documents them). */
 export const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
   HOST: Type.String({ default: '127.0.0.1' }),
@@ -28,6 +28,7 @@ export const EnvSchema = Type.Object({
   SMTP_URL: Type.Optional(Type.String({ minLength: 1 })),
   STRIPE_SECRET_KEY: Type.Optional(Type.String({ minLength: 1 })),
   STRIPE_WEBHOOK_SECRET: Type.Optional(Type.String({ minLength: 1 })),
+  PRONET_TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
 })
 
 export type SeedSize = 'none' | 'small' | 'medium' | 'large' | number
@@ -55,9 +56,9 @@ export interface Config {
    * (`off`), or `auto`: the worker when the machine has more than two CPUs.
    */
   readonly commitWorker: 'auto' | 'on' | 'off'
-  /** Credit prices of the data endpoints: D3's table with PRONET_PRICES's overrides. */
+  /** Credit prices of the data endpoints: the default table with PRONET_PRICES's overrides. */
   readonly prices: PriceTable
-  /** Pack price tiers: D10's table, or PRONET_PACK_TIERS. */
+  /** Pack price tiers: the default table, or PRONET_PACK_TIERS. */
   readonly packTiers: readonly PriceTier[]
   /** The address customers reach the console at, without a trailing slash: links, cookies, buyCreditsUrl. */
   readonly publicUrl: string
@@ -69,6 +70,11 @@ export interface Config {
   readonly smtpUrl: string | undefined
   /** Present with PRONET_PAYMENTS=stripe. */
   readonly stripe: { readonly secretKey: string; readonly webhookSecret: string } | undefined
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client's address (sign-in throttling counts by
+   * it): none, every one (`true`), the nearest N, or those at the listed addresses or ranges.
+   */
+  readonly trustProxy: boolean | number | readonly string[]
 }
 
 export class ConfigError extends Error {}
@@ -81,8 +87,8 @@ function parseSeed(raw: string): SeedSize {
 }
 
 /**
- * D12: `1` turns the test clock on. Anything else but `0` is refused: an operator who wrote `true` or
- * `yes` got no clock and no word about it (its admin endpoints simply answered 404).
+ * `1` turns the test clock on. Anything else but `0` is refused: an operator who wrote `true` or `yes`
+ * would otherwise get no clock and no word about it (its admin endpoints would simply answer 404).
  */
 function parseTestClock(raw: string | undefined): boolean {
   if (raw === undefined || raw === '0') return false
@@ -106,8 +112,8 @@ function checkDatabaseUrl(raw: string): void {
 
 /**
  * REDIS_URL reaches ioredis, which reads anything: a bare word as a host name, an http: URL as
- * redis:. Such a node never reached Redis and served every account's whole budget from its own
- * (found by a scale-out probe), so a value that cannot name a Redis database is refused at start.
+ * redis:. Such a node would never reach Redis and would serve every account's whole budget from its
+ * own, so a value that cannot name a Redis database is refused at start.
  * The database is the path (`/0` to `/15` on a default Redis); whether Redis has it is checked
  * when the node connects (redis-database-check.ts).
  */
@@ -205,11 +211,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signup: e.PRONET_SIGNUP,
     payments: e.PRONET_PAYMENTS,
     smtpUrl: e.SMTP_URL,
+    trustProxy: parseTrustProxy(e.PRONET_TRUST_PROXY),
     stripe:
       e.STRIPE_SECRET_KEY !== undefined && e.STRIPE_WEBHOOK_SECRET !== undefined
         ? { secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET }
         : undefined,
   })
+}
+
+/** PRONET_TRUST_PROXY: `true`, `false`, a count of hops, or a comma-separated list of addresses and CIDR ranges. */
+function parseTrustProxy(raw: string | undefined): boolean | number | string[] {
+  if (raw === undefined || raw === 'false') return false
+  if (raw === 'true') return true
+  if (/^\d{1,2}$/.test(raw)) return Number(raw)
+  const list = raw.split(',').map((x) => x.trim()).filter((x) => x !== '')
+  if (list.length === 0 || !list.every((x) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(x))) {
+    throw new ConfigError('invalid environment: PRONET_TRUST_PROXY must be true, false, a number of proxies, or a comma-separated list of addresses or ranges (10.0.0.0/8)')
+  }
+  return list
 }
 
 /** PRONET_PUBLIC_URL: an http(s) origin, perhaps with a path prefix; kept without its trailing slash. */

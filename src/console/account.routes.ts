@@ -8,7 +8,7 @@ import { spendableLots } from '../domain/billing/billing-rules.ts'
 import { ApiError, invalidParameter, isApiError } from '../domain/errors.ts'
 import { usageRange } from '../domain/usage/usage-report.ts'
 import type { ConsoleDeps } from './console-deps.ts'
-import { requireUser, USER_COOKIE, viewerOf, type SignedIn } from './session.ts'
+import { refuseIfSuspended, requireUser, USER_COOKIE, viewerOf, type SignedIn } from './session.ts'
 import { confirmBody } from './views/auth.views.ts'
 import { billingBody, type OrderLine } from './views/billing.views.ts'
 import type { Html } from './views/html.ts'
@@ -47,7 +47,7 @@ function doneNotice(request: FastifyRequest): Notice | undefined {
 export function registerAccountPages(app: FastifyInstance, deps: ConsoleDeps): void {
   const user = (request: FastifyRequest) => requireUser(deps, request, USER_COOKIE)
   const render = (reply: FastifyReply, s: SignedIn, o: { title: string; active: Section; body: Html; notice?: Notice | undefined; status?: number }) =>
-    send(reply, o.status ?? 200, page({ title: o.title, active: o.active, body: o.body, notice: o.notice, viewer: viewerOf(s), csrf: reply.generateCsrf() }))
+    send(reply, o.status ?? 200, page({ title: o.title, active: o.active, body: o.body, notice: o.notice, viewer: { ...viewerOf(s), suspended: s.suspended }, csrf: reply.generateCsrf() }))
 
   async function keyLines(s: SignedIn): Promise<KeyLine[]> {
     const keys = await deps.accountStore.listKeys(s.accountId)
@@ -68,7 +68,12 @@ export function registerAccountPages(app: FastifyInstance, deps: ConsoleDeps): v
     const s = await user(request)
     const name = field(form(request), 'name').trim()
     try {
+      refuseIfSuspended(s)
       if (name === '') throw invalidParameter('name', 'give the key a name, such as where it is used.')
+      // One live key a name: the same form sent again (a reload) makes no second secret nobody saw.
+      if ((await deps.accountStore.listKeys(s.accountId)).some((k) => k.revokedAt === null && k.name === name)) {
+        throw invalidParameter('name', `a key in use is named “${name}” already; choose another name.`)
+      }
       const created = await deps.accounts.createKey(s.accountId, { name, createdBy: s.userId })
       // The secret is in this answer only: no redirect, so it never travels in a URL or a later page.
       return keysPage(reply, s, { created: newKeyNotice({ key: created.key, name }, deps.publicUrl), status: 201 })
@@ -146,6 +151,7 @@ export function registerAccountPages(app: FastifyInstance, deps: ConsoleDeps): v
   app.post('/billing/orders', async (request, reply) => {
     const s = await user(request)
     if (s.role !== 'owner') throw ownersOnly()
+    refuseIfSuspended(s)
     const credits = Number(field(form(request), 'credits'))
     try {
       const placed = await deps.orders.placeOrder({ accountId: s.accountId, userId: s.userId, credits, email: s.session.user.email })
@@ -192,10 +198,14 @@ export function registerAccountPages(app: FastifyInstance, deps: ConsoleDeps): v
       const member = (await deps.identity.members(s.accountId)).find((m) => m.userId === userId)
       if (member === undefined) throw new ApiError('NOT_FOUND', 'That user is not a member of this account.')
       if (s.role !== 'owner') throw ownersOnly()
-      const body = confirmBody({ question: `Remove ${member.email} from ${s.accountName}? They lose access to its keys and pages.`, action: `/console/members/${userId}/remove`, csrf: reply.generateCsrf(), button: 'Remove the member', back: '/console/members' })
+      const body = confirmBody({ question: `Remove ${member.email} from ${s.accountName}? The keys they made are revoked and they lose access to its pages.`, action: `/console/members/${userId}/remove`, csrf: reply.generateCsrf(), button: 'Remove the member', back: '/console/members' })
       return render(reply, s, { title: 'Remove a member', active: 'members', body })
     }
     await deps.identity.removeMember({ accountId: s.accountId, userId, by: s.userId })
+    // The keys they made go with them: a removed member keeps no way into the account.
+    for (const key of await deps.accountStore.listKeys(s.accountId)) {
+      if (key.createdBy === userId && key.revokedAt === null) await deps.accounts.revokeKey(s.accountId, key.id)
+    }
     return reply.redirect('/console/members?done=removed', 303)
   })
 

@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isApiError, type ApiError } from '../domain/errors.ts'
 import type { ConsoleDeps } from './console-deps.ts'
-import { addressOf, clearSessionCookie, sessionOf, setSessionCookie, USER_COOKIE } from './session.ts'
+import { addressOf, clearSessionCookie, safeNext, sessionOf, setSessionCookie, USER_COOKIE } from './session.ts'
 import { forgotBody, inviteBody, messageBody, resetBody, signInBody, signUpBody } from './views/auth.views.ts'
 import { keysBody, newKeyNotice } from './views/keys.views.ts'
 import { html } from './views/html.ts'
@@ -30,21 +30,26 @@ export function registerAuthPages(app: FastifyInstance, deps: ConsoleDeps, o: { 
   })
 
   app.get('/sign-in', async (request, reply) => {
-    if ((await sessionOf(deps, request, USER_COOKIE))?.kind === 'user') return reply.redirect('/console/keys', 303)
-    const notice: Notice | undefined = (request.query as { reset?: string }).reset === 'done' ? { kind: 'ok', text: 'Your password is set. Sign in with it.' } : undefined
-    return send(reply, 200, page({ title: 'Sign in', notice, body: signInBody({ csrf: reply.generateCsrf(), signup: deps.signup }) }))
+    const q = request.query as { reset?: string; next?: string }
+    const next = safeNext(q.next)
+    const session = await sessionOf(deps, request, USER_COOKIE)
+    // A user who belongs to no account any more stays here, free to sign in as someone else.
+    if (session?.kind === 'user' && session.account !== undefined) return reply.redirect(next ?? '/console/keys', 303)
+    const notice: Notice | undefined = q.reset === 'done' ? { kind: 'ok', text: 'Your password is set. Sign in with it.' } : undefined
+    return send(reply, 200, page({ title: 'Sign in', notice, body: signInBody({ csrf: reply.generateCsrf(), signup: deps.signup, next }) }))
   })
 
   app.post('/sign-in', async (request, reply) => {
     const f = form(request)
+    const next = safeNext(f.next)
     try {
       const { session } = await identity.signIn({ email: field(f, 'email'), password: field(f, 'password'), address: addressOf(request) })
       setSessionCookie(reply, USER_COOKIE, session, o.secure)
-      return reply.redirect('/console/keys', 303)
+      return reply.redirect(next ?? '/console/keys', 303)
     } catch (e) {
       const r = refusal(e)
       reply.headers(r.headers)
-      return send(reply, r.status, page({ title: 'Sign in', notice: r.notice, body: signInBody({ csrf: reply.generateCsrf(), email: field(f, 'email'), signup: deps.signup }) }))
+      return send(reply, r.status, page({ title: 'Sign in', notice: r.notice, body: signInBody({ csrf: reply.generateCsrf(), email: field(f, 'email'), signup: deps.signup, next }) }))
     }
   })
 
@@ -65,6 +70,9 @@ export function registerAuthPages(app: FastifyInstance, deps: ConsoleDeps, o: { 
 
   app.post('/sign-up', async (request, reply) => {
     const f = form(request)
+    // The same form sent again (a reload after signing up) is not a second sign-up.
+    const current = await sessionOf(deps, request, USER_COOKIE)
+    if (current?.kind === 'user' && current.user.email === field(f, 'email').trim().toLowerCase()) return reply.redirect('/console/keys', 303)
     try {
       const accountName = field(f, 'accountName').trim()
       const signedUp = await identity.signUp({

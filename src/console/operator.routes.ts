@@ -43,6 +43,7 @@ export function registerOperatorPages(app: FastifyInstance, deps: ConsoleDeps, o
     try {
       const session = await deps.identity.operatorSignIn(field(form(request), 'token'), addressOf(request))
       setSessionCookie(reply, OPERATOR_COOKIE, session, o.secure)
+      deps.logger.info({ address: addressOf(request) }, 'operator signed in to the console')
       return reply.redirect('/console/operator', 303)
     } catch (e) {
       if (!isApiError(e)) throw e
@@ -93,6 +94,7 @@ export function registerOperatorPages(app: FastifyInstance, deps: ConsoleDeps, o
       return render(reply, { title: 'Suspend an account', body })
     }
     await deps.accounts.suspend(id)
+    deps.logger.info({ accountId: id }, 'operator suspended an account in the console')
     return reply.redirect(`/console/operator/accounts/${encodeURIComponent(id)}?done=suspended`, 303)
   })
 
@@ -100,13 +102,17 @@ export function registerOperatorPages(app: FastifyInstance, deps: ConsoleDeps, o
     await operator(request)
     const id = (request.params as { id: string }).id
     await deps.accounts.resume(id)
+    deps.logger.info({ accountId: id }, 'operator resumed an account in the console')
     return reply.redirect(`/console/operator/accounts/${encodeURIComponent(id)}?done=resumed`, 303)
   })
 
   app.post('/operator/accounts/:id/packs', async (request, reply) => {
     await operator(request)
     const id = (request.params as { id: string }).id
-    await deps.metering.addPack(id, { credits: Number(field(form(request), 'credits')) })
+    const credits = field(form(request), 'credits').trim()
+    if (!/^\d{1,9}$/.test(credits)) throw new ApiError('INVALID_PARAMETER', "Invalid parameter 'credits': write the size in digits, e.g. 50000.", { parameter: 'credits' })
+    const pack = await deps.metering.addPack(id, { credits: Number(credits) })
+    deps.logger.info({ accountId: id, packId: pack.id, credits: pack.credits }, 'operator granted a pack in the console')
     return reply.redirect(`/console/operator/accounts/${encodeURIComponent(id)}?done=granted`, 303)
   })
 
@@ -120,14 +126,16 @@ export function registerOperatorPages(app: FastifyInstance, deps: ConsoleDeps, o
 
   app.post('/operator/orders/:id/approve', async (request, reply) => {
     await operator(request)
-    await deps.orders.approve((request.params as { id: string }).id, 'operator')
+    const approved = await deps.orders.approve((request.params as { id: string }).id, 'operator')
+    deps.logger.info({ orderId: approved.id, accountId: approved.accountId, credits: approved.credits }, 'operator approved an order in the console')
     return reply.redirect('/console/operator/orders?done=approved', 303)
   })
 
   app.post('/operator/orders/:id/reject', async (request, reply) => {
     await operator(request)
     const note = field(form(request), 'note').trim()
-    await deps.orders.reject((request.params as { id: string }).id, 'operator', note === '' ? undefined : note)
+    const rejected = await deps.orders.reject((request.params as { id: string }).id, 'operator', note === '' ? undefined : note)
+    deps.logger.info({ orderId: rejected.id, accountId: rejected.accountId }, 'operator rejected an order in the console')
     return reply.redirect('/console/operator/orders?done=rejected', 303)
   })
 }

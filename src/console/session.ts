@@ -35,6 +35,8 @@ export async function sessionOf(deps: ConsoleDeps, request: FastifyRequest, cook
 /** A signed-in user looking at one of their accounts. */
 export interface SignedIn {
   session: UserSession
+  /** The operator suspended the account: its calls are refused, and nothing new is made or bought. */
+  suspended: boolean
   sessionId: string
   accountId: string
   accountName: string
@@ -52,10 +54,29 @@ export class SignInFirst extends Error {
 export async function requireUser(deps: ConsoleDeps, request: FastifyRequest, cookie: string): Promise<SignedIn> {
   const sessionId = request.cookies[cookie] ?? ''
   const session = sessionId === '' ? undefined : await deps.identity.session(sessionId)
-  if (session === undefined || session.kind !== 'user') throw new SignInFirst()
+  if (session === undefined || session.kind !== 'user') {
+    // A page asked for by link (a 402's purchase page) is where the visitor lands after signing in.
+    const next = request.method === 'GET' ? safeNext(request.url) : undefined
+    throw new SignInFirst(next ? `/console/sign-in?next=${encodeURIComponent(next)}` : '/console/sign-in')
+  }
   const account = session.account
-  if (account === undefined) throw new ApiError('FORBIDDEN', 'You belong to no account any more; ask an owner to invite you again.')
-  return { session, sessionId, accountId: account.accountId, accountName: account.accountName, role: account.role, userId: session.user.id }
+  if (account === undefined) throw new ApiError('FORBIDDEN', 'You belong to no account any more; ask an owner to invite you again, or sign in as someone else.')
+  const suspended = ((await deps.accountStore.getAccount(account.accountId))?.suspendedAt ?? null) !== null
+  return { session, sessionId, suspended, accountId: account.accountId, accountName: account.accountName, role: account.role, userId: session.user.id }
+}
+
+/** Refuses what a suspended account may not do (make keys, buy credits). */
+export function refuseIfSuspended(s: SignedIn): void {
+  if (s.suspended) throw new ApiError('FORBIDDEN', 'This account is suspended by the operator of this service; contact them.')
+}
+
+/**
+ * Where to go after signing in: a console page the visitor was sent away from, never another site
+ * (a path of this console only, so the parameter cannot make an open redirect).
+ */
+export function safeNext(raw: unknown): string | undefined {
+  if (typeof raw !== 'string' || !/^\/console\/[A-Za-z0-9/_.\-?=&%]*$/.test(raw) || raw.includes('//') || raw.startsWith('/console/sign')) return undefined
+  return raw
 }
 
 export const viewerOf = (s: SignedIn): Viewer => ({

@@ -8,7 +8,8 @@ import { codePointLength } from '../domain/code-points.ts'
 /** RFC 5321's longest forward path, less its angle brackets. */
 export const MAX_EMAIL = 254
 
-const SHAPE = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}.]+(\.[^\s@\p{Cc}.]+)+$/u
+// Angle brackets, quotes and the like never stand in an address we mail: they only smuggle markup.
+const SHAPE = /^[^\s@\p{Cc}<>"'(),;:\\[\]]+@[^\s@\p{Cc}.<>"'(),;:\\[\]]+(\.[^\s@\p{Cc}.<>"'(),;:\\[\]]+)+$/u
 
 /** The address as stored, or undefined when `raw` is not shaped like one. */
 export function normalizeEmail(raw: string): string | undefined {

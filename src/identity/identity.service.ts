@@ -20,6 +20,8 @@ import {
   failureKey,
   MAX_FAILURES_PER_ADDRESS,
   MAX_FAILURES_PER_EMAIL,
+  MAX_INVITES_PER_ACCOUNT,
+  MAX_INVITES_PER_EMAIL,
   refuseIfThrottled,
 } from './sign-in-throttle.ts'
 
@@ -452,6 +454,9 @@ export function createIdentityService(deps: IdentityDeps) {
       if ((await store.listMembers(input.accountId)).some((m) => m.email === email)) {
         throw invalidParameter('email', 'is a member of this account already.')
       }
+      const now = clock.now()
+      await countAttempt(store, failureKey('invite-account', input.accountId), MAX_INVITES_PER_ACCOUNT, now, 'invitations from this account')
+      await countAttempt(store, failureKey('invite-email', email), MAX_INVITES_PER_EMAIL, now, 'invitations to this address')
       const { token, expiresAt } = await issueToken('invite', { email, accountId: input.accountId, role: input.role, createdBy: input.by })
       deliver('invite', invitationMail(email, consoleLink(publicUrl, 'invite', token), account.name, input.role, TOKEN_VALID_MS.invite))
       return { email, role: input.role, expiresAt }

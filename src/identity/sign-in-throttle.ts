@@ -13,15 +13,16 @@ export const MAX_FAILURES_PER_EMAIL = 5
 /** Failures one client address may make per window, over every email it tries. */
 export const MAX_FAILURES_PER_ADDRESS = 20
 
-export type FailureKind = 'email' | 'address' | 'operator' | 'reset'
+export type FailureKind = 'email' | 'address' | 'operator' | 'reset' | 'invite-account' | 'invite-email'
 
 export const failureKey = (kind: FailureKind, value: string): string => createHash('sha256').update(`${kind}:${value}`).digest('hex')
 
 /** 429 RATE_LIMITED with the seconds to wait, in the message, the details and Retry-After. */
-export function throttledError(seconds: number): ApiError {
+export function throttledError(seconds: number, what = 'failed attempts'): ApiError {
+  const wait = seconds >= 120 ? `${Math.ceil(seconds / 60)} minutes` : `${seconds} second${seconds === 1 ? '' : 's'}`
   return new ApiError(
     'RATE_LIMITED',
-    `Too many failed attempts; try again in ${seconds} second${seconds === 1 ? '' : 's'}.`,
+    `Too many ${what}; try again in ${wait}.`,
     { retryAfterSeconds: seconds },
     { 'retry-after': String(seconds) },
   )
@@ -41,7 +42,11 @@ export async function refuseIfThrottled(store: IdentityStore, key: string, limit
  * parallel are counted as they arrive, so a burst cannot slip past the limit while the first ones are
  * still being checked. A success clears the key.
  */
-export async function countAttempt(store: IdentityStore, key: string, limit: number, now: number): Promise<void> {
+export async function countAttempt(store: IdentityStore, key: string, limit: number, now: number, what?: string): Promise<void> {
   const window = await store.addFailure(key, now, FAILURE_WINDOW_MS)
-  if (window.failures > limit) throw throttledError(secondsLeft(window.since, now))
+  if (window.failures > limit) throw throttledError(secondsLeft(window.since, now), what)
 }
+
+/** Invitations one account may send per window, and one address may receive: no mail cannon. */
+export const MAX_INVITES_PER_ACCOUNT = 20
+export const MAX_INVITES_PER_EMAIL = 3

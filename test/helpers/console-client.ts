@@ -7,6 +7,8 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 export class ConsoleClient {
   readonly cookies = new Map<string, string>()
   csrf = ''
+  /** Sent with every request (an X-Forwarded-For, say). */
+  headers: Record<string, string> = {}
   constructor(private readonly app: FastifyInstance) {}
 
   private remember(res: LightMyRequestResponse): LightMyRequestResponse {
@@ -25,7 +27,7 @@ export class ConsoleClient {
   }
 
   async get(url: string): Promise<LightMyRequestResponse> {
-    return this.remember(await this.app.inject({ method: 'GET', url, headers: { cookie: this.cookieHeader } }))
+    return this.remember(await this.app.inject({ method: 'GET', url, headers: { ...this.headers, cookie: this.cookieHeader } }))
   }
 
   /** Sends a form with the last page's token, unless `csrf: false` or another token is given. */
@@ -36,7 +38,7 @@ export class ConsoleClient {
       await this.app.inject({
         method: 'POST',
         url,
-        headers: { cookie: this.cookieHeader, 'content-type': 'application/x-www-form-urlencoded' },
+        headers: { ...this.headers, cookie: this.cookieHeader, 'content-type': 'application/x-www-form-urlencoded' },
         payload: body.toString(),
       }),
     )

@@ -89,7 +89,7 @@ describe('sessions and their cookie', () => {
     await browser.get('/console/keys')
     await browser.post('/console/sign-out')
     const after = await stolen.get('/console/keys')
-    expect([after.statusCode, after.headers.location]).toEqual([303, '/console/sign-in'])
+    expect([after.statusCode, after.headers.location]).toEqual([303, '/console/sign-in?next=%2Fconsole%2Fkeys'])
   })
 
   it('the cookie is Secure, and HSTS sent, when the public address is https', async () => {
@@ -224,7 +224,7 @@ describe('roles and other accounts', () => {
     const anonymous = new ConsoleClient(t.app)
     for (const url of ['/console/keys', '/console/usage', '/console/billing', '/console/members']) {
       const res = await anonymous.get(url)
-      expect([res.statusCode, res.headers.location], url).toEqual([303, '/console/sign-in'])
+      expect([res.statusCode, res.headers.location], url).toEqual([303, `/console/sign-in?next=${encodeURIComponent(url)}`])
     }
     const user = new ConsoleClient(t.app)
     await user.signUp('notop@example.com')
@@ -240,6 +240,101 @@ describe('roles and other accounts', () => {
     expect(found.statusCode).toBe(200)
     expect(found.body).toContain('notop@example.com')
     expect((await operator.get('/console/operator/accounts/acc_missing')).statusCode).toBe(404)
+  })
+})
+
+describe('what a first outside trial found', () => {
+  it('a reload of a form that made something makes nothing more', async () => {
+    const browser = new ConsoleClient(t.app)
+    const key = await browser.signUp('reload@example.com')
+    const { accountId } = await t.c.accounts.identify(key)
+    // The sign-up form sent again by the signed-in browser is no second sign-up.
+    const again = await browser.post('/console/sign-up', { email: 'reload@example.com', password: 'correct horse battery' })
+    expect([again.statusCode, again.headers.location]).toEqual([303, '/console/keys'])
+    await browser.get('/console/keys')
+    const token = browser.csrf
+    expect((await browser.post('/console/keys', { name: 'crawler' }, { csrf: token })).statusCode).toBe(201)
+    const twice = await browser.post('/console/keys', { name: 'crawler' }, { csrf: token })
+    expect(twice.statusCode).toBe(400)
+    expect(twice.body).toContain('named “crawler” already')
+    expect((await t.c.accountStore.listKeys(accountId)).filter((k) => k.name === 'crawler')).toHaveLength(1)
+  })
+
+  it('a suspended account says so on every page and makes no key and buys nothing', async () => {
+    const browser = new ConsoleClient(t.app)
+    const key = await browser.signUp('suspended@example.com')
+    const { accountId } = await t.c.accounts.identify(key)
+    await t.c.accounts.suspend(accountId)
+    for (const url of ['/console/keys', '/console/usage', '/console/billing']) expect((await browser.get(url)).body, url).toContain('This account is suspended')
+    expect((await browser.post('/console/keys', { name: 'more' })).statusCode).toBe(403)
+    await browser.get('/console/billing')
+    expect((await browser.post('/console/billing/orders', { credits: '50000' })).statusCode).toBe(403)
+    expect(await t.c.orders.list(accountId)).toEqual([])
+    expect((await t.c.accountStore.listKeys(accountId)).length).toBe(1)
+  })
+
+  it('a removed member’s keys are revoked with them, and they can still reach the sign-in page', async () => {
+    const owner = new ConsoleClient(t.app)
+    const ownerKey = await owner.signUp('keeper@example.com')
+    const { accountId } = await t.c.accounts.identify(ownerKey)
+    const member = await t.c.identity.createUser({ email: 'leaver@example.com', password: 'leaver password 1', accountId, role: 'member' })
+    const leaver = new ConsoleClient(t.app)
+    await leaver.signIn('leaver@example.com', 'leaver password 1')
+    const leaverKey = keyIn((await leaver.post('/console/keys', { name: 'mine' })).body)
+    await owner.get('/console/members')
+    await owner.post(`/console/members/${member.user.id}/remove`, { confirmed: 'yes' })
+    expect((await api(leaverKey, '/api/v1/subscription')).statusCode).toBe(401)
+    expect((await api(ownerKey, '/api/v1/subscription')).statusCode).toBe(200)
+    expect((await leaver.get('/console/keys')).statusCode).toBe(403)
+    const signIn = await leaver.get('/console/sign-in')
+    expect(signIn.statusCode).toBe(200)
+  })
+
+  it('the purchase link leads back to billing after signing in; another site is never the next stop', async () => {
+    const browser = new ConsoleClient(t.app)
+    await browser.signUp('next@example.com')
+    await browser.post('/console/sign-out')
+    const sent = await browser.get('/console/billing')
+    expect([sent.statusCode, sent.headers.location]).toEqual([303, '/console/sign-in?next=%2Fconsole%2Fbilling'])
+    const form = await browser.get(sent.headers.location as string)
+    expect(form.body).toContain('name="next" value="/console/billing"')
+    const back = await browser.post('/console/sign-in', { email: 'next@example.com', password: 'correct horse battery', next: '/console/billing' })
+    expect(back.headers.location).toBe('/console/billing')
+    for (const next of ['//evil.example/x', 'https://evil.example/', '/console//evil.example', '/docs', '/console/sign-out']) {
+      await browser.post('/console/sign-out')
+      const res = await browser.post('/console/sign-in', { email: 'next@example.com', password: 'correct horse battery', next })
+      expect(res.headers.location, next).toBe('/console/keys')
+    }
+  })
+
+  it('invitations are limited per address and per account; an address holding markup is refused', async () => {
+    const owner = new ConsoleClient(t.app)
+    await owner.signUp('inviter@example.com')
+    await owner.get('/console/members')
+    const statuses: number[] = []
+    for (let i = 0; i < 4; i++) statuses.push((await owner.post('/console/members/invite', { email: 'target@example.com', role: 'member' })).statusCode)
+    expect(statuses).toEqual([303, 303, 303, 429])
+    const markup = await owner.post('/console/members/invite', { email: '<b>x</b>@example.com', role: 'member' })
+    expect(markup.statusCode).toBe(400)
+  })
+
+  it('behind a trusted proxy, sign-in throttling counts each client by its forwarded address', async () => {
+    const proxied = await makeTestApp({ nowMs: NOW, env: { PRONET_TRUST_PROXY: 'true' } })
+    try {
+      await new ConsoleClient(proxied.app).signUp('proxied@example.com')
+      const attacker = new ConsoleClient(proxied.app)
+      attacker.headers = { 'x-forwarded-for': '198.51.100.7' }
+      const statuses: number[] = []
+      for (let i = 0; i < 21; i++) statuses.push((await attacker.signIn(`guess${i}@example.com`, 'wrong password')).statusCode)
+      expect(statuses.slice(0, 20).every((s) => s === 401)).toBe(true)
+      expect(statuses[20]).toBe(429)
+      // Another client behind the same proxy signs in.
+      const customer = new ConsoleClient(proxied.app)
+      customer.headers = { 'x-forwarded-for': '203.0.113.9' }
+      expect((await customer.signIn('proxied@example.com')).statusCode).toBe(303)
+    } finally {
+      await proxied.close()
+    }
   })
 })
 

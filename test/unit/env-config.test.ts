@@ -61,4 +61,12 @@ describe('environment (D12): what an operator is told, and the default purchase 
     expect(refusal({ SMTP_URL: 'http://mail.example' })).toMatch(/SMTP_URL must be an smtp/)
     expect(loadConfig({ SMTP_URL: 'smtps://u:p@mail.example:465' }).smtpUrl).toBe('smtps://u:p@mail.example:465')
   })
+
+  it('PRONET_TRUST_PROXY: off by default; true, a number of hops, or addresses and ranges', () => {
+    expect(loadConfig({}).trustProxy).toBe(false)
+    expect(loadConfig({ PRONET_TRUST_PROXY: 'true' }).trustProxy).toBe(true)
+    expect(loadConfig({ PRONET_TRUST_PROXY: '1' }).trustProxy).toBe(1)
+    expect(loadConfig({ PRONET_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1'])
+    expect(refusal({ PRONET_TRUST_PROXY: 'yes please' })).toMatch(/PRONET_TRUST_PROXY must be/)
+  })
 })

@@ -202,7 +202,7 @@ describe('identity service: sign-in and sessions', () => {
     const wait = FAILURE_WINDOW_MS / 1000 - 60
     expect([locked.code, locked.details, locked.headers]).toEqual(['RATE_LIMITED', { retryAfterSeconds: wait }, { 'retry-after': String(wait) }])
     expect([lockedUnknown.code, lockedUnknown.message, lockedUnknown.details]).toEqual([locked.code, locked.message, locked.details])
-    expect(locked.message).toContain(`${wait} seconds`)
+    expect(locked.message).toContain(`${Math.ceil(wait / 60)} minutes`)
     clock.set(T0 + FAILURE_WINDOW_MS)
     expect((await signIn('jane@example.com')).session.id).toMatch(/^[\w-]{43}$/)
   })

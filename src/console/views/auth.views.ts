@@ -3,10 +3,11 @@ import { html, type Html } from './html.ts'
 
 const hidden = (csrf: string) => html`<input type="hidden" name="_csrf" value="${csrf}">`
 
-export function signInBody(o: { csrf: string; email?: string; signup: 'open' | 'invite' | 'closed' }): Html {
+export function signInBody(o: { csrf: string; email?: string; signup: 'open' | 'invite' | 'closed'; next?: string | undefined }): Html {
   return html`<section class="card narrow">
   <form method="post" action="/console/sign-in">
     ${hidden(o.csrf)}
+    ${o.next ? html`<input type="hidden" name="next" value="${o.next}">` : html``}
     <label for="email">Email</label>
     <input type="email" id="email" name="email" autocomplete="username" required value="${o.email ?? ''}">
     <label for="password">Password</label>

@@ -6,6 +6,8 @@ import { html, type Html } from './html.ts'
 
 export interface Viewer {
   email: string
+  /** The account is suspended by the operator: every page says so. */
+  suspended?: boolean
   accountName: string
   role: 'owner' | 'member'
   /** Other accounts the user belongs to, to switch between. */
@@ -73,6 +75,7 @@ export function page(o: PageOptions): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${o.title} · pronet console</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/console/assets/console.css">
 <script src="/console/assets/console.js" defer></script>
 </head>
@@ -84,6 +87,7 @@ export function page(o: PageOptions): string {
 </header>
 <main id="main" tabindex="-1">
 <h1>${o.title}</h1>
+${o.viewer?.suspended ? html`<p class="notice error" role="alert">This account is suspended by the operator of this service: its API calls are refused, and no key can be made or credits bought until it is resumed.</p>` : html``}
 ${notice}
 ${o.body}
 </main>
