@@ -133,12 +133,12 @@ export interface ContainerOverrides {
    * can read); default the log at warn. The CLI writes them to stderr, keeping its stdout (--json) clean.
    */
   notice?: (line: string) => void
-  /** Log lines go to stderr instead of stdout (the CLI: a Redis it cannot reach logged into --json output). */
+  /** Log lines go to stderr instead of stdout (the CLI: a Redis it cannot reach must not log into --json output). */
   logToStderr?: boolean
 }
 
 /**
- * New stores are created 0600 (openSqlite); one made by an earlier build (they were 0644), or copied
+ * New stores are created 0600 (openSqlite); one made by an earlier build (created 0644), or copied
  * in, keeps the mode it has, which is said at every open while any user may read it or others may
  * write it: it holds key hashes and the ledger. A group's read (a backup user's) is the operator's call.
  */
@@ -180,7 +180,7 @@ interface Stores {
   close(): Promise<void>
 }
 
-/** The operator's test clock (D12): setting it is durable before it resolves. */
+/** The operator's test clock (PRONET_TEST_CLOCK=1): setting it is durable before it resolves. */
 export interface TestClock {
   now(): number
   set(ms: number): Promise<void>
@@ -191,10 +191,9 @@ const newLotId = () => `lot_${randomBytes(9).toString('base64url')}`
 /**
  * Whether the embedded ledger commits on a worker thread. The worker keeps each commit's fsync off the
  * event loop, but it needs a CPU of its own: on two CPUs it competes with the event loop (and, on a
- * loaded machine, everything else) for one, and each batch waited for the thread to be scheduled. On
- * the 2-CPU metering bench, committing on the event loop took a batch 0.26–0.33 ms from hand-over to
- * durable instead of 1.0–1.7 ms, cut the median response at half load (0.7–0.9 ms against 1.3–3.2 ms), and served
- * 0.76–0.94 of the unmetered route (five runs) instead of 0.61–0.83 (five runs alternating with them).
+ * loaded machine, everything else) for one, and each batch waits for the thread to be scheduled. So
+ * on two CPUs or fewer, committing on the event loop is faster, in commit latency, response time and
+ * throughput alike (the metering benchmark, `npm run bench:metering`, compares the two).
  */
 export function commitsInWorker(config: Config, overrides: ContainerOverrides): boolean {
   if (overrides.commitInWorker !== undefined) return overrides.commitInWorker

@@ -22,12 +22,12 @@ export const defaultAnchor = (clock: Clock): number => Math.floor(clock.now() / 
 
 /**
  * Why an anchor is too early for a network, or undefined. The network reaches about 8 years back from
- * its anchor, and a 19-digit id (D2) encodes no time before mid-1977: an anchor in 1978 stopped seeding
- * part-way with a "generator bug".
+ * its anchor, and a 19-digit time-based id encodes no time before mid-1977: an earlier date would stop
+ * seeding part-way with a "generator bug".
  */
 export function anchorTooEarly(anchorMs: number): string | undefined {
   if (anchorMs >= MIN_ANCHOR_MS) return undefined
-  return `the anchor ${new Date(anchorMs).toISOString()} is before ${new Date(MIN_ANCHOR_MS).toISOString()}: the network's 19-digit ids (D2) encode no earlier time for what it dates years back.`
+  return `the anchor ${new Date(anchorMs).toISOString()} is before ${new Date(MIN_ANCHOR_MS).toISOString()}: the network's 19-digit ids encode no earlier time for what it dates years back.`
 }
 
 export const anchorInFuture = (anchorMs: number): string => `the anchor ${new Date(anchorMs).toISOString()} is in the future.`
@@ -51,14 +51,13 @@ export async function seedSynthetic(
     anchorMs: opts.anchorMs ?? defaultAnchor(c.clock),
     platformHost: c.config.platformHost,
   }
-  // Article dates decode against "now" (D2): a network anchored in the future would hold articles
+  // Article dates are decoded from their ids and must not be after "now": a network anchored in the future would hold articles
   // whose ids do not decode yet, and the writer would refuse them.
   if (options.anchorMs > c.clock.now()) throw new ApiError('INVALID_PARAMETER', anchorInFuture(options.anchorMs), { parameter: 'anchor' })
   const early = anchorTooEarly(options.anchorMs)
   if (early !== undefined) throw new ApiError('INVALID_PARAMETER', early, { parameter: 'anchor' })
-  // A second, different network clashes with the first's slugs part-way through (a probe's seed of
-  // 1,000 profiles onto one of 200 stopped at record #50 and left 800 profiles behind): refused before
-  // anything is written. The same network again upserts, as before.
+  // A second, different network would clash with the first's slugs part-way through, leaving a
+  // half-written network behind: refused before anything is written. The same network again upserts, as before.
   const network = JSON.stringify({ seed: options.seed, size: options.size, anchor: new Date(options.anchorMs).toISOString() })
   const recorded = await c.settings.get(SEEDED_NETWORK)
   if (recorded !== undefined && recorded !== network) {

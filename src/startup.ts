@@ -1,5 +1,5 @@
 /**
- * First start of an empty store (D12): build the synthetic network of size PRONET_SEED and a demo
+ * First start of an empty store: build the synthetic network of size PRONET_SEED and a demo
  * account on the free plan, print the demo key once and keep it (mode 0600) in the data dir.
  *
  * The first start is resumable. Its progress is a record in the store itself, written before the
@@ -78,8 +78,9 @@ async function prepare(c: Container, seeder: Seeder, log: (line: string) => void
   if (record?.state === 'building') {
     log('Resuming the first start, which was interrupted…')
     if (typeof record.size === 'number' && profileCountProblem(record.size) !== undefined) {
-      // Recorded before sizes were bounded: that network can never be built, and finishing it failed
-      // on every start whatever PRONET_SEED said. Nothing of it was written (planning failed first).
+      // Recorded by a release that did not bound sizes: that network can never be built, and finishing
+      // it would fail on every start whatever PRONET_SEED says. Nothing of it was written (planning
+      // fails first).
       log(`(the interrupted first start asked for ${String(record.size)} profiles, which cannot be built; building PRONET_SEED's network, ${String(c.config.seed)}, instead)`)
       record = { ...record, size: c.config.seed }
       await save(record)
@@ -88,7 +89,7 @@ async function prepare(c: Container, seeder: Seeder, log: (line: string) => void
     const empty = await c.contentStore.isEmpty()
     const hasAccounts = await c.accountStore.hasAccounts()
     const firstEver = record === undefined && empty && !hasAccounts
-    // D12: an empty store gets the network of PRONET_SEED, also one that started with PRONET_SEED=none.
+    // An empty store gets the network of PRONET_SEED, also one that started with PRONET_SEED=none.
     const wantsNetwork = empty && c.config.seed !== 'none'
     if (!firstEver && !wantsNetwork) {
       if (record === undefined) {
@@ -100,7 +101,7 @@ async function prepare(c: Container, seeder: Seeder, log: (line: string) => void
       return notFirst
     }
     record = { state: 'building', size: c.config.seed, anchorMs: defaultAnchor(c.clock), demo: !hasAccounts }
-    // Said, as the banner has no demo key then (a probe took its absence for a fault).
+    // Said, as the banner has no demo key then, and its absence would otherwise look like a fault.
     if (hasAccounts) log('The store already has accounts (made with the CLI before this first start): no demo account is created.')
     await save(record)
   }

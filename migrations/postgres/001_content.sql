@@ -1,6 +1,7 @@
 -- Content model (ports/content-store.ts) on PostgreSQL: the same tables as migrations/sqlite/001, 005
 -- and 006 together. Documents are ready-to-send JSON text, never parsed on reads. Activity, comment and
--- article ids are 19-digit decimals below 2^63, stored as bigint so newest-first is an index order (D2).
+-- article ids are 19-digit decimals below 2^63 whose top bits are their creation time, stored as bigint
+-- so newest-first is an index order.
 --
 -- Keys and slugs are COLLATE "C": they are only ever matched for equality or ordered as ids, so byte
 -- comparison is both what is meant and faster than the database's locale.
@@ -66,7 +67,7 @@ CREATE TABLE post_docs (
   doc         text NOT NULL,
   doc_trimmed text NOT NULL,
   doc_older   text NOT NULL,
-  doc_search  text NOT NULL,               -- the search result item (D8)
+  doc_search  text NOT NULL,               -- the search result item
   text        text NOT NULL                -- author's own text, as received
 );
 

@@ -58,7 +58,7 @@ CREATE TABLE usage_daily (
   PRIMARY KEY (account_id, day, endpoint, status)
 );
 
--- Operator changes of a subscription (D9: a change is recorded with its time).
+-- Operator changes of a subscription, each recorded with its time.
 CREATE TABLE subscription_events (
   id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   account_id  text NOT NULL,

@@ -1,4 +1,4 @@
--- The authorJobTitle filter's own index (spec 4.12): each member's current job title as a tsvector of
+-- The post search authorJobTitle filter's own index: each member's current job title as a tsvector of
 -- the search model's tokens (pg-search-text.ts), so a search with this filter finds the title's holders
 -- and walks their posts, rather than reading a common word's newest matches for the few whose author
 -- holds it. The writer fills it with the title; titles written before this migration are filled by

@@ -55,7 +55,7 @@ CREATE TABLE usage_daily (
   PRIMARY KEY (account_id, day, endpoint, status)
 ) WITHOUT ROWID;
 
--- Operator changes of a subscription (D9: a change is recorded with its time).
+-- Operator changes of a subscription, each recorded with its time.
 CREATE TABLE subscription_events (
   id          INTEGER PRIMARY KEY,
   account_id  TEXT NOT NULL,

@@ -1,7 +1,7 @@
--- Post search (spec 4.12, D8).
+-- Post search (POST /api/v1/search/posts).
 --
 -- post_search is a contentless FTS5 index of each post's own text (the text itself stays in
--- post_docs), keyed by the activity id: rowid order is time order (D2), so newest-first is a walk of
+-- post_docs), keyed by the activity id: rowid order is time order, so newest-first is a walk of
 -- the index backwards and never a sort. `tokenchars '#'` keeps #hiring apart from hiring.
 -- contentless_delete lets a re-ingested post replace its entry. Reposts without commentary are never
 -- returned, so they are not indexed.
@@ -26,7 +26,7 @@ UPDATE posts SET
     | (CASE WHEN json_extract(meta, '$.jobPost') THEN 8 ELSE 0 END),
   mentions = (SELECT ',' || group_concat(value, ',') || ',' FROM json_each(meta, '$.mentionsCompanies'));
 
--- The search result item (D8): the Post plus isEdited, reactionTypeCounts (upper-case keys) and the
+-- The search result item: the Post plus isEdited, reactionTypeCounts (upper-case keys) and the
 -- video's width/height, ready to send like every other document.
 ALTER TABLE post_docs ADD COLUMN doc_search TEXT;
 UPDATE post_docs SET doc_search = (

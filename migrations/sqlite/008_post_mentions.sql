@@ -1,9 +1,9 @@
--- The mentionsCompanies filter's own index (spec 4.12): the searchable posts (reposts without
+-- The post search mentionsCompanies filter's own index: the searchable posts (reposts without
 -- commentary excluded, as from post_search) that mention each company, newest first. A company is
 -- mentioned in few posts next to the matches of a common word, so a search with this filter walks
 -- these posts and checks the query on each, rather than reading the word's newest matches for the
--- few that mention it: a date walk of "the" mentioning a company took 7 short, billed pages on the
--- 200,000-post network, and relevance saw only the mentions among the word's newest 10,000 matches.
+-- few that mention it: that way a date walk would give short, billed pages, and relevance would see
+-- only the mentions among the word's newest matches.
 -- posts.mentions (",id,id,") stays: the filter's facts read it where the matches drive the search.
 CREATE TABLE post_mentions (
   company_id  TEXT NOT NULL,

@@ -1,8 +1,8 @@
--- The authorJobTitle filter's own index (spec 4.12): members' current job titles, in FTS5. A title
+-- The post search authorJobTitle filter's own index: members' current job titles, in FTS5. A title
 -- is held by few members next to the matches of a common word, so a search with this filter walks
 -- the holders' posts and checks the query on each, rather than reading the word's newest matches for
--- the few whose author holds it: a date walk of "the" by Chief Legal Officers took 7 short, billed
--- pages on the 200,000-post network, and relevance saw 6 of the 64.
+-- the few whose author holds it: that way a date walk would give short, billed pages, and relevance
+-- would see only a few of the holders' posts.
 --
 -- profile_titles gives each title a stable integer key (profiles' own rowid may change at a VACUUM,
 -- and a backup is one), kept in step with profiles by triggers, whatever writes them.

@@ -22,7 +22,7 @@ export function migrationsDir(dialect: 'sqlite' | 'postgres'): string {
  * The numbered migrations (NNN_name.sql) of `dir` not in `done`, in order, with their SQL. A store
  * that records a migration `dir` lacks was opened by a newer build: refused (NewerStoreError) rather
  * than run by code that does not know what that build changed (an older build's ingest on a store a
- * newer one had re-indexed failed half-way with a driver's error).
+ * newer one re-indexed would fail half-way with a driver's error).
  */
 export function pendingMigrations(dir: string, done: ReadonlySet<number>): { version: number; file: string; sql: string }[] {
   const known = readdirSync(dir)

@@ -1,9 +1,9 @@
 /**
- * The operator's test clock (D12, PRONET_TEST_CLOCK=1) as one setting for every node on a store: the
+ * The operator's test clock (PRONET_TEST_CLOCK=1) as one setting for every node on a store: the
  * offset over real time is kept in the store (a restart and the CLI keep to it) and sent on the
- * invalidation bus, so nodes already running take it up at once. Each node used to keep its own until
- * it restarted: one account answered 200 on the node whose clock was set and 402 on the others, with
- * usage reports over different months. A node whose bus reconnected (and may have missed a message)
+ * invalidation bus, so nodes already running take it up at once. With a clock per node, one account
+ * could be answered 200 on the node whose clock was set and 402 on the others, with usage reports
+ * over different months. A node whose bus reconnected (and may have missed a message)
  * reads the store again.
  */
 import type { Clock } from '../ports/clock.ts'

@@ -6,8 +6,8 @@
  * copy is the store as of one instant, and `PRONET_DATA_DIR/pronet.db` can be replaced by it.
  * The copy holds the API keys' hashes and every account's ledger: it is created 0600. It is written
  * under a temporary name beside FILE and linked to FILE only once complete, which fails if FILE
- * exists: a failed backup (a full disk) leaves no file that looks like one (an empty database that
- * passed integrity_check, a backup probe), and two backups to one name cannot both write it.
+ * exists: a failed backup (a full disk) leaves no file that looks like one (an empty database would
+ * pass integrity_check), and two backups to one name cannot both write it.
  * PostgreSQL stores are backed up with pg_dump.
  */
 import { randomBytes } from 'node:crypto'

@@ -1,5 +1,5 @@
 /**
- * `pronet subscription set`, `pronet packs add|quote` and `pronet usage` (D9, D10, D12): the CLI side
+ * `pronet subscription set`, `pronet packs add|quote` and `pronet usage`: the CLI side
  * of the admin API's subscription, pack and quote calls and of GET /api/v1/usage. With --json each
  * prints the very JSON the admin API (or the usage endpoint) returns for the same thing.
  */
@@ -91,7 +91,7 @@ export function registerBillingCommands(program: Command, { withContainer, print
   const subscription = program.command('subscription').description("change an account's subscription (plan, status, allowance, rate)")
   subscription
     .command('set')
-    .description('change the subscription (D9 transitions; prints the subscription as GET /api/v1/subscription)')
+    .description('change the plan, its status, limits or renewal (prints the subscription as GET /api/v1/subscription)')
     .argument('<accountId>', 'account id')
     .addOption(new Option('--plan <plan>', 'plan ("none" ends the plan now)').choices(PLANS))
     .addOption(new Option('--status <status>', 'subscription status ("canceled" ends the plan now)').choices(STATUSES))
@@ -152,7 +152,7 @@ export function registerBillingCommands(program: Command, { withContainer, print
     )
   packs
     .command('quote')
-    .description('the price of a pack (D10 tiers)')
+    .description('the price of a pack, from the pack price tiers')
     .argument('[credits]', 'pack size (or use --credits)', intIn('credits', 1))
     .option('--credits <n>', 'pack size', intIn('--credits', 1))
     .option('--json', 'print JSON')

@@ -1,6 +1,6 @@
 /**
- * `pronet ingest FILE…` (decisions D13): streams NDJSON files through the content writer in ordered
- * batches. Files can be gigabytes, so no more than one batch of records (and a capped list of
+ * `pronet ingest FILE…`: streams NDJSON files (one `{kind, data}` record a line) through the content
+ * writer in ordered batches. Files can be gigabytes, so no more than one batch of records (and a capped list of
  * errors) is ever held; a bad line is reported with its place and never stops the lines after it.
  */
 import { once } from 'node:events'

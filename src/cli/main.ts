@@ -36,9 +36,11 @@ const int = (name: string, min: number) => (value: string) => {
  * (`--plan gold --json` fails at --plan), so until then the raw arguments decide, up to a `--`.
  */
 let jsonOption: boolean | undefined
+/** The arguments of this run (process.argv, or what runCli was given). */
+let runArgv: readonly string[] = process.argv
 function jsonRequested(): boolean {
   if (jsonOption !== undefined) return jsonOption
-  const args = process.argv.slice(2)
+  const args = runArgv.slice(2)
   const end = args.indexOf('--')
   return (end < 0 ? args : args.slice(0, end)).includes('--json')
 }
@@ -262,36 +264,56 @@ function fail(message: string): never {
   throw new InvalidArgumentError(message)
 }
 
-try {
-  await buildCli().parseAsync(process.argv)
-} catch (e) {
-  // The environment parsed but the world around it did not cooperate (a data dir, database or
-  // address that cannot be used): one line, exit 1 as `npm start` does.
-  if (e instanceof StartupError) {
-    reportError({ error: e.message, code: 'INTERNAL_ERROR' })
-    process.exit(1)
-  }
-  if (e instanceof ConfigError || e instanceof InvalidArgumentError) {
-    reportError({ error: e.message, code: 'INVALID_PARAMETER' })
-    process.exit(2)
-  }
-  if (e instanceof CommanderError) {
-    // Without --json commander has printed its message (or the help) already.
-    if (e.exitCode !== 0 && jsonRequested()) {
-      // Commander's messages start "error: "; a missing subcommand has only the help as its message.
-      const error = e.code === 'commander.help' ? 'A subcommand is missing; see pronet --help.' : e.message.replace(/^error: /, '')
-      process.stderr.write(`${JSON.stringify({ error, code: 'INVALID_PARAMETER' })}\n`)
+/**
+ * Runs the CLI on `argv` (node's argv: the program's arguments from argv[2]). Resolves to the exit
+ * status a failure calls for, with which the process exits at once; to undefined when the command ran
+ * (its status is in process.exitCode, the process exits once its work is done). An unexpected failure
+ * without --json is thrown, to end the process with its stack.
+ */
+export async function runCli(argv: readonly string[]): Promise<number | undefined> {
+  runArgv = argv
+  jsonOption = undefined
+  try {
+    await buildCli().parseAsync(argv as string[])
+    return undefined
+  } catch (e) {
+    // The environment parsed but the world around it did not cooperate (a data dir, database or
+    // address that cannot be used): one line, exit 1 as `npm start` does.
+    if (e instanceof StartupError) {
+      reportError({ error: e.message, code: 'INTERNAL_ERROR' })
+      return 1
     }
-    process.exit(e.exitCode === 0 ? 0 : 2)
+    if (e instanceof ConfigError || e instanceof InvalidArgumentError) {
+      reportError({ error: e.message, code: 'INVALID_PARAMETER' })
+      return 2
+    }
+    if (e instanceof CommanderError) {
+      // Without --json commander has printed its message (or the help) already.
+      if (e.exitCode !== 0 && jsonRequested()) {
+        // Commander's messages start "error: "; a missing subcommand has only the help as its message.
+        const error = e.code === 'commander.help' ? 'A subcommand is missing; see pronet --help.' : e.message.replace(/^error: /, '')
+        process.stderr.write(`${JSON.stringify({ error, code: 'INVALID_PARAMETER' })}\n`)
+      }
+      return e.exitCode === 0 ? 0 : 2
+    }
+    if (isApiError(e)) {
+      reportError(e.toBody())
+      return 1
+    }
+    if (!jsonRequested()) throw e
+    // Unexpected: the operator's own machine, so the cause is shown (the HTTP API hides it from clients).
+    reportError({ error: e instanceof Error ? e.message : String(e), code: 'INTERNAL_ERROR' })
+    return 1
   }
-  if (isApiError(e)) {
-    reportError(e.toBody())
-    process.exit(1)
-  }
-  if (!jsonRequested()) throw e
-  // Unexpected: the operator's own machine, so the cause is shown (the HTTP API hides it from clients).
-  reportError({ error: e instanceof Error ? e.message : String(e), code: 'INTERNAL_ERROR' })
-  process.exit(1)
+}
+
+/**
+ * A test that drives runCli in its own process sets this (globalThis[Symbol.for('pronet.cli.embedded')]
+ * = true) before importing this module; otherwise importing it runs the program on process.argv.
+ */
+if ((globalThis as Record<symbol, unknown>)[Symbol.for('pronet.cli.embedded')] !== true) {
+  const status = await runCli(process.argv)
+  if (status !== undefined) process.exit(status)
 }
 
 /** `accounts show` for a person: the account, its subscription as `subscription set` prints it, and its keys. */

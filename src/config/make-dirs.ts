@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path'
 /**
  * `mkdir -p`: makes `dir` and the directories above it that are missing, one at a time from the top.
  * Node's own `mkdirSync(dir, { recursive: true })` never returns when the system refuses a directory
- * whose parent exists (ENOENT under /proc: PRONET_DATA_DIR=/proc/pronet spun at 100% CPU for ever);
+ * whose parent exists (ENOENT under /proc: PRONET_DATA_DIR=/proc/pronet would spin for ever);
  * here that ENOENT is thrown, and the caller names the setting.
  */
 export function makeDirs(dir: string): void {

@@ -1,13 +1,13 @@
 /**
  * One process serves an embedded store. Its ledger keeps each account's balance in memory and learns
  * of another writer only between batches, which suits the CLI's occasional changes but not a second
- * server: two servers on one data dir each let calls spend the same credits (an operator probe: 20
- * calls on an account holding 5 got 10 answered 200, and a 500). So `serve` claims the data dir.
+ * server: two servers on one data dir would each let calls spend the same credits, answering more
+ * calls than the balance holds. So `serve` claims the data dir.
  *
  * The claim is an exclusive lock on a small SQLite file, `server.lock`, held for the server's life:
  * the operating system drops it when the process ends, however it ends, so a server that was killed
- * leaves nothing to take over. (A pid file taken over when its process was gone let two servers in:
- * one read a stale claim, another took it over, and the first's unlink removed the live claim.)
+ * leaves nothing to take over. (A pid file taken over when its process is gone can let two servers
+ * in: one reads a stale claim, another takes it over, and the first's unlink removes the live claim.)
  * `server.pid` beside it names the holder, for the refusal's message and for the operator. The CLI
  * does not claim: it works beside a serving node, as the README says.
  */

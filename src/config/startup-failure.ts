@@ -63,7 +63,7 @@ export function dataDirFailure(dataDir: string, e: unknown): StartupError {
 
 /**
  * The URL without its password, which must not end up in a log. The driver also takes a password
- * from the query string (`?password=…`, `?sslpassword=…`): that was printed as given.
+ * from the query string (`?password=…`, `?sslpassword=…`), so those are hidden too.
  */
 export function redactUrl(raw: string): string {
   try {

@@ -1,8 +1,8 @@
 /**
  * Startup notes for secrets too short to keep their job. Any non-empty PRONET_SECRET and
- * PRONET_ADMIN_TOKEN is taken (D12 names them, not their form), so a one-character secret served:
- * whoever guessed it could forge every pagination token and cursor, and a short admin token guards
- * the whole operator API, whose failed attempts are not throttled. Told, not refused: the operator
+ * PRONET_ADMIN_TOKEN is taken (the operator interface names them, not their form), so even a
+ * one-character secret serves: whoever guessed it could forge every pagination token and cursor, and
+ * a short admin token guards the whole operator API, whose failed attempts are not throttled. Told, not refused: the operator
  * interface is stable and existing deployments must still start.
  */
 import { codePointLength } from '../domain/code-points.ts'

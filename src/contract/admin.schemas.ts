@@ -1,5 +1,5 @@
 /**
- * The admin API's answers (D12), for /openapi.json: an operator's generated client reads these.
+ * The admin API's answers, for /openapi.json: an operator's generated client reads these.
  * Documentation only (the routes send ready JSON text); the admin routes' tests validate every
  * answer against them.
  */
@@ -35,11 +35,11 @@ export const PackAddedSchema = Type.Object(
     credits: Type.Integer({ minimum: 1 }),
     purchasedAt: Instant,
     expiresAt: Type.String({ format: 'date-time', description: '12 calendar months after purchase' }),
-    price: Type.Number({ minimum: 0, description: 'in currency units (D10 tiers)' }),
+    price: Type.Number({ minimum: 0, description: 'in currency units, from the pack price tiers' }),
   },
   closed,
 )
 
-export const QuoteSchema = Type.Object({ credits: Type.Integer({ minimum: 1 }), price: Type.Number({ minimum: 0, description: 'in currency units (D10 tiers)' }) }, closed)
+export const QuoteSchema = Type.Object({ credits: Type.Integer({ minimum: 1 }), price: Type.Number({ minimum: 0, description: 'in currency units, from the pack price tiers' }) }, closed)
 
 export const ClockSchema = Type.Object({ now: Instant }, closed)

@@ -1,7 +1,7 @@
 /**
- * Requests and responses of every endpoint (spec section 4, D6). Query parameter rules that the
- * schema can state (types, ranges) live here; rules that need context (clamping, `start` must be 0,
- * identifier parsing) live in the content service, so each refusal carries the spec's code.
+ * Requests and responses of every endpoint. Query parameter rules that the schema can state (types,
+ * ranges) live here; rules that need context (clamping, `start` must be 0, identifier parsing) live
+ * in the content service, so each refusal carries the documented error code.
  */
 import Type from 'typebox'
 import {
@@ -17,11 +17,38 @@ import {
   ReactionEntrySchema,
   SearchResponseSchema,
 } from './resources.schemas.ts'
+import { Defaulted } from './validated.ts'
 
 const closed = { additionalProperties: false } as const
 const Id = (description: string) => Type.String({ description })
-const IntParam = (description: string, extra: { minimum?: number; maximum?: number; default?: number } = {}) =>
-  Type.Integer({ description, ...extra })
+const IntParam = (description: string, extra: { minimum?: number; maximum?: number } = {}) => Type.Integer({ description, ...extra })
+/**
+ * A page size from 1 to `max`, `fallback` when omitted. `clamped`: a larger one is served at `max`
+ * rather than refused, which JSON Schema cannot state: the service clamps with the number in CLAMPED.
+ */
+const Count = (o: { max: number; fallback: number; clamped?: boolean; of?: string }) =>
+  Defaulted(
+    Type.Integer({
+      minimum: 1,
+      ...(o.clamped ? {} : { maximum: o.max }),
+      description: `${o.of ?? ''}1 to ${o.max}, default ${o.fallback}${o.clamped ? '; higher is clamped' : ''}`,
+    }),
+    o.fallback,
+  )
+/** An offset, 0 when omitted. */
+const Offset = (description = 'offset, default 0') => Defaulted(Type.Integer({ minimum: 0, description }), 0)
+
+/**
+ * Values above these are served at them rather than refused: the feeds' own rules, which a JSON Schema
+ * cannot state, so the descriptions above and the content service both read them here.
+ */
+export const CLAMPED = { articlesCount: 100, articlesStart: 100_000, companyPostsCount: 100 } as const
+
+/**
+ * Limits of inputs the service reads itself, so that each refusal carries its own wording: the
+ * profiles of a posts/updates list (one comma-separated string) and the companies of a batch.
+ */
+export const LISTS = { updatesProfiles: 60, batchCompanies: 50 } as const
 
 const PROFILE_INPUT = 'profile URN (recommended), bare slug, or profile URL <host>/in/<slug>'
 const COMPANY_INPUT = 'company page URL (<host>/company/<slug>, also /school/ and /showcase/), bare slug, or company URN'
@@ -38,27 +65,27 @@ export const ProfileQuery = Type.Object({
 
 export const ProfileReactionsQuery = Type.Object({
   profileUrlOrUrn: Type.Optional(Id(PROFILE_INPUT)),
-  count: Type.Optional(IntParam('1 to 50, default 10', { minimum: 1, maximum: 50 })),
+  count: Type.Optional(Count({ max: 50, fallback: 10 })),
   start: Type.Optional(IntParam('must be 0 or omitted (cursor pagination)')),
   paginationToken: Type.Optional(Id('cursor from the previous response')),
 })
 
 export const ProfileArticlesQuery = Type.Object({
   profileUrlOrUrn: Type.Optional(Id(`${PROFILE_INPUT}; member profiles only`)),
-  count: Type.Optional(IntParam('1 to 100, default 10; higher is clamped', { minimum: 1 })),
-  start: Type.Optional(IntParam('offset from the newest, 0 to 100,000; higher is capped', { minimum: 0 })),
+  count: Type.Optional(Count({ max: CLAMPED.articlesCount, fallback: 10, clamped: true })),
+  start: Type.Optional(Offset(`offset from the newest, 0 to ${CLAMPED.articlesStart.toLocaleString('en-US')}; higher is capped`)),
 })
 
 export const PostsQuery = Type.Object({
   profileUrlOrUrn: Type.Optional(Id(`${PROFILE_INPUT}; also a member URN or a company page`)),
-  count: Type.Optional(IntParam('1 to 50, default 10', { minimum: 1, maximum: 50 })),
+  count: Type.Optional(Count({ max: 50, fallback: 10 })),
   start: Type.Optional(IntParam('must be 0 or omitted (cursor pagination)')),
   paginationToken: Type.Optional(Id('cursor from the previous response')),
 })
 
 export const PostsUpdatesQuery = Type.Object({
-  profileUrlsOrUrns: Type.Optional(Id('comma-separated profile URLs or URNs, at most 60, formats may be mixed')),
-  count: Type.Optional(IntParam('posts per profile, 1 to 100, default 15', { minimum: 1, maximum: 100 })),
+  profileUrlsOrUrns: Type.Optional(Id(`comma-separated profile URLs or URNs, at most ${LISTS.updatesProfiles}, formats may be mixed`)),
+  count: Type.Optional(Count({ max: 100, fallback: 15, of: 'posts per profile, ' })),
 })
 
 export const CompanyQuery = Type.Object({ companyUrlOrUrn: Type.Optional(Id(COMPANY_INPUT)) })
@@ -66,7 +93,7 @@ export const CompanyQuery = Type.Object({ companyUrlOrUrn: Type.Optional(Id(COMP
 export const CompanyPostsQuery = Type.Object({
   companyUrlOrUrn: Type.Optional(Id('company URL, slug, or organization URN (fsd_organizationalPage)')),
   profileUrlOrUrn: Type.Optional(Id('alias of companyUrlOrUrn; companyUrlOrUrn wins when both are given')),
-  count: Type.Optional(IntParam('1 to 100, default 10; above 100 is clamped', { minimum: 1 })),
+  count: Type.Optional(Count({ max: CLAMPED.companyPostsCount, fallback: 10, clamped: true })),
   start: Type.Optional(IntParam('must be 0 or omitted (cursor pagination)')),
   paginationToken: Type.Optional(Id('cursor from the previous response')),
 })
@@ -75,39 +102,39 @@ export const CompanyBatchBody = Type.Object(
   {
     companies: Type.Array(Type.String({ minLength: 1 }), {
       minItems: 1,
-      maxItems: 50,
+      maxItems: LISTS.batchCompanies,
       description: 'each a URL, slug or URN accepted by /api/v1/company; duplicates (case-insensitive) are fetched and billed once',
     }),
   },
-  { description: 'validated by the service itself so each refusal carries the spec message' },
+  { description: 'validated by the service itself, so each refusal names the field or entry at fault' },
 )
 
 export const EngagementQuery = Type.Object({
   postUrlOrUrn: Type.Optional(Id(POST_INPUT)),
-  commentCount: Type.Optional(IntParam('1 to 100, default 100', { minimum: 1, maximum: 100 })),
-  commentStart: Type.Optional(IntParam('offset, default 0', { minimum: 0 })),
+  commentCount: Type.Optional(Count({ max: 100, fallback: 100 })),
+  commentStart: Type.Optional(Offset()),
   commentPaginationToken: Type.Optional(Id('token for the next page of comments')),
-  reactionCount: Type.Optional(IntParam('1 to 100, default 100', { minimum: 1, maximum: 100 })),
-  reactionStart: Type.Optional(IntParam('offset, default 0', { minimum: 0 })),
+  reactionCount: Type.Optional(Count({ max: 100, fallback: 100 })),
+  reactionStart: Type.Optional(Offset()),
 })
 
 export const CommentsQuery = Type.Object({
   postUrlOrUrn: Type.Optional(Id(POST_INPUT)),
-  count: Type.Optional(IntParam('1 to 100, default 100', { minimum: 1, maximum: 100 })),
-  start: Type.Optional(IntParam('offset, default 0', { minimum: 0 })),
+  count: Type.Optional(Count({ max: 100, fallback: 100 })),
+  start: Type.Optional(Offset()),
   paginationToken: Type.Optional(Id('token for the next page')),
 })
 
 export const PostReactionsQuery = Type.Object({
   postUrlOrUrn: Type.Optional(Id(POST_INPUT)),
-  count: Type.Optional(IntParam('1 to 100, default 100', { minimum: 1, maximum: 100 })),
-  start: Type.Optional(IntParam('offset, default 0', { minimum: 0 })),
+  count: Type.Optional(Count({ max: 100, fallback: 100 })),
+  start: Type.Optional(Offset()),
 })
 
 // ---------- Responses ----------
 
 /**
- * A company page given to /api/v1/profile (spec 2.4): the organisation name in firstName, its tagline
+ * A company page given to /api/v1/profile: the organisation name in firstName, its tagline
  * in title, empty experiences and educations. Its ids are the company's, so the profile-id patterns
  * do not apply.
  */
@@ -196,7 +223,7 @@ export const PostReactionsResponse = Type.Object(
 
 export { Nullable }
 
-// ---------- Account endpoints (4.1, 4.2) ----------
+// ---------- Account endpoints: usage and subscription ----------
 
 export const UsageQuery = Type.Object({
   from: Type.Optional(Type.String({ description: 'first UTC day (YYYY-MM-DD), included; default: first day of the current month' })),
@@ -204,12 +231,12 @@ export const UsageQuery = Type.Object({
 })
 export { UsageReportSchema as UsageResponse, SubscriptionSchema as SubscriptionResponse } from './resources.schemas.ts'
 
-// ---------- POST /api/v1/search/posts (4.12, D8) ----------
+// ---------- POST /api/v1/search/posts ----------
 
 const Listed = (description: string) =>
   Type.Union([Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: 10 }), Type.Null()], { description })
 
-/** Documents the body; the service validates it itself so each refusal names its field (4.12). */
+/** Documents the body; the service validates it itself so each refusal names its field. */
 export const SearchPostsBody = Type.Object(
   {
     query: Type.Optional(
@@ -239,7 +266,7 @@ export const SearchPostsBody = Type.Object(
     additionalProperties: false,
     description: 'send query, or authorProfiles / authorCompanies; null reads as omitted',
     // What the reference page's "Try it out" starts from: a body that searches (one built from the
-    // field types sent "string" as a profile id, a refused 400).
+    // field types would send "string" as a profile id and be refused).
     examples: [{ query: 'hiring OR "data platform"', maxResults: 5 }],
   },
 )

@@ -1,5 +1,5 @@
 /**
- * Ingest records (decisions D13): `{kind, data}` where data is the record in the API's own shape
+ * Ingest records, one NDJSON line each: `{kind, data}` where data is the record in the API's own shape
  * plus the links the shape implies. The synthetic network produces exactly these records, so seeding
  * and `pronet ingest` share one validation and one write path.
  */

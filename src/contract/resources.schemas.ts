@@ -20,24 +20,24 @@ const NonNegInt = Type.Integer({ minimum: 0 })
  */
 export const INT32_MAX = 2_147_483_647
 const Count = Type.Integer({ minimum: 0, maximum: INT32_MAX })
-/** A calendar year: a negative or five-digit year is no date (a negative one broke the duration labels). */
+/** A calendar year: a negative or five-digit year is no date (a negative one would break the duration labels). */
 const Year = Type.Integer({ minimum: 1, maximum: 9999 })
 const Bool = Type.Boolean()
 
-// ---------- Post (2.2) ----------
+// ---------- Post ----------
 
 export const POST_TYPES = ['text', 'image', 'document', 'article', 'linkedinVideo'] as const
 export const PostTypeSchema = Type.Enum(POST_TYPES, {
   description: 'text, image, document, article, or linkedinVideo for a video',
 })
 
-/** Spec 2.3's reaction types; the reaction counts of 2.2 are keyed by them in lower case. */
+/** The six reaction types of a profile reaction; a post's reaction counts are keyed by them in lower case. */
 export const REACTION_TYPES = ['LIKE', 'EMPATHY', 'ENTERTAINMENT', 'INTEREST', 'PRAISE', 'APPRECIATION'] as const
 export type ReactionType = (typeof REACTION_TYPES)[number]
 /** One of REACTION_TYPES as a whole string, upper or lower case: the key patterns of the count objects. */
 const reactionKey = (upper: boolean) => `^(${REACTION_TYPES.map((t) => (upper ? t : t.toLowerCase())).join('|')})$`
 
-// Spec 2.2: keyed by lower-case reaction type (2.3's six), only received types present, so each count is at least 1.
+// Keyed by lower-case reaction type; only received types are present, so each count is at least 1.
 export const ReactionsByTypeSchema = Type.Record(
   Type.String({ pattern: reactionKey(false) }),
   Type.Integer({ minimum: 1, maximum: INT32_MAX }),
@@ -110,7 +110,7 @@ export const PostSchema = Type.Object(
   closed,
 )
 
-/** The older shape of /api/v1/posts/updates (spec 2.2). */
+/** The older, shorter post shape that /api/v1/posts/updates returns. */
 export const PostOlderSchema = Type.Object(
   {
     id: Str,
@@ -126,7 +126,7 @@ export const PostOlderSchema = Type.Object(
   closed,
 )
 
-/** The trimmed post inside a profile reaction (D7, observed). */
+/** The trimmed post inside a profile reaction, as the real service sends it. */
 export const PostTrimmedSchema = Type.Object(
   {
     id: Str,
@@ -146,7 +146,7 @@ export const PostTrimmedSchema = Type.Object(
   closed,
 )
 
-// ---------- Reaction entry (2.3) ----------
+// ---------- Reaction entry (profile reactions) ----------
 
 export const ReactionTypeSchema = Type.Enum(REACTION_TYPES)
 
@@ -155,7 +155,7 @@ export const ReactionEntrySchema = Type.Object(
   closed,
 )
 
-// ---------- Profile (2.4, D7) ----------
+// ---------- Profile ----------
 
 export const YearMonthSchema = Type.Object(
   { year: Year, month: Type.Optional(Type.Integer({ minimum: 1, maximum: 12 })) },
@@ -356,7 +356,7 @@ export const ProfileSchema = Type.Object(
   closed,
 )
 
-// ---------- Company (2.5, D7) ----------
+// ---------- Company ----------
 
 export const COMPANY_TYPE_CODES = [
   'PUBLIC_COMPANY',
@@ -407,7 +407,7 @@ export const CompanySchema = Type.Object(
   closed,
 )
 
-// ---------- Article (2.6) ----------
+// ---------- Article ----------
 
 export const ArticleSchema = Type.Object(
   {
@@ -424,7 +424,7 @@ export const ArticleSchema = Type.Object(
   closed,
 )
 
-// ---------- Comments and post reactions (D6) ----------
+// ---------- Comments and post reactions ----------
 
 export const CommentAuthorSchema = Type.Object(
   {
@@ -478,9 +478,9 @@ export const PostReactionSchema = Type.Object(
   closed,
 )
 
-// ---------- Search result (2.11, D8) ----------
+// ---------- Search result ----------
 
-/** A search result item: a Post plus isEdited, reactionTypeCounts and the video's dimensions (D8). */
+/** A search result item: a Post plus isEdited, reactionTypeCounts and the video's dimensions. */
 export const SearchResultSchema = Type.Object(
   {
     ...PostSchema.properties,
@@ -519,7 +519,7 @@ export const SearchResponseSchema = Type.Object(
   closed,
 )
 
-// ---------- Usage report (2.7) and subscription (2.8) ----------
+// ---------- Usage report and subscription ----------
 
 const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'UTC day, YYYY-MM-DD' })
 const usageFigures = { requests: NonNegInt, billableRequests: NonNegInt, creditsUsed: NonNegInt }
@@ -566,14 +566,14 @@ export const SubscriptionSchema = Type.Object(
     paygExpiresAt: Nullable(Type.String({ format: 'date-time' })),
     creditsLimit: NonNegInt,
     creditsUsed: NonNegInt,
-    renewalDate: Nullable(Type.String({ format: 'date-time', description: 'null without a plan (D9)' })),
+    renewalDate: Nullable(Type.String({ format: 'date-time', description: 'null without a plan' })),
     rpsLimit: Type.Integer({ minimum: 1 }),
     cancelAtPeriodEnd: Bool,
   },
   closed,
 )
 
-// ---------- Batch result (2.10) and error (2.9) ----------
+// ---------- Batch result and error ----------
 
 export const BatchResultSchema = Type.Union(
   [

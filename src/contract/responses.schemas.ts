@@ -1,7 +1,7 @@
 /**
  * What /openapi.json says of answers beyond their bodies: the headers each kind of answer carries
- * (D3, D4; spec 4.1, 4.2) and, per status, the error envelope with the codes that status may carry
- * (spec 7, D5). Documentation only: every body is sent as ready JSON text, which Fastify passes
+ * (credits charged, rate-limit budget) and, per status, the error envelope with the codes that status
+ * may carry. Documentation only: every body is sent as ready JSON text, which Fastify passes
  * through no serializer, and the gateway and the app's hooks set the headers.
  */
 import Type from 'typebox'
@@ -15,16 +15,16 @@ const whole = (description: string) => ({ type: 'integer' as const, minimum: 0, 
 
 /** On every answer. */
 export const REQUEST_ID: HeaderDocs = { 'X-Request-Id': { type: 'string', description: "this call's id, to quote when asking about it" } }
-/** On every answer of a metered route (D3). */
+/** On every answer of a metered route, free and refused calls included. */
 export const CREDITS_CHARGED: HeaderDocs = { 'X-Credits-Charged': whole('credits this call billed: 0 for a free or refused call') }
-/** On every data answer once the key is known (D4). */
+/** On every data answer once the key is known. */
 export const RATE_HEADERS: HeaderDocs = {
   'X-RateLimit-Limit': whole("the plan's calls per second (rpsLimit)"),
   'X-RateLimit-Remaining': whole('units left in the rolling one-second window now'),
   'X-RateLimit-Reset': whole('Unix seconds when a unit is next free'),
   'X-RateLimit-Cost': whole('units this call took: 1, engagement 2, the batch 1 per distinct company'),
 }
-/** The account endpoints have a budget of their own: no Remaining or Reset (spec 4.1 rule 5, 4.2). */
+/** Usage and subscription have a budget of their own (1 call a second), so no Remaining or Reset. */
 export const ACCOUNT_RATE_HEADERS: HeaderDocs = {
   'X-RateLimit-Limit': whole("the plan's calls per second (rpsLimit)"),
   'X-RateLimit-Cost': whole('always 0: these calls take nothing from the plan budget'),

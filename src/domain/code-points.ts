@@ -21,8 +21,8 @@ export function firstCodePoints(s: string, max: number): string {
 
 /**
  * `value` with every string made well-formed (a lone surrogate becomes U+FFFD), copied only where one
- * changes. A lone surrogate is no character: SQLite stored it as three bytes it read back as three
- * U+FFFD, PostgreSQL as one, so the same record read differently on the two stores.
+ * changes. A lone surrogate is no character: SQLite would store it as three bytes it reads back as
+ * three U+FFFD, PostgreSQL as one, so the same record would read differently on the two stores.
  */
 export function wellFormed<T>(value: T): T {
   if (typeof value === 'string') {

@@ -1,5 +1,5 @@
 /**
- * The one error catalogue (spec section 7, decisions D5). Domain code throws or returns an ApiError;
+ * The one error catalogue: every code the API answers with and its HTTP status. Domain code throws or returns an ApiError;
  * only the HTTP error handler turns it into `{error, code, details?}` with the fixed status.
  */
 export const ERROR_STATUS = {

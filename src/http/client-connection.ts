@@ -1,6 +1,6 @@
 /**
  * Whether a call's client is still there to be answered, and what an answer on its connection is owed:
- * the gateway bills what is sent (4.0: a delivered response bills), and records a call whose client has
+ * the gateway bills what is sent (a delivered response bills), and records a call whose client has
  * left as 499. Read by the gateway, the batch's wait for rate units and the hooks before a body is read.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -16,8 +16,8 @@ type TrackedSocket = { [COMMITTED]?: number }
  * count as gone: the gateway records the call as 499, bills nothing and sends nothing (a half-closed
  * client must not read an answer it was not billed for). Except while the connection still carries an
  * answer committed before the FIN (commitAnswer): answers go out in the order of their requests, so
- * the calls pipelined beside it are answered (and billed) too; a probe saw a call answered ahead of
- * the one before it billed and then lost when that one, judged gone, closed the connection.
+ * the calls pipelined beside it are answered (and billed) too; otherwise a call judged gone could close
+ * the connection under an earlier call that was already billed, and that answer would be lost.
  */
 export const connectionClosed = (request: FastifyRequest): boolean => {
   const socket = request.raw.socket as (typeof request.raw.socket & TrackedSocket) | undefined

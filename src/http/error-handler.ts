@@ -1,5 +1,5 @@
 /**
- * Renders every failure as the spec's envelope `{error, code, details?}` with the catalogue status.
+ * Renders every failure as the API's error envelope `{error, code, details?}` with the catalogue status.
  * Fastify's own failures (validation, body parsing, unknown routes) are mapped to catalogue codes so
  * a client never sees a framework error, a stack or SQL.
  */
@@ -85,7 +85,7 @@ export function sendError(reply: FastifyReply, e: ApiError): FastifyReply {
 export function registerErrorHandling(
   app: FastifyInstance,
   logger: Logger,
-  /** Records a call to an unknown path made with a valid key (D5: usage endpoint `unknown`). */
+  /** Records a call to an unknown path made with a valid key, under the usage endpoint `unknown`. */
   recordUnknown?: (request: FastifyRequest, status: number) => Promise<void>,
   classify?: ErrorClassifier,
   /** Where failures of a store that cannot be reached are logged (one line per kind and interval). */
@@ -100,14 +100,14 @@ export function registerErrorHandling(
       }
     }
     const path = request.url.split('?')[0] as string
-    // D5 counts such a call in usage (endpoint `unknown`), free: it says so as every other answer of
-    // the API does (D3), whatever the key.
+    // Such a call is counted in usage (endpoint `unknown`) and is free: it says so in X-Credits-Charged
+    // as every other answer of the API does, whatever the key.
     if (path.startsWith('/api/')) reply.header('x-credits-charged', '0')
     return sendError(reply, new ApiError('NOT_FOUND', `No endpoint ${request.method} ${path}.`))
   }
   app.setErrorHandler(async (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     // Fastify reads a body before its not-found handler runs: a bad body sent to a path or method that
-    // does not exist is still that (D5: 404 NOT_FOUND, counted under `unknown`), not a 400 of a route.
+    // does not exist is still that (404 NOT_FOUND, counted under `unknown`), not a 400 of a route.
     // The one other failure before the not-found handler is the admin API's 401, which stands.
     if (request.is404 && !(isApiError(error) && error.code === 'UNAUTHENTICATED')) return notFound(request, reply)
     // A client that closed its connection while its body was being read: Node ends the read with
@@ -118,7 +118,7 @@ export function registerErrorHandling(
     }
     // A file the reference page's static server refuses (a path climbing out of it, a NUL byte): its
     // errors carry their HTTP status. To the client there is no such file; it is no failure of the
-    // service (these were 500s with a stack logged at error level: a probe wrote 44 MB in 5 s).
+    // service, and logging each as a 500 with its stack would let a client fill the log.
     const refused = error as { statusCode?: unknown; status?: unknown }
     const status = refused.statusCode ?? refused.status
     if (!isApiError(error) && typeof status === 'number' && status >= 400 && status < 500 && request.url.startsWith('/docs/')) {

@@ -1,27 +1,30 @@
 /**
  * The gateway in front of every API route (architecture: authenticate → rate budget → credit hold →
  * handler → settle with its usage line → respond):
- * - onRequest: X-API-Key first, so a request without a valid key learns nothing else (spec 5); a
+ * - onRequest: X-API-Key first, so a request without a valid key learns nothing else; a
  *   suspended account's call is recorded and refused with 403; then the arrival units of the rate
- *   budget (D4) or the account endpoints' own budgets (4.1, 4.2).
- * - admit(): called by the handler once the input is valid; holds the full price (402 otherwise).
- * - onSend: settles the actual price (delivered → its price, 404 of a record → 1, anything else → 0)
- *   with the usage line in one durable transaction, and only then lets the response go, with
- *   X-Credits-Charged and the rate headers (X-Credits-Charged: 0 on a call refused before its account
- *   was known).
+ *   budget or the account endpoints' own budgets (one call per second each).
+ * - handler(route): the route's parse step (free 400s, no store access), its full price computed
+ *   once from the parsed request by its price rule and held (402 when the balance is below it), then
+ *   its serve step. A call delivered without its price held is refused (500, free).
+ * - onSend: settles what the price rule bills for the outcome (prices.ts: delivered, a 404 of a
+ *   record, anything else) with the usage line in one durable transaction, and only then lets the
+ *   response go, with X-Credits-Charged and the rate headers (X-Credits-Charged: 0 on a call refused
+ *   before its account was known).
  */
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onSendAsyncHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onSendAsyncHookHandler, RouteHandlerMethod } from 'fastify'
 import { RevokedKeyError, suspendedError, type AccountsService } from '../domain/accounts/accounts.service.ts'
 import { arrivalUnits, rateHeaders, type MeteringService } from '../domain/billing/metering.service.ts'
-import { notFoundBills, priceOf, type Operation, type PriceRule } from '../domain/billing/prices.ts'
-import type { Admit } from '../domain/content/content.service.ts'
+import { billed, priceOf, type Operation, type PriceRule } from '../domain/billing/prices.ts'
 import { ApiError, nodeClosing, serviceUnavailable } from '../domain/errors.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { Hold } from '../ports/ledger.ts'
 import type { RateDecision } from '../ports/rate-limiter.ts'
 import { createArrivalLog, createDeadlines } from './arrival-log.ts'
 import { commitAnswer, connectionClosed } from './client-connection.ts'
+import type { DataRoute, ParseContext, ServeContext } from './data-route.ts'
 import type { ErrorClassifier } from './error-handler.ts'
+import { GatheredBody } from './gathered-body.ts'
 
 export interface Principal {
   accountId: string
@@ -35,10 +38,16 @@ export interface Meter {
   endpoint: string
   /** Arrival instant: the usage day, the hold and the debit are all taken at it. */
   at: number
+  /** The rule that prices the call (free until a data route's handler sets its own). */
+  rule: PriceRule
+  /** The call's full price, computed once from its parsed request; held on admission. */
+  price: number
+  /** Whether the price is held (or nothing needed holding): only then may the call be served. */
+  admitted: boolean
   hold: Hold | null
-  /** What a delivered (200) response bills; set by the handler. */
-  charge: number
-  /** The last rate decision and the units taken, for the D4 headers. */
+  /** Entries delivered with a record, for a per-found rule (company/batch). */
+  found: number | undefined
+  /** The last rate decision and the units taken, for the rate headers. */
   rate: RateDecision | null
   units: number
 }
@@ -49,9 +58,8 @@ declare module 'fastify' {
     meter: Meter | null
   }
   interface FastifyContextConfig {
-    /** D3 operation name of an API route (metering prices and records by it). */
+    /** The operation of an API route: its row of the price table, and what its rate units go by. */
     operation?: Operation
-    price?: PriceRule
   }
 }
 
@@ -81,6 +89,8 @@ export const LATE_ARRIVAL_MS = 1_000
 const JSON_TYPE = 'application/json; charset=utf-8'
 /** The usage status of a call whose client left before its response (nginx's "client closed request"). */
 export const CLIENT_CLOSED = 499
+/** The rule of a call no data route has priced (account endpoints, refusals before the handler). */
+const FREE: PriceRule = { kind: 'free' }
 
 export type Gateway = ReturnType<typeof createGateway>
 
@@ -93,7 +103,18 @@ export function createGateway(deps: GatewayDeps) {
     // A repeated header is ambiguous: treat it as no valid key rather than guess.
     const key = Array.isArray(header) ? '\u0000' : header
     const open = (accountId: string): Meter => {
-      const meter: Meter = { accountId, endpoint: request.routeOptions.url ?? 'unknown', at: clock.now(), hold: null, charge: 0, rate: null, units: 0 }
+      const meter: Meter = {
+        accountId,
+        endpoint: request.routeOptions.url ?? 'unknown',
+        at: clock.now(),
+        rule: FREE,
+        price: 0,
+        admitted: false,
+        hold: null,
+        found: undefined,
+        rate: null,
+        units: 0,
+      }
       request.meter = meter
       return meter
     }
@@ -130,7 +151,7 @@ export function createGateway(deps: GatewayDeps) {
       return
     }
     if (suspended || closing()) {
-      // Refused (and recorded) without taking a unit; its D4 headers show the budget as it stands.
+      // Refused (and recorded) without taking a unit; its rate headers show the budget as it stands.
       meter.rate = await metering.standing(meter.accountId, meter.at)
       throw suspended ? suspendedError() : nodeClosing()
     }
@@ -194,15 +215,13 @@ export function createGateway(deps: GatewayDeps) {
     request.meter = null
     if (meter.rate) reply.headers(rateHeaders(meter.rate, meter.units))
     // A client that has gone (closed its connection, or timed out, while the call waited) gets no
-    // response, so nothing is delivered or billed (4.0); the call is recorded as 499, client closed.
+    // response, so nothing is delivered or billed; the call is recorded as 499, client closed.
     // Gone is decided here, before the settle: a client whose end arrives while it commits is answered
     // (app.ts: half-open connections), so what is billed is what is sent.
     const gone = connectionClosed(request)
     if (!gone) commitAnswer(request, reply)
     const status = gone ? CLIENT_CLOSED : reply.statusCode
-    // D3: a delivered response bills its price; a 404 of a missing single record bills 1; all else is free.
-    const owed = status === 200 ? meter.charge : status === 404 && meter.hold && notFoundBills(request.routeOptions.config.price as PriceRule) ? 1 : 0
-    const credits = Math.min(owed, meter.hold?.credits ?? 0)
+    const credits = billed(meter.rule, { status, held: meter.hold?.credits ?? 0, found: meter.found })
     const line = { accountId: meter.accountId, at: meter.at, endpoint: meter.endpoint, status, credits, requestId: request.id }
     try {
       const settled = await metering.settle(meter.hold, line)
@@ -227,24 +246,56 @@ export function createGateway(deps: GatewayDeps) {
     return payload
   }
 
+  /** Holds the call's price once (402 when the balance is below it); nothing to hold admits it as is. */
+  async function admitMeter(meter: Meter): Promise<void> {
+    if (meter.admitted) return
+    if (meter.price > 0) meter.hold = await metering.hold(meter.accountId, meter.price, meter.at)
+    meter.admitted = true
+  }
+
+  /**
+   * A data route's handler: parse, price once, hold, serve. Unmetered (the benchmark's baseline),
+   * parse and serve alone.
+   */
+  function handler(route: DataRoute, rule: PriceRule, ctx: { parse: ParseContext; serve: ServeContext }): RouteHandlerMethod {
+    const holdFirst = route.admitsInService !== true
+    const input = route.body ? (request: FastifyRequest) => request.body : (request: FastifyRequest) => request.query
+    return async (request: FastifyRequest, reply: FastifyReply) => {
+      const meter = request.meter
+      if (meter) meter.rule = rule
+      const parsed = route.parse(input(request), ctx.parse)
+      if (meter) {
+        meter.price = priceOf(rule, parsed)
+        if (holdFirst) await admitMeter(meter)
+      }
+      const delivered = await route.serve(parsed, ctx.serve, request)
+      if (meter) {
+        if (!meter.admitted) throw new Error(`${route.method} ${route.url} was served without holding its price`)
+        meter.found = delivered.found
+      }
+      // The body is returned, not `reply`: an async handler resolving to the reply (a thenable) makes
+      // Fastify watch the response stream for its end, about 1.5 µs of listeners per request.
+      reply.type(JSON_TYPE)
+      const body = delivered.body
+      if (Buffer.isBuffer(body)) return body
+      const gathered = new GatheredBody(body)
+      reply.header('content-length', gathered.byteLength)
+      return gathered
+    }
+  }
+
   return {
     dataRoute,
     accountRoute,
     onSend,
+    handler,
 
-    /** The handler's admission: holds the call's full price from its validated parameters. */
-    admit(request: FastifyRequest): Admit {
-      return async (units) => {
-        const meter = request.meter
-        if (!meter) return
-        const rule = request.routeOptions.config.price as PriceRule
-        const count = (request.query as { count?: number } | undefined)?.count
-        const credits = priceOf(rule, { count, units })
-        if (credits > 0) meter.hold = await metering.hold(meter.accountId, credits, meter.at)
-      }
+    /** Admission from inside a service that validates its own input (search): holds the call's price once. */
+    async admit(request: FastifyRequest): Promise<void> {
+      if (request.meter) await admitMeter(request.meter)
     },
 
-    /** Records a call to a path that does not exist under endpoint `unknown` when its key is valid (D5). */
+    /** Records a call to a path that does not exist under endpoint `unknown` when its key is valid. */
     async recordUnknown(request: FastifyRequest, status: number): Promise<void> {
       const header = request.headers['x-api-key']
       if (typeof header !== 'string' || header.trim() === '') return

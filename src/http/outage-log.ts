@@ -1,9 +1,9 @@
 /**
- * Log lines for failures of a store that cannot be reached (answered 503). Each call answered so while
- * PostgreSQL was away was logged at error level with its stack: 1,693 lines, 700 KB a node, in 95 s
- * of outages at 15 calls a second (a failure probe), growing with traffic. The outage is one event: the
- * first failure of a kind (what was being done and the cause's message) is logged at warn without a
- * stack, then at most one line per interval, saying how many more there were since the last.
+ * Log lines for failures of a store that cannot be reached (answered 503). Logging each such call at
+ * error level with its stack would flood the log during an outage, growing with traffic. The outage
+ * is one event: the first failure of a kind (what was being done and the cause's message) is logged
+ * at warn without a stack, then at most one line per interval, saying how many more there were since
+ * the last.
  */
 import type { Logger } from 'pino'
 

@@ -13,7 +13,7 @@ const HUGE_DIGITS = '999999999999999'
 /**
  * Query parameters read as written:
  * - Each is given once. A repeated one (`count=5&count=5`) reaches the validator as a list, which
- *   it refused as "must be string"; here it is a free 400 saying so.
+ *   would refuse as "must be string"; here it is a free 400 saying so.
  * - Integer ones are whole numbers in decimal digits. The schema validator coerces with Number(),
  *   which takes `0x10`, `1e1`, ` 10`, `Infinity` and `-Infinity` (the last two even past a minimum)
  *   and lets 1e19 reach SQLite as a float; here such text is a free 400 naming the parameter, and
@@ -49,7 +49,7 @@ const KINDS: Record<string, [(v: unknown) => boolean, string]> = {
 
 /**
  * A JSON body's fields as sent: `null` reads as omitted (so it never means 0 or false: an operator's
- * `{"creditsLimit": null}` set the allowance to 0), and a field of the wrong JSON type is refused
+ * `{"creditsLimit": null}` would set the allowance to 0), and a field of the wrong JSON type is refused
  * rather than coerced. What else is wrong (ranges, unknown fields, required ones) is the schema's.
  */
 export function strictBodyFields(schema: unknown, body: unknown): void {

@@ -43,7 +43,7 @@ export interface AccountStore {
   listKeys(accountId: string): Promise<ApiKeyRecord[]>
   /** The live (not revoked) key with this hash. */
   findKeyByHash(hash: string): Promise<KeyLookup | undefined>
-  /** The account a revoked key with this hash belonged to: its calls are still that account's (spec 2.7). */
+  /** The account a revoked key with this hash belonged to: its calls still count in that account's usage. */
   findRevokedKeyAccount(hash: string): Promise<string | undefined>
   setSuspended(accountId: string, at: number | null): Promise<boolean>
   /**

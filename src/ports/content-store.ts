@@ -41,7 +41,7 @@ export interface CompanyRow {
   doc: string
 }
 
-/** What a post's author card (2.2 `profile`) shows besides the author's urn. */
+/** What a post's author card (its `profile`) shows besides the author's urn. */
 export interface PostCard {
   name: string
   headline: string
@@ -57,17 +57,17 @@ export interface PostRow {
   author: AuthorRef
   /** A repost without commentary: stored so feeds can count it, never returned. */
   isRepost: boolean
-  /** Full Post (2.2). */
+  /** Full Post, as /api/v1/posts lists it. */
   doc: string
-  /** Trimmed post inside a profile reaction (D7). */
+  /** Trimmed post inside a profile reaction. */
   docTrimmed: string
-  /** Older shape of posts/updates (2.2). */
+  /** Older, shorter shape of posts/updates. */
   docOlder: string
   /** Author's own text, for the search index. */
   text: string
   /** JSON of facts used by filters and search (isEdited, mentions, content kinds, media sizes). */
   meta: string
-  /** Search result item (D8): the Post plus isEdited, reactionTypeCounts and video width/height. */
+  /** Search result item: the Post plus isEdited, reactionTypeCounts and video width/height. */
   docSearch: string
   /**
    * The author card the four documents hold (their `profile` less its urn). The store makes them hold
@@ -80,7 +80,7 @@ export interface PostRow {
   mentions: readonly string[]
 }
 
-/** Bits of PostRow.contentKinds, named as search's contentType values (spec 4.12). */
+/** Bits of PostRow.contentKinds, named as search's contentType values. */
 export const CONTENT_KIND = { image: 1, video: 2, liveVideo: 4, jobPost: 8, document: 16 } as const
 export type ContentKind = keyof typeof CONTENT_KIND
 

@@ -4,7 +4,7 @@
  */
 import type { Balance, BillingState, Lot, NewPack, SubscriptionPatch } from '../domain/billing/billing-rules.ts'
 
-/** One request's line in the usage records (spec 2.7): counted on the UTC day of `at`. */
+/** One request's line in the usage records: counted on the UTC day of `at`. */
 export interface UsageLine {
   accountId: string
   at: number

@@ -1,4 +1,4 @@
-/** Per-account rate budgets (D4): a sliding one-second window of units. */
+/** Per-account rate budgets: a sliding one-second window of units, so no double burst at a second boundary. */
 export interface RateDecision {
   ok: boolean
   limit: number
@@ -14,7 +14,7 @@ export interface RateLimiter {
   /** Takes `cost` units of `key`'s budget of `limit` units per rolling second at `at`, or refuses. */
   take(key: string, limit: number, cost: number, at: number): Promise<RateDecision>
   /**
-   * Takes one of `limit` simultaneous leases of `key` (the cap on concurrent searches, D4); undefined
+   * Takes one of `limit` simultaneous leases of `key` (the cap on concurrent searches); undefined
    * when all are taken. A lease is given back by calling the returned function, or lapses after
    * `ttlMs` (a node that died mid-request does not hold it forever).
    */

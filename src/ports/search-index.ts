@@ -1,8 +1,8 @@
 /**
- * The post search index (spec 4.12, D8): the primitives the search service plans with. Candidates
+ * The post search index: the primitives the search service plans with. Candidates
  * come newest first from the text index or from the authors' own feeds; filters are checked against
  * each candidate's facts; result items are ready-to-send documents. Ids are activity ids (19-digit
- * decimals as strings), whose order is time order (D2). A query is the parsed tree; each adapter
+ * decimals as strings), whose order is time order. A query is the parsed tree; each adapter
  * compiles it to its engine's expression (FTS5 MATCH, tsquery) with the meaning of `matches` in
  * query-tokens.ts.
  */
@@ -104,6 +104,6 @@ export interface SearchIndex {
   titleHolders(title: readonly string[], limit: number): Promise<string[] | null>
   /** Facts of each id that exists (absent ids are missing from the map). */
   facts(ids: readonly string[]): Promise<Map<string, PostFacts>>
-  /** Search result items (D8) of each id whose item can be read (absent ids are missing). */
+  /** Search result items of each id whose item can be read (absent ids are missing). */
   items(ids: readonly string[]): Promise<Map<string, Buffer>>
 }

@@ -1,6 +1,6 @@
 /**
- * How big a network is: the named sizes of the operator interface (D12) and the scaling rule for a
- * bare profile count, plus the expected record volume for progress bars.
+ * How big a network is: the named sizes PRONET_SEED takes (small, medium, large) and the scaling rule
+ * for a bare profile count, plus the expected record volume for progress bars.
  */
 
 export type NetworkSize = 'small' | 'medium' | 'large' | number
@@ -20,10 +20,9 @@ export const NETWORK_SIZES: Record<'small' | 'medium' | 'large', NetworkPlan> = 
 /** Below this the edge cases the tests rely on (memorials, hidden positions, streaks) cannot all fit. */
 export const MIN_PROFILES = 20
 /**
- * Above this the generator's per-profile plan outgrows a default Node heap: measured before the first
- * post, 0.56 GB of heap at 200,000 profiles (large), 1.3 GB at 500,000, 2.4 GB at 1,000,000, and out of
- * memory at 2,000,000; a count of 99,999,999,999 failed at once ("Invalid array length") and left a
- * first start that failed again on every start.
+ * Above this the generator's per-profile plan, which grows with the profile count, outgrows a default
+ * Node heap; a far larger count would fail at once and leave a first start that fails again on every
+ * start.
  */
 export const MAX_PROFILES = 500_000
 /** The profile counts a network may be asked for, in words (for the refusals). */
@@ -55,8 +54,8 @@ export function planNetwork(size: NetworkSize): NetworkPlan {
 
 /**
  * Records per post (the post, its reactions, the matching profile reactions, its comments) and
- * articles per profile, measured on generated networks (14.7 per post at 2,000 profiles, 15.7 at
- * 20,000: viral posts reach more members in a bigger network); used only to size progress bars.
+ * articles per profile, fitted to generated networks (a post gets more records in a bigger network,
+ * where viral posts reach more members); used only to size progress bars.
  */
 const ARTICLES_PER_PROFILE = 0.25
 const recordsPerPost = (profiles: number): number => 14.7 + 0.95 * Math.log10(profiles / 2_000)

@@ -18,7 +18,7 @@ export interface SynthOptions {
   size: NetworkSize
   /** "Now" for the network (Unix ms): every instant of the network lies before it. */
   anchorMs: number
-  /** Public host of URLs (D1), e.g. www.linkedin.com. */
+  /** Public host of URLs (PRONET_PLATFORM_HOST), e.g. www.linkedin.com. */
   platformHost: string
 }
 

@@ -1,5 +1,5 @@
 /**
- * Time-based ids (D2) for the synthetic network. The 22 low bits carry a per-kind counter pushed
+ * Time-based ids (`id >> 22` is the creation time in Unix ms) for the synthetic network. The 22 low bits carry a per-kind counter pushed
  * through a bijection (odd multiplier mod 2^22, then a salt), so ids of one kind never collide within
  * a millisecond (up to 4M ids of a kind) and do not look sequential.
  */
@@ -13,7 +13,7 @@ const LOW_MASK = 0x3fffff
 export interface TimeIdAllocator {
   /** A fresh id of the kind whose `id >> 22` is `ms`. */
   next(kind: TimeIdKind, ms: number): string
-  /** An article id that does not decode to a plausible instant (publishedAt null, D2). */
+  /** An article id that does not decode to a plausible instant (its publishedAt is null). */
   undecodableArticleId(): string
 }
 

@@ -260,7 +260,9 @@ export async function makeSearchApp(
     c,
     clock,
     key,
+    keyId: created.apiKey.id,
     accountId: created.account.id,
+    sqliteFile: dir ? sqlitePath : null,
     db,
     get: (url, k = key) => app.inject({ method: 'GET', url, headers: k === null ? {} : { 'x-api-key': k } }),
     async close() {

@@ -1,11 +1,35 @@
 /**
- * The real server as a child process (`node --import tsx src/main.ts`), the way an operator runs it:
- * started on a data directory with PORT=0, its address parsed from the "pronet listening on" line.
+ * The real server as a child process (`node src/main.js` of the compiled app, as `npm start` runs
+ * dist/src/main.js), the way an operator runs it: started on a data directory with PORT=0, its address
+ * parsed from the "pronet listening on" line. And the CLI the same way (runCliProcess).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { join } from 'node:path'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { builtPath } from './built.ts'
 
-const MAIN = join(import.meta.dirname, '..', '..', 'src', 'main.ts')
+/** The server's entry point, compiled (test/helpers/built.ts). */
+export const serverMain = (): string => builtPath('src/main.ts')
+/** The CLI's entry point, compiled: `pronet` as the package's bin runs it. */
+export const cliMain = (): string => builtPath('src/cli/main.ts')
+
+export interface CliOutcome {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+/**
+ * Runs `pronet ARGS…` as a process of its own to its exit, with env over this process's environment.
+ * Its exit status, stdout and stderr.
+ */
+export function runCliProcess(args: readonly string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliOutcome> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [cliMain(), ...args], { env: { ...process.env, ...env }, timeout: timeoutMs }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0
+      resolve({ code, stdout, stderr })
+    })
+  })
+}
+
 const LISTENING = /pronet listening on (http:\/\/[^\s:]+:(\d+))/
 
 export interface ExitStatus {
@@ -45,7 +69,7 @@ export function startServer(opts: StartOptions): Promise<ServerProcess> {
     LOG_LEVEL: 'warn',
     ...opts.env,
   }
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [serverMain()], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let err = ''
   let exit: ExitStatus | undefined

@@ -2,7 +2,12 @@
  * Builds the real app on a real in-memory SQLite store with a manual clock, writes the given records
  * through the real content writer, and creates an account with a key. No mocks.
  */
+import Database from 'better-sqlite3'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
 import type { TSchema } from 'typebox'
 import { Compile } from 'typebox/compile'
 import { expect } from 'vitest'
@@ -21,7 +26,11 @@ export interface TestApp {
   c: Container
   clock: ReturnType<typeof createManualClock>
   key: string
+  /** The id of `key`. */
+  keyId: string
   accountId: string
+  /** The embedded store's file (with `file: true` on SQLite); null on ':memory:' and on PostgreSQL. */
+  sqliteFile: string | null
   get(url: string, key?: string | null): Promise<LightMyRequestResponse>
   close(): Promise<void>
 }
@@ -39,24 +48,33 @@ export async function makeTestApp(
     sleep?: (ms: number, clock: ReturnType<typeof createManualClock>) => Promise<void>
     /** Container overrides beside the clock, store and sleep this helper sets. */
     overrides?: Pick<ContainerOverrides, 'monotonic' | 'wrapSearchIndex'>
+    /**
+     * On SQLite, keep the store in a temporary file instead of ':memory:', so that the test can read
+     * what was stored (storedRows). PostgreSQL stores can always be read.
+     */
+    file?: boolean
   } = {},
 ): Promise<TestApp> {
   const backend = await testBackend()
+  const dir = opts.file && !backend.env.DATABASE_URL ? mkdtempSync(join(tmpdir(), 'pronet-app-')) : null
   const config = loadConfig({
     PRONET_SEED: 'none',
     LOG_LEVEL: 'silent',
     PRONET_SECRET: 'test-secret',
     PRONET_ADMIN_TOKEN: ADMIN_TOKEN,
-    PRONET_DATA_DIR: '/nonexistent-test-dir',
+    PRONET_DATA_DIR: dir ?? '/nonexistent-test-dir',
     ...backend.env,
     ...opts.env,
   })
   const clock = createManualClock(opts.nowMs ?? Date.UTC(2026, 10, 1))
   // The batch's wait for rate units moves the manual clock instead of sleeping.
   const sleep = opts.sleep
+  const sqliteFile = dir ? join(dir, 'pronet.db') : null
   const c = await createContainer(config, {
     clock,
-    sqlitePath: ':memory:',
+    sqlitePath: sqliteFile ?? ':memory:',
+    // A file store commits on the event-loop thread, as ':memory:' does.
+    ...(sqliteFile ? { commitInWorker: false } : {}),
     sleep: sleep ? (ms) => sleep(ms, clock) : async (ms) => clock.advance(ms),
     ...opts.overrides,
   })
@@ -74,14 +92,51 @@ export async function makeTestApp(
     c,
     clock,
     key,
+    keyId: created.apiKey.id,
     accountId: created.account.id,
+    sqliteFile,
     get: (url, k = key) => app.inject({ method: 'GET', url, headers: k === null ? {} : { 'x-api-key': k } }),
     async close() {
       await app.close()
       await c.close()
       await dropDatabase?.()
+      if (dir) rmSync(dir, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * Every row of every table of the app's store, read over a connection of the test's own (not through
+ * the app's ports): what is really stored. SQLite needs `makeTestApp({ file: true })`.
+ */
+export async function storedRows(t: TestApp): Promise<Map<string, Record<string, unknown>[]>> {
+  const tables = new Map<string, Record<string, unknown>[]>()
+  const url = t.c.config.databaseUrl
+  if (url) {
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    try {
+      const names = await client.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1")
+      for (const { name } of names.rows) tables.set(name, (await client.query(`SELECT * FROM "${name}"`)).rows)
+    } finally {
+      await client.end()
+    }
+    return tables
+  }
+  if (!t.sqliteFile) throw new Error('storedRows reads an SQLite store from its file: makeTestApp({ file: true })')
+  const db = new Database(t.sqliteFile, { readonly: true, fileMustExist: true })
+  try {
+    // A virtual table's rows are kept in its shadow tables, read here like any other (reading the
+    // virtual table itself would need the app's own tokenizer).
+    const names = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%' ORDER BY 1")
+      .pluck()
+      .all() as string[]
+    for (const name of names) tables.set(name, db.prepare(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[])
+  } finally {
+    db.close()
+  }
+  return tables
 }
 
 /**

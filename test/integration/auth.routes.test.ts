@@ -1,12 +1,14 @@
 /** Every data route refuses a missing, unknown, revoked or suspended key, before looking at anything else. */
+import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DATA_ROUTES } from '../../src/http/routes/data.routes.ts'
-import { expectError, makeTestApp, type TestApp } from '../helpers/test-app.ts'
+import { expectError, makeTestApp, storedRows, type TestApp } from '../helpers/test-app.ts'
 
 let t: TestApp
 
 beforeAll(async () => {
-  t = await makeTestApp()
+  // In a file on SQLite, so that the key-storage test can read the store as it is.
+  t = await makeTestApp({ file: true })
 })
 afterAll(async () => t.close())
 
@@ -90,9 +92,35 @@ describe('key lifecycle', () => {
   })
 
   it('keys are stored only as SHA-256 hashes', async () => {
-    const rows = (t.c as unknown as { accountStore: { listKeys(id: string): Promise<object[]> } }).accountStore
-    const keys = await rows.listKeys(t.accountId)
-    expect(JSON.stringify(keys)).not.toContain(t.key)
+    // The first key, and one made now (keyed through another path of the service).
+    const made = await t.c.accounts.createKey(t.accountId)
+    const keys = [
+      { id: t.keyId, key: t.key },
+      { id: made.id, key: made.key },
+    ]
+    const sha256 = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex')
+    // Read from the store itself (every table, over a connection of the test's own), not through the app.
+    const stored = await storedRows(t)
+    const rows = stored.get('api_keys') ?? []
+    for (const { id, key } of keys) {
+      expect(key).toMatch(/^pk_/)
+      const row = rows.find((r) => r.id === id)
+      expect(row, `api_keys row of ${id}`).toBeDefined()
+      expect([row!.account_id, row!.hash]).toEqual([t.accountId, sha256(key)])
+    }
+    // No column of any table holds a key.
+    const held: string[] = []
+    for (const [table, tableRows] of stored) {
+      for (const row of tableRows) {
+        for (const [column, value] of Object.entries(row)) {
+          if (value === null || value === undefined) continue
+          const text = Buffer.isBuffer(value) ? value.toString('latin1') : typeof value === 'object' ? JSON.stringify(value) : String(value)
+          for (const { key } of keys) if (text.includes(key)) held.push(`${table}.${column}`)
+        }
+      }
+    }
+    expect(held).toEqual([])
+    expect(stored.size).toBeGreaterThan(1)
   })
 })
 

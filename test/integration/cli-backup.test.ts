@@ -1,37 +1,31 @@
 /**
  * `pronet backup FILE` (src/cli/backup.command.ts), run as a process while a node serves from the same
- * data directory, as an operator would: the copy is the store as of one instant, needs no -wal beside
+ * data directory, as an operator would (its refusals, with no node about, run in this process): the copy is the store as of one instant, needs no -wal beside
  * it, is its owner's alone (0600), and serves the same accounts and balances when put in place of
  * pronet.db. An existing file is never overwritten; a PostgreSQL store is pointed to pg_dump.
  */
-import { execFile } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config/config.ts'
 import { createContainer } from '../../src/container.ts'
+import { runCliHere } from '../helpers/cli-here.ts'
 import { fixtureRecords } from '../helpers/ingest-fixtures.ts'
+import { runCliProcess, type CliOutcome } from '../helpers/server-process.ts'
 
-const run = promisify(execFile)
-const CLI = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts')
 const ADMIN = 'backup-admin'
 let dir: string
 
 const envFor = (dataDir: string) => ({ PRONET_DATA_DIR: dataDir, PRONET_SEED: 'none', LOG_LEVEL: 'silent', PRONET_SECRET: 'backup-secret', PRONET_ADMIN_TOKEN: ADMIN })
 
-async function pronet(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, ...env }, timeout: 60_000 })
-    return { code: 0, stdout, stderr }
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string }
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr }
-  }
-}
+/** `pronet backup` as a process of its own, beside a node of this process serving from the same file. */
+const pronetProcess = (env: Record<string, string>, ...args: string[]): Promise<CliOutcome> => runCliProcess(args, env)
+
+/** `pronet` run in this process (test/helpers/cli-here.ts): no node serves, nothing shares the file. */
+const pronet = (env: Record<string, string>, ...args: string[]): Promise<CliOutcome> => runCliHere(args, env)
 
 async function serve(dataDir: string) {
   const c = await createContainer(loadConfig(envFor(dataDir)), { commitInWorker: false })
@@ -67,7 +61,7 @@ describe('pronet backup', () => {
       expect(existsSync(join(live, 'pronet.db-wal'))).toBe(true)
 
       const target = join(dir, 'copy.db')
-      const done = await pronet(envFor(live), 'backup', target, '--json')
+      const done = await pronetProcess(envFor(live), 'backup', target, '--json')
       expect(done.code, done.stderr).toBe(0)
       expect(JSON.parse(done.stdout)).toEqual({ path: target, bytes: statSync(target).size })
       expect(statSync(target).mode & 0o777).toBe(0o600)
@@ -78,7 +72,7 @@ describe('pronet backup', () => {
 
       // Never over an existing file, whose bytes stay as they were.
       const before = readFileSync(target)
-      const again = await pronet(envFor(live), 'backup', target, '--json')
+      const again = await pronetProcess(envFor(live), 'backup', target, '--json')
       expect(again.code).toBe(1)
       expect(JSON.parse(again.stderr)).toMatchObject({ code: 'INVALID_PARAMETER', error: expect.stringContaining('exists') })
       expect(readFileSync(target).equals(before)).toBe(true)

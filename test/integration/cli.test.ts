@@ -1,36 +1,32 @@
-/** The operator CLI (D12), run as a process against a data directory, as an operator would. */
+/**
+ * The operator CLI (D12) against a data directory, as an operator runs it. The commands run in this
+ * process through the binary's own entry (runCli of src/cli/main.ts, with this process's environment,
+ * stdout, stderr and exit status as theirs for the run); 'the binary' below runs the compiled program
+ * as a process and checks that it answers exactly as these runs do, and what only a process shows
+ * (the store's log lines, written to file descriptor 2).
+ */
 import Database from 'better-sqlite3'
-import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config/config.ts'
 import { createContainer } from '../../src/container.ts'
 import { addMonths } from '../../src/domain/billing/calendar.ts'
 import { fixtureRecords, toNdjson } from '../helpers/ingest-fixtures.ts'
+import { runCliHere } from '../helpers/cli-here.ts'
+import { runCliProcess, type CliOutcome } from '../helpers/server-process.ts'
 
-const run = promisify(execFile)
-const CLI = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts')
 let dir: string
+const baseEnv = (): Record<string, string> => ({ PRONET_DATA_DIR: dir, PRONET_SEED: 'none', LOG_LEVEL: 'silent' })
 
-async function pronet(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function pronet(...args: string[]): Promise<CliOutcome> {
   return pronetWith({}, ...args)
 }
 
-async function pronetWith(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, ...args], {
-      env: { ...process.env, PRONET_DATA_DIR: dir, PRONET_SEED: 'none', LOG_LEVEL: 'silent', ...env },
-      timeout: 60_000,
-    })
-    return { code: 0, stdout, stderr }
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string }
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr }
-  }
+function pronetWith(env: Record<string, string>, ...args: string[]): Promise<CliOutcome> {
+  return runCliHere(args, { ...baseEnv(), ...env })
 }
 
 beforeAll(() => {
@@ -286,7 +282,8 @@ describe('pronet CLI', () => {
   })
 
   it("with --json, stdout holds the command's JSON alone: the store's log lines go to stderr (a Redis out of reach logged into it)", async () => {
-    const r = await pronetWith({ REDIS_URL: 'redis://127.0.0.1:1/0', LOG_LEVEL: 'warn' }, 'accounts', 'create', '--name', 'beside an absent redis', '--json')
+    // A process of its own: the log is written to file descriptor 2, past process.stderr.
+    const r = await runCliProcess(['accounts', 'create', '--name', 'beside an absent redis', '--json'], { ...baseEnv(), REDIS_URL: 'redis://127.0.0.1:1/0', LOG_LEVEL: 'warn' })
     expect(r.code, r.stderr).toBe(0)
     expect(JSON.parse(r.stdout)).toMatchObject({ account: { name: 'beside an absent redis' } })
     expect(r.stderr).toMatch(/Redis/)
@@ -370,6 +367,37 @@ describe('pronet CLI', () => {
     expect(plainUsage.stderr).toMatch(/^error: option '--plan <plan>' argument 'gold' is invalid/)
     expect(plainUsage.stderr).toMatch(/Usage: pronet accounts create/)
   }, 120_000)
+})
+
+describe('the binary', () => {
+  it('as a process of its own, answers as the runs in this process do: output, errors and exit status (0 at the end, 1 and 2 at once)', async () => {
+    const notADir = join(dir, 'binary-not-a-dir')
+    writeFileSync(notADir, '')
+    const cases: { env: Record<string, string>; args: string[] }[] = [
+      // Done: exit 0 once the work is over (process.exitCode unset), help included.
+      { env: {}, args: ['packs', 'quote', '--credits', '200000'] },
+      { env: {}, args: ['accounts', '--help'] },
+      // Refused by the service's rules: exit 1 through process.exitCode.
+      { env: {}, args: ['accounts', 'show', 'acc_missing'] },
+      // Usage errors, commander's and the commands' own, with and without --json: exit 2 at once.
+      { env: {}, args: ['accounts', 'create', '--plan', 'gold'] },
+      { env: {}, args: ['accounts', 'create', '--plan', 'gold', '--json'] },
+      { env: {}, args: ['--json', 'accounts'] },
+      { env: { PRONET_SEED: 'huge' }, args: ['accounts', 'show', 'acc_missing', '--json'] },
+      // A store that cannot be opened: exit 1 at once, one line.
+      { env: { PRONET_DATA_DIR: join(notADir, 'data') }, args: ['accounts', 'show', 'acc_missing'] },
+    ]
+    const processes = await Promise.all(cases.map((c) => runCliProcess(c.args, { ...baseEnv(), ...c.env })))
+    const here = await Promise.all(cases.map((c) => pronetWith(c.env, ...c.args)))
+    expect(processes.map((r) => r.code)).toEqual([0, 0, 1, 2, 2, 2, 2, 1])
+    expect(processes).toEqual(here)
+    // And a command that writes: the account the process made is in the store.
+    const made = await runCliProcess(['accounts', 'create', '--name', 'by the binary', '--json'], baseEnv())
+    expect(made.code, made.stderr).toBe(0)
+    const { account } = JSON.parse(made.stdout)
+    const shown = await pronet('accounts', 'show', account.id, '--json')
+    expect(JSON.parse(shown.stdout).account).toEqual(account)
+  }, 60_000)
 })
 
 describe('the test clock (PRONET_TEST_CLOCK=1) is kept in the store', () => {

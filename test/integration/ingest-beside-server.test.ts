@@ -16,8 +16,8 @@ import { loadConfig } from '../../src/config/config.ts'
 import { createContainer } from '../../src/container.ts'
 import { generateNetwork } from '../../src/synth/synthetic-network.ts'
 import type { IngestRecord } from '../../src/contract/ingest.schemas.ts'
+import { cliMain } from '../helpers/server-process.ts'
 
-const CLI = join(import.meta.dirname, '../../src/cli/main.ts')
 const ANCHOR = Date.UTC(2026, 10, 1)
 const POSTS = 4_000
 
@@ -55,7 +55,7 @@ describe('pronet ingest beside a serving node (one SQLite file, two writers)', (
 
       let cliDone = false
       const cli = new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        execFile(process.execPath, ['--import', 'tsx', CLI, 'ingest', file, '--json'], { env: { ...process.env, ...env }, timeout: 120_000 }, (err, stdout, stderr) => {
+        execFile(process.execPath, [cliMain(), 'ingest', file, '--json'], { env: { ...process.env, ...env }, timeout: 120_000 }, (err, stdout, stderr) => {
           cliDone = true
           resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr })
         })

@@ -2,6 +2,7 @@
  * The embedded ledger's group commit reports itself on GET /admin/v1/metrics (the PostgreSQL ledger
  * has metrics of its own, so this suite runs on the embedded store only).
  */
+// @one-backend: the embedded ledger's metrics (vitest.config.ts runs it once, on SQLite)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_TOKEN, expectError, makeTestApp, type TestApp } from '../helpers/test-app.ts'
 

@@ -4,6 +4,7 @@
  * 503 SERVICE_UNAVAILABLE with Retry-After, nothing billed, and service again once it reopens. A
  * black-box probe saw it answered as a 500 INTERNAL_ERROR.
  */
+// @one-backend: a PostgreSQL database of its own, which it closes (vitest.config.ts runs it once)
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fixtureRecords } from '../helpers/ingest-fixtures.ts'

@@ -19,6 +19,7 @@ import { createRedisInvalidationBus } from '../../src/adapters/redis/redis-inval
 import { createRedisRateLimiter } from '../../src/adapters/redis/redis-rate-limiter.ts'
 import { createTestDatabase, postgresAvailable } from '../helpers/postgres.ts'
 import { redisServerBinaryAvailable, startRedisServer } from '../helpers/redis-server.ts'
+import { builtPath } from '../helpers/built.ts'
 import { startServer, type ServerProcess } from '../helpers/server-process.ts'
 
 /** Port 1 on loopback: nothing listens there, so every connection attempt is refused. */
@@ -54,14 +55,14 @@ describe('closing the Redis adapters while Redis is unreachable', () => {
   })
 
   it('a process that creates and closes both ends by itself, exit code 0', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'helpers', 'redis-close-child.ts'), UNREACHABLE], {
+    const child = spawn(process.execPath, [builtPath('test/helpers/redis-close-child.ts'), UNREACHABLE], {
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let out = ''
     child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s))
     child.stderr.setEncoding('utf8').on('data', (s: string) => (out += s))
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-    // Creation waits up to 300 ms per adapter and tsx needs its start-up; closing adds next to nothing.
+    // Creation waits up to 300 ms per adapter and node needs its start-up; closing adds next to nothing.
     const outcome = await settles(exited, EXIT_LIMIT_MS)
     if (outcome === 'hung') {
       child.kill('SIGKILL')

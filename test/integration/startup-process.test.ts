@@ -1,5 +1,5 @@
 /**
- * `npm start` as an operator runs it (src/main.ts in a child process): a first start killed with
+ * `npm start` as an operator runs it (the compiled src/main.ts in a child process): a first start killed with
  * SIGKILL mid-seed is finished by the next start; the banner's example call names a profile of this
  * store; and startup failures the operator can fix end in one line that names the setting, no stack.
  */
@@ -16,9 +16,8 @@ import { createManualClock } from '../../src/adapters/system-clock.ts'
 import { createContentWriter } from '../../src/domain/content/content-writer.ts'
 import { DEFAULT_NETWORK_SEED } from '../../src/seed.ts'
 import { seedNetwork } from '../../src/synth/index.ts'
-import { startServer, type ServerProcess } from '../helpers/server-process.ts'
+import { serverMain, startServer, type ServerProcess } from '../helpers/server-process.ts'
 
-const MAIN = join(import.meta.dirname, '..', '..', 'src', 'main.ts')
 const dirs: string[] = []
 const servers: ServerProcess[] = []
 afterAll(async () => {
@@ -39,10 +38,10 @@ const baseEnv = (dataDir: string): NodeJS.ProcessEnv => {
   return env
 }
 
-/** Runs src/main.ts to its exit (it must fail to start); its output and status. */
+/** Runs the server's program to its exit (it must fail to start); its output and status. */
 function runToExit(env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [serverMain()], { env, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s))
@@ -80,12 +79,12 @@ async function banner(server: ServerProcess): Promise<string> {
 
 const tipSlug = (stdout: string) => /Try: curl .*profileUrlOrUrn=([^"\s]+)"/.exec(stdout)?.[1]
 
-describe('a first start killed mid-seed', () => {
+describe.concurrent('a first start killed mid-seed', () => {
   it('is finished by the next start: whole network, demo account, key printed and saved', async () => {
     const dir = tempDir()
     const dbFile = join(dir, 'pronet.db')
     const env = { ...baseEnv(dir), PRONET_SEED: '400' }
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [serverMain()], { env, stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
     child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s))
     child.stderr.resume()
@@ -135,7 +134,7 @@ describe('a first start killed mid-seed', () => {
   }, 240_000)
 })
 
-describe("the banner's example call", () => {
+describe.concurrent("the banner's example call", () => {
   it('names a profile of this store (another seed size and platform host)', async () => {
     const server = await startServer({ dataDir: tempDir(), env: { PRONET_SEED: '50', PRONET_PLATFORM_HOST: 'people.example.org' }, timeoutMs: 60_000 })
     servers.push(server)
@@ -158,7 +157,7 @@ describe("the banner's example call", () => {
   })
 })
 
-describe('startup failures the operator can fix: one line naming the setting, no stack', () => {
+describe.concurrent('startup failures the operator can fix: one line naming the setting, no stack', () => {
   const expectOneLine = (r: { code: number | null; stderr: string }, pattern: RegExp) => {
     expect(r.code, r.stderr).not.toBe(0)
     expect(r.stderr).not.toMatch(/^\s+at /m)

@@ -4,11 +4,9 @@
  * failed half-way with a driver's error); a store file other users may read, as earlier builds created
  * it, is said at every open; the CLI says such things on stderr, its stdout left to the command.
  */
-import { execFile } from 'node:child_process'
 import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { NewerStoreError, pendingMigrations } from '../../src/adapters/migrations-dir.ts'
@@ -16,9 +14,8 @@ import { sqliteMigrationsDir } from '../../src/adapters/sqlite/database.ts'
 import { loadConfig } from '../../src/config/config.ts'
 import { StartupError } from '../../src/config/startup-failure.ts'
 import { openContainer } from '../../src/container.ts'
+import { runCliProcess, type CliOutcome } from '../helpers/server-process.ts'
 
-const run = promisify(execFile)
-const CLI = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts')
 const dirs: string[] = []
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
@@ -32,14 +29,9 @@ function dataDir(): string {
 
 const env = (dir: string) => ({ PRONET_DATA_DIR: dir, PRONET_SEED: 'none', LOG_LEVEL: 'silent' })
 
-async function pronet(dir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, ...env(dir) }, timeout: 60_000 })
-    return { code: 0, stdout, stderr }
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string }
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr }
-  }
+/** `pronet ARGS…` as a process of its own on the data dir. */
+function pronet(dir: string, ...args: string[]): Promise<CliOutcome> {
+  return runCliProcess(args, env(dir))
 }
 
 /** A data dir whose store this build made, with one account; the store's path. */

@@ -4,6 +4,7 @@
  * reads `profilePictureUrl.length` or `timePeriod.startDate.year` without a guard; a null there is a
  * crash on their side, not a value.
  */
+// @one-backend: on SQLite; responses are built from the stored documents, which test/contract/content-store.contract.ts holds PostgreSQL to return byte for byte
 import fc from 'fast-check'
 import type { TSchema } from 'typebox'
 import { describe, expect, it } from 'vitest'

@@ -6,6 +6,7 @@
  * (`matches(parseSearchQuery(q).tree, tokenize(text))`, reposts excluded): in date order for
  * sortBy 'date', as the same set without duplicates for relevance.
  */
+// @one-backend: on SQLite; the PostgreSQL index is held to the same evaluator by test/contract/search-index.contract.ts, and search.routes.test.ts walks it over HTTP
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { IngestRecord, PostRecord } from '../../src/contract/ingest.schemas.ts'

@@ -39,7 +39,7 @@ class SlidingLog {
       // Stamped less than a second after `at`: calls reach the limiter out of order (each is stamped on
       // arrival, then awaits its account). This one counts from the newest stamp, so the log stays in
       // order and no second admits more than the limit. (Forgetting the log here, as for a clock set
-      // back, let a burst of concurrent calls through at up to 4× the limit.)
+      // back, would let a burst of concurrent calls through at several times the limit.)
       else if (newest > at) now = newest
     }
     // The oldest `gone` units have left the window (now − 1000 ms, now]. They are dropped only when a
@@ -59,7 +59,7 @@ class SlidingLog {
         this.size++
       }
       const remaining = limit - this.size
-      // D4: Reset is when a unit is next free: now while some are left, else when the oldest leaves.
+      // X-RateLimit-Reset is when a unit is next free: now while some are left, else when the oldest leaves.
       return { ok: true, limit, remaining, resetAt: remaining > 0 ? at : this.at(0) + WINDOW_MS, retryAfterMs: 0 }
     }
     // `cost` units are free once the (held + cost − limit) oldest units have left the window; the wait

@@ -32,9 +32,9 @@ export interface PostgresOptions {
   /**
    * How long the node waits for any one query's answer (default: the statement timeout and a second).
    * The statement timeout is the server's: a server that stopped answering (hung, or cut off by the
-   * network) never applies it, and a call that met an idle pooled connection waited as long as the
-   * stall lasted (45 s, 200 and billed, in a failure probe) while calls needing a new connection got
-   * 503 after 5 s. Past this the query fails as unavailable (503) and its connection is closed.
+   * network) never applies it, so a call that met an idle pooled connection would wait as long as the
+   * stall lasted while calls needing a new connection got a 503 within seconds. Past this the query
+   * fails as unavailable (503) and its connection is closed.
    */
   queryTimeoutMs?: number
 }
@@ -86,9 +86,9 @@ export function openPostgres(url: string, opts: PostgresOptions = {}): PgPool {
   pool.on('error', () => {})
   // A checked-out client has no such listener (the pool takes its own off while it is lent), and one
   // told to go (pg_terminate_backend, a restart or failover, idle_session_timeout) between two of its
-  // queries emitted 'error' with no listener: the process died (a crash probe: two nodes under load,
-  // backends terminated every 0.3 s). Each client keeps a listener for its life; the failure reaches
-  // the next query on it ("not queryable": 503), and the pool drops it when it is given back.
+  // queries would emit 'error' with no listener and crash the process. Each client keeps a listener
+  // for its life; the failure reaches the next query on it ("not queryable": 503), and the pool drops
+  // it when it is given back.
   pool.on('connect', (client) => client.on('error', () => {}))
   return pool
 }

@@ -63,8 +63,8 @@ const sqlState = (e: unknown): string | undefined => {
 }
 /**
  * Errors that belong to one row: integrity constraints (23…), values PostgreSQL cannot store (22…)
- * and values past its limits (54…: a tsvector over 1 MB stopped a whole ingest at its batch's first
- * line, the good lines before and after it unwritten).
+ * and values past its limits (54…: a tsvector over 1 MB), so one bad line fails alone instead of
+ * stopping a whole ingest with the good lines around it unwritten.
  */
 const isRowError = (e: unknown): e is Error => /^(2[23]|54)/.test(sqlState(e) ?? '')
 /** Deadlock and serialization failures: the whole batch may simply run again. */
@@ -116,10 +116,9 @@ interface PgCommentCols extends CommentCols {
 }
 
 /**
- * Documents travel as text and leave as their UTF-8 bytes. Measured against convert_to(doc, 'UTF8') as
- * bytea (6 KB documents, node-postgres text protocol): the same for one row, text 25% faster for 50 rows
- * of mostly-ASCII JSON (bytea arrives hex-encoded, twice the bytes); bytea won by ~12% only on text
- * that was mostly non-ASCII.
+ * Documents travel as text and leave as their UTF-8 bytes: bytea (convert_to) arrives hex-encoded,
+ * twice the bytes, so text is faster for pages of mostly-ASCII JSON, and bytea gains only on text
+ * that is mostly non-ASCII.
  */
 const bytes = (doc: string): Buffer => Buffer.from(doc, 'utf8')
 
@@ -712,7 +711,7 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
     },
     async getPost(activityId) {
       if (!isStorableId(activityId)) return undefined
-      // A share or ugcPost id names the same post in another namespace (spec 2.2); the activity id wins.
+      // A share or ugcPost id names the same post in another namespace; the activity id wins.
       const r = await one<{ id: string; doc: string }>(
         `(SELECT id, doc FROM post_docs WHERE id = $1::bigint)
          UNION ALL
@@ -728,7 +727,7 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
     },
 
     async listProfileReactions(profileId, after, limit) {
-      // As on SQLite: a reaction to a repost without commentary is left out in the query (spec 2.2).
+      // As on SQLite: a reaction to a repost without commentary is left out in the query (such reposts are never listed).
       if (after !== null && !isStorableId(after.postId)) throw new RangeError(`after.postId "${after.postId}" is not a post id`)
       const take = Math.max(0, limit)
       const { rows } = await pool.query<{ reactionType: string; reactedAt: string; postId: string; postDoc: string }>(

@@ -1,9 +1,8 @@
 /**
  * PostgreSQL failures that mean "the database is out of reach" (refused or dropped connections, a
  * server shutting down or starting, pool exhaustion, a statement timeout, a server that stopped
- * answering): 503 SERVICE_UNAVAILABLE
- * with Retry-After, nothing billed. The pool reconnects by itself once the server is back, so the
- * service recovers without a restart.
+ * answering): 503 SERVICE_UNAVAILABLE with Retry-After, nothing billed. The pool reconnects by itself
+ * once the server is back, so the service recovers without a restart.
  */
 import { serviceUnavailable, type ApiError } from '../../domain/errors.ts'
 
@@ -21,7 +20,7 @@ const MESSAGES = [
 ]
 // 55000 is a broad class (object not in prerequisite state); at connect time, with this message, it
 // is a database closed to connections for a while (ALTER DATABASE … ALLOW_CONNECTIONS false, as
-// during maintenance or a failover), which a black-box probe saw answered as a 500.
+// during maintenance or a failover), which is an outage like the others, not a 500.
 const NOT_ACCEPTING = /is not currently accepting connections/i
 
 export function isPgUnavailable(error: unknown): boolean {

@@ -58,7 +58,7 @@ const COMMA = 44
 /**
  * Positions of each lexeme in a tsvector's text form (`'a':1A,5A 'b':2A`): lexemes quoted, `'` and
  * `\` doubled inside, positions with an optional weight letter. Hand-rolled: a relevance search parses
- * up to 10,000 of these, and a regular expression costs three times as much.
+ * thousands of these, and a regular expression costs several times as much.
  */
 export function parsePositions(vector: string): Map<string, number[]> {
   const out = new Map<string, number[]>()

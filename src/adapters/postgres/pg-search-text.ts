@@ -7,7 +7,7 @@
  * `a NOT b` is `a & !b`.
  *
  * PostgreSQL's limits, and what they change (for a post the writer accepts, MAX_POST_CONTENT characters
- * at most, only a word used over 256 times in one post: a search probe's 1 KB post of `lol` × 270):
+ * at most, only a word used over 256 times in one post, such as one word repeated to fill a post):
  * - a lexeme holds at most 2047 bytes: a longer token is left out of the vector but keeps its position,
  *   so phrases around it still need their tokens adjacent. No query can name it (a query has at most
  *   500 characters), except through the rare case folding that lengthens text: such a term is false;

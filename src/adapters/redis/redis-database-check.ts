@@ -3,10 +3,10 @@
  * connecting, and when Redis refuses (`ERR DB index is out of range`: /99 on a Redis of 16) it only
  * emits an error event and goes on in database 0, where this node's budgets and leases would be
  * shared with nobody else's and mixed into whatever else uses it. A Redis that cannot be reached
- * now is not a failure here: the node starts on its local share and joins when Redis comes (D4's
- * fallback), and then selects as it does now. A Redis that refuses REDIS_URL's credentials
- * (WRONGPASS, NOAUTH) is reached but will never be joined: it was started on as "not reachable yet",
- * each node on its own share of every budget, and the refusal itself was never logged.
+ * now is not a failure here: the node starts on its local share and joins when Redis comes (the rate
+ * limiter's fallback), and then selects as it does now. A Redis that refuses REDIS_URL's credentials
+ * (WRONGPASS, NOAUTH) is reached but will never be joined, so it is refused at start: taken for "not
+ * reachable yet", each node would run on its own share of every budget for good, and say nothing.
  */
 import { Redis } from 'ioredis'
 import { redactUrl, StartupError } from '../../config/startup-failure.ts'

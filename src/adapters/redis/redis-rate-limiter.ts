@@ -1,5 +1,5 @@
 /**
- * The shared rate limiter of a scale-out deployment (D4, D12 REDIS_URL): every node takes units from
+ * The shared rate limiter of a scale-out deployment (REDIS_URL): every node takes units from
  * one exact sliding log per key in Redis, kept by an atomic Lua script, so the budget holds across
  * nodes as it does in one process. Time is Redis's own clock by default (nodes with skewed clocks
  * still agree), or the caller's `at` (the operator's test clock, deterministic tests).
@@ -162,9 +162,9 @@ export async function createRedisRateLimiter(opts: RedisRateLimiterOptions): Pro
 
   /**
    * This node's part of a budget while Redis is away: the limit divided among the nodes, but never less
-   * than what a call the plan affords costs. An engagement (2 units) on a 5-per-second plan over three
-   * nodes met a share of 1: it was refused for as long as Redis stayed away, each time with a
-   * Retry-After that did not hold.
+   * than what a call the plan affords costs: an engagement (2 units) on a 5-per-second plan over three
+   * nodes would otherwise meet a share of 1 and be refused for as long as Redis stayed away, each time
+   * with a Retry-After that does not hold.
    */
   const share = (limit: number, cost: number): number => Math.max(1, Math.floor(limit / nodes), Math.min(limit, cost))
 

@@ -3,10 +3,9 @@
  *
  * ioredis's own `commandTimeout` is a timer, and after a stall of this process (a long synchronous
  * task, a collection, the process descheduled on a loaded machine) the event loop runs due timers
- * before it reads the sockets: a reply that arrived in 1 ms, while the process was stalled, was
- * counted as a timeout and sent the node to its fallback, where it admits calls from its local share
- * that the shared log never sees (the likely cause of a failed CI run of the three-node test: one more
- * call admitted than the log held).
+ * before it reads the sockets: a reply that arrived promptly while the process was stalled would be
+ * counted as a timeout and send the node to its fallback, where it admits calls from its local share
+ * that the shared log never sees (so more calls could be admitted than the budget holds).
  *
  * Here the expired timer defers its verdict with setImmediate, which runs after the event loop's
  * poll phase: every reply already in a socket buffer has been read (and its promise settled) by then.

@@ -19,19 +19,18 @@ export const sqliteMigrationsDir = (): string => migrationsDir('sqlite')
  * as a silent stall.
  */
 export function openSqlite(path: string, opts: { notice?: (line: string) => void } = {}): SqliteDb {
-  // A new file is its owner's alone: it holds the API keys' hashes and every account's ledger (it was
-  // 0644 beside a 0600 secret and demo key). SQLite gives the -wal and -shm files the database's mode.
+  // A new file is its owner's alone: it holds the API keys' hashes and every account's ledger, as
+  // private as the 0600 secret and demo key beside it. SQLite gives the -wal and -shm files its mode.
   if (path !== ':memory:' && !existsSync(path)) closeSync(openSync(path, 'a', 0o600))
   const db = new Database(path)
   if (path !== ':memory:') db.pragma('journal_mode = WAL')
-  // FULL: a committed transaction survives power loss; group commit amortises the fsync (metering issue).
+  // FULL: a committed transaction survives power loss; group commit amortises the fsync.
   db.pragma('synchronous = FULL')
   db.pragma('foreign_keys = ON')
   db.pragma('busy_timeout = 5000')
   db.pragma('cache_size = -65536')
-  // temp_store stays at its default. MEMORY made every FTS5 query that followed a sorted one (ORDER BY
-  // rank) on the same connection slow: a 50-row newest-first query took 3.5 ms instead of 0.14 ms
-  // (measured on the 1.9M-post search bench).
+  // temp_store stays at its default: MEMORY makes every FTS5 query that follows a sorted one (ORDER BY
+  // rank) on the same connection many times slower.
   migrate(db)
   ensureSearchTokenizers(db, opts.notice ?? (() => {}))
   return db
@@ -46,13 +45,13 @@ export function ensureSearchTokenizers(db: SqliteDb, notice: (line: string) => v
 /**
  * The post index is derived data (post_docs keeps the text): when post_search was made with another
  * tokenizer than POST_SEARCH_TOKENIZER or as contentless_delete (migration 006's, or an older
- * generation of it), it is made
- * again, refilled and merged, once, by the first connection to open the file. Other processes opening
- * it meanwhile wait for that (a rebuild of a 2M-post index takes a few minutes) and find it done.
+ * generation of it), it is made again, refilled and merged, once, by the first connection to open the
+ * file. Other processes opening it meanwhile wait for that (minutes for millions of posts) and find it
+ * done.
  */
 function ensurePostSearchTokenizer(db: SqliteDb, notice: (line: string) => void): void {
   // Made by migration 006 or an older generation of this: another tokenizer, or contentless_delete,
-  // whose DELETE left the deleted posts' tokens in bm25()'s totals (sqlite-content-store.ts).
+  // whose DELETE leaves the deleted posts' tokens in bm25()'s totals (sqlite-content-store.ts).
   remakeOnce(db, 'post_search', (sql) => !sql.includes('contentless_delete'), () => {
     const posts = db.prepare('SELECT count(*) FROM post_docs').pluck().get() as number
     // A new store's index (migration 006's) is made again too, at once and with nothing to say.
@@ -63,8 +62,7 @@ function ensurePostSearchTokenizer(db: SqliteDb, notice: (line: string) => void)
     db.exec(`CREATE VIRTUAL TABLE post_search USING fts5(text, content = '', tokenize = "${POST_SEARCH_TOKENIZER}")`)
     db.exec('INSERT INTO post_search (rowid, text) SELECT d.id, d.text FROM post_docs d JOIN posts p ON p.id = d.id WHERE p.is_repost = 0')
     // One segment, as a freshly built index is: refilled in one go it is left in many, and every query
-    // reads each (on the 1.9M-post bench, phrase, boolean and author searches went over 50 ms at p99
-    // unmerged; merged, 42-45 ms; the merge took 9.4 s).
+    // would read each, which slows phrase, boolean and author searches.
     db.exec("INSERT INTO post_search (post_search) VALUES ('optimize')")
     say(`post search index rebuilt in ${((performance.now() - started) / 1000).toFixed(1)} s`)
   })

@@ -3,10 +3,9 @@
  * event-loop thread sends, in order. The fsync of each commit (synchronous=FULL) waits here, so the
  * event loop keeps serving while a batch is made durable.
  *
- * SQLite's automatic checkpoint stays on this connection: a checkpointer thread of its own (PASSIVE,
- * every 100 ms) was tried and let the WAL grow past 100 MB under load, because the log can only
- * restart when the writer finds it fully copied back, which a checkpoint running beside a busy writer
- * rarely leaves it.
+ * SQLite's automatic checkpoint stays on this connection: a separate PASSIVE checkpointer lets the WAL
+ * grow without bound under load, because the log can only restart when the writer finds it fully
+ * copied back, which a checkpoint running beside a busy writer rarely leaves it.
  */
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads'
 import { openSqlite } from './database.ts'

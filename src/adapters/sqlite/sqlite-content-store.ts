@@ -122,9 +122,8 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
   const indexPost = db.prepare('INSERT INTO post_search (rowid, text) VALUES (CAST(? AS INTEGER), ?)')
   // The index keeps no text (contentless): an entry is taken out with FTS5's 'delete' command and the
   // text it was made from (post_docs keeps it), which also takes its tokens out of the totals bm25()
-  // normalises by. A contentless_delete table's DELETE left them in, so every re-ingested post counted
-  // once more in the document count and lengths, and rankings drifted from PostgreSQL's (found by a
-  // search probe: 31 re-ingests changed which posts made a 500-deep relevance walk).
+  // normalises by. A contentless_delete table's DELETE leaves them in, so every re-ingested post would
+  // count once more in the document count and lengths, and rankings would drift from PostgreSQL's.
   const indexedText = db
     .prepare('SELECT d.text FROM posts p JOIN post_docs d ON d.id = p.id WHERE p.id = CAST(? AS INTEGER) AND p.is_repost = 0')
     .pluck()
@@ -196,7 +195,7 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
     `SELECT CAST(p.id AS TEXT) AS id, CAST(d.doc_older AS BLOB) AS docOlder FROM posts p JOIN post_docs d ON d.id = p.id
      WHERE p.author_kind = ? AND p.author_id = ? AND p.is_repost = 0 ORDER BY p.id DESC LIMIT ?`,
   )
-  // A reaction to a repost without commentary is not listed (spec 2.2: such reposts never are); it is
+  // A reaction to a repost without commentary is not listed (such reposts never are); it is
   // left out in the query, so a page stays full.
   const reactionsNewest = db.prepare(
     `SELECT r.reaction_type AS reactionType, r.reacted_at AS reactedAt, CAST(r.post_id AS TEXT) AS postId,
@@ -493,7 +492,7 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
     },
     async getPost(activityId) {
       if (!isStorableId(activityId)) return undefined
-      // A share or ugcPost id names the same post in another namespace (spec 2.2).
+      // A share or ugcPost id names the same post in another namespace.
       return (getPostById.get(activityId) ?? getPostByShareId.get(activityId)) as { id: string; doc: Buffer } | undefined
     },
     async findPostIdByShare(shareKind, shareId) {

@@ -379,7 +379,7 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
       if (line.credits > (hold?.credits ?? 0)) throw new Error('a request cannot be charged more than it held')
       // A debit worked out before the CLI lowered the lots (a credits limit cut under load) is worked
       // out again from the rows: charged if it still fits, else the late 402 an in-process change
-      // gives; it was a 500 whose usage line was lost.
+      // gives, rather than a 500 whose usage line would be lost.
       return recomputing(async () => {
         let mutations: Mutation[] = []
         if (line.credits > 0 && hold) {

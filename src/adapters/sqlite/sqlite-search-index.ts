@@ -2,13 +2,13 @@
  * The search index on SQLite: FTS5 table post_search (migration 006), whose rowid is the activity id,
  * so newest first is FTS5 walking its doclists backwards (ORDER BY rowid DESC) and a window of time
  * is a rowid range it seeks to, never a sort of the match set. Lookups by id are single-row
- * statements: better-sqlite3 runs one in about 2 µs, less than assembling an IN list.
+ * statements: better-sqlite3 runs one in a few microseconds, less than assembling an IN list costs.
  *
  * Relevance is ranked inside SQLite (bm25() under ORDER BY … LIMIT: a top-n sort, no rows cross to
  * JavaScript but the page's): every match in FTS5's forward order, exactly what a plain `ORDER BY
- * rank` does, or the newest `bound` matches walking backwards (D8), as the search service planned
- * from termFrequencies. On the 1.9M-post bench, walking backwards with bm25() cost 10–30% more than
- * the forward walk when every match is read anyway, and saves everything past the bound when not.
+ * rank` does, or the newest `bound` matches walking backwards, as the search service planned from
+ * termFrequencies. Walking backwards with bm25() costs somewhat more than the forward walk when every
+ * match is read anyway, and saves everything past the bound when not.
  * Document frequencies come from fts5vocab (a lookup counts the term's whole doclist) and the
  * indexed-post count from FTS5's averages record.
  */
@@ -27,7 +27,7 @@ const COUNT_HOLDERS_FIRST = 1_000
 const MIN_ID = '0'
 /** Terms whose document frequency is remembered (planning only: a stale figure costs time, never results). */
 const DF_CACHE_TERMS = 50_000
-/** Frequencies from this one up are remembered (a doclist this long takes about 0.3 ms to count). */
+/** Frequencies from this one up are remembered (shorter doclists are cheap to count again). */
 const DF_REMEMBER_FROM = 10_000
 /** Document frequencies one planning may look up (a token not remembered and past this is uncounted: Infinity). */
 const DF_LOOKUPS_PER_QUERY = 8
@@ -48,10 +48,9 @@ function leadingVarint(b: Buffer): number {
 const ONE_BY_ONE = 16
 /**
  * Matches of the query a walk may be estimated to pass for each post asked about, for matchingAmong to
- * walk rather than seek each (`sparse`). On the 1.9M-post bench a seek (a statement of its own) took
- * about 14 µs, walking a match about 0.1 µs: 500 of a title's holders' posts checked by a seek each
- * took 6.7-19.5 ms, by one walk 0.4-4.5 ms ('the' + Physician: 48,000 matches passed). A third of the
- * break-even, as the estimate assumes posts spread evenly in time.
+ * walk rather than seek each (`sparse`). A seek (a statement of its own) costs about as much as
+ * walking a hundred-odd matches; this is a third of that break-even, as the estimate assumes posts
+ * spread evenly in time.
  */
 const WALK_PER_SEEK = 50
 /** Authors up to which authorPosts reads each one's newest posts by a statement of its own. */
@@ -89,8 +88,7 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
     .pluck()
   // A window of the query's newest matches: how many, and the oldest; and the first of them the authors
   // wrote, checked in the walk (a posts row each by its key, the authors as lists SQLite holds in an
-  // index for the statement). On the 1.9M-post bench network, the 6,000 newest matches of 'offer' were
-  // checked against 2,105 holders of a title in 8 ms this way, in 60 ms by reading each match's facts.
+  // index for the statement), several times faster than reading each match's facts.
   const windowEnd = db.prepare(
     `SELECT count(*) AS looked, CAST(min(id) AS TEXT) AS last FROM (
        SELECT rowid AS id FROM post_search
@@ -136,12 +134,11 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
   const averages = db.prepare('SELECT block FROM post_search_data WHERE id = 1').pluck()
   const dfCache = new Map<string, number>()
   // bm25() works out each phrase's inverse document frequency by counting the phrase's matches in the
-  // whole index, once per statement (per cursor): scoring posts one statement each paid that count
-  // per matching post (3.3 ms for a word in 5% of posts, 58 ms for 'the', on the 1.9M-post bench).
+  // whole index, once per statement (per cursor): scoring posts one statement each would pay that
+  // count per matching post, which for a common word is dear.
   // One statement walks the query's matches between the oldest and newest post asked about, and
   // scores only those asked about (`+rowid` keeps the list out of FTS5's plan, so the walk stays one
-  // cursor): three prolific authors' 2,556 posts with a common word took 16-72 ms instead of 0.5-3 s,
-  // with the same scores.
+  // cursor), with the same scores at a small fraction of the cost.
   const scoreOne = db
     .prepare('SELECT -bm25(post_search) FROM post_search WHERE post_search MATCH ? AND rowid = CAST(? AS INTEGER)')
     .pluck()
@@ -184,8 +181,8 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
          LIMIT ?)`,
     )
     .pluck()
-  // Many authors (a title's holders) in one statement a kind: a statement per author cost about 17 µs
-  // each, 331 holders' 2,135 posts 6 ms to read and as much to count, against 2 ms and 0.7 ms so.
+  // Many authors (a title's holders) in one statement a kind: a statement per author adds up, and
+  // reading and counting their posts in one statement is several times cheaper.
   const byAuthors = db
     .prepare(
       `SELECT CAST(id AS TEXT) FROM posts
@@ -215,13 +212,12 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
     `SELECT t.profile_id AS id, t.job_title AS title FROM profile_title_search s JOIN profile_titles t ON t.k = s.rowid
      WHERE profile_title_search MATCH ? LIMIT ?`,
   )
-  // The titles holding the phrase, counted in the title index alone: on the bench network 5,001 of them
-  // in about 1 ms, where listing as many (joined to their members) took 11-15 ms.
+  // The titles holding the phrase, counted in the title index alone: an order of magnitude cheaper than
+  // listing as many (joined to their members).
   const countHolders = db.prepare('SELECT count(*) FROM (SELECT 1 FROM profile_title_search WHERE profile_title_search MATCH ? LIMIT ?)').pluck()
   // The author's title from migration 009's profile_titles (a member without a title has no row there),
-  // not from profiles, whose job_title lies past the member's document: reading it went through that
-  // document's pages (200,000 members' documents are about 1 GB on the bench network, their titles
-  // about 12 MB).
+  // not from profiles, whose job_title lies past the member's document: reading it would go through
+  // that document's pages, and the documents are about a hundred times the size of the titles.
   const factsOf = db.prepare(
     `SELECT p.author_kind AS authorKind, p.author_id AS authorId, p.content_kinds AS contentKinds, p.mentions,
             t.job_title AS jobTitle
@@ -237,8 +233,8 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
 
   /**
    * A token's document frequency, remembered; Infinity (unknown) once the query's budget of lookups
-   * is spent. A lookup reads the token's whole doclist: about 2 ms for a word in 5% of posts, and
-   * over 100 ms cold for a stop-word (bm25() reads the same doclist for its IDF on every query).
+   * is spent. A lookup reads the token's whole doclist, which for a stop-word is long (bm25() reads the
+   * same doclist for its IDF on every query).
    */
   function df(token: string, budget: { left: number }): number {
     let n = dfCache.get(token)
@@ -348,7 +344,7 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
       let hits: Set<string>
       const [low, high] = span(wanted)
       if (wanted.length <= ONE_BY_ONE || (sparse && !walkPays(query, low, high, wanted.length))) {
-        // A few posts, or posts far apart among many matches: a seek each (about 14 µs) costs less than
+        // A few posts, or posts far apart among many matches: a seek each costs less than
         // walking the matches between them (a common word's, between mentions months apart, are a large
         // share of the index).
         hits = new Set(seekEach(match, wanted))
@@ -396,7 +392,7 @@ export function createSqliteSearchIndex(db: SqliteDb): SearchIndex {
       if (limit >= COUNT_HOLDERS_FIRST && (countHolders.get(phrase, limit + 1) as number) > limit) return null
       const found = holders.all(phrase, limit + 1) as { id: string; title: string }[]
       if (found.length > limit) return null
-      // Holders share few titles (the bench network's 200,000 members hold 238): each checked once.
+      // Holders share few titles (many members, a few hundred distinct titles): each checked once.
       const holds = new Map<string, boolean>()
       return found
         .filter((h) => {

@@ -1,5 +1,5 @@
 /**
- * Accounts and API keys (spec 5, D12). A key is `pk_` plus 32 random base62-ish characters; only its
+ * Accounts and API keys. A key is `pk_` plus 32 random base62-ish characters; only its
  * SHA-256 is stored, so the plaintext exists only in the creation response.
  */
 import { createHash } from 'node:crypto'
@@ -54,7 +54,7 @@ export interface CreatedKey {
 
 /**
  * 401 INVALID_API_KEY for a key that was revoked, naming (for the gateway only) the account it was
- * issued to: spec 2.7 counts every request made with an account's keys, whatever its outcome.
+ * issued to: usage counts every request made with an account's keys, whatever its outcome.
  */
 export class RevokedKeyError extends ApiError {
   constructor(readonly accountId: string) {
@@ -82,9 +82,8 @@ export type AccountsService = ReturnType<typeof createAccountsService>
 
 /**
  * Refuses a name the operator could not tell apart or store alike everywhere: counted in characters
- * (code points, as the admin API's schema counts them: 101 emoji were refused as over 200), at least
- * one of them visible (a blank name was kept), none a control character (a NUL was a 500 on
- * PostgreSQL, and kept on SQLite). Kept as given otherwise, spaces included.
+ * (code points, as the admin API's schema counts them, so an emoji counts once), at least one of
+ * them visible, none a control character (PostgreSQL cannot store a NUL, SQLite can). Kept as given otherwise, spaces included.
  */
 function nameProblem(name: string): void {
   const length = codePointLength(name)
@@ -135,9 +134,9 @@ export function createAccountsService(deps: AccountsDeps) {
   }
 
   return {
-    /** Creates an account with its first key; a new account starts on the free plan (spec 5.4). */
+    /** Creates an account with its first key; a new account starts on the free plan. */
     async create(input: NewAccount = {}): Promise<{ account: AccountRecord; apiKey: CreatedKey }> {
-      // The same rules as a subscription change, from the free plan a new account starts on (spec 5.4).
+      // The same rules as a subscription change, from the free plan a new account starts on.
       const resulting = planWithStatus(input.plan, input.status, 'free')
       if (resulting.problem) throw invalidParameter(resulting.problem.field, resulting.problem.why)
       const plan = resulting.plan

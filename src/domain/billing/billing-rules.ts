@@ -1,5 +1,6 @@
 /**
- * The billing rules of spec section 3 and D3/D9/D10 as pure functions over one account's billing state.
+ * The billing rules (plans and renewal, credit packs, drawdown order) as pure functions over one
+ * account's billing state.
  * Every adapter of the Ledger port applies them the same way: it loads the state, lets these functions
  * change it in memory and persists the mutations they return in one transaction.
  *
@@ -16,7 +17,7 @@ export const DEFAULT_RPS = 5
 export const FREE_CREDITS = 1000
 /**
  * Bounds an operator may set (admin API and CLI alike): credit figures stay integers JSON renders as
- * such (1e30 was stored and served as `1e+30`), and sums of balances stay exact.
+ * such (1e30 would be served as `1e+30`), and sums of balances stay exact.
  */
 export const MAX_CREDITS_LIMIT = 1_000_000_000
 export const MAX_RPS_LIMIT = 100_000
@@ -71,16 +72,16 @@ const live = (lot: Lot, at: number): boolean => lot.startsAt <= at && at < lot.e
  * records (a period's grant, a pack's purchase, a plan change). Nodes' clocks differ by milliseconds:
  * an account created, renewed or changed on a node whose clock is ahead must not look empty on one
  * behind it until that clock catches up (its newest lot would start "in the future" there, and a
- * brand-new account's first calls were refused with 402). An operator's test clock set back does not
- * take an account back to before what it has seen either, nor before its plan ended. The rules that read "now" apply it (balances,
- * renewal, operator changes); a hold records it as the instant its request is billed at. (A period's
+ * brand-new account's first calls would be refused with 402). An operator's test clock set back does
+ * not take an account back to before what it has seen either, nor before its plan ended. The rules
+ * that read "now" apply it (balances, renewal, operator changes); a hold records it as the instant its request is billed at. (A period's
  * start is its plan lot's: grantPeriod sets both.)
  */
 export function billingInstant(state: BillingState, now: number): number {
   let at = now
   // Without a plan, also never before the plan ended (its last plan lot's end): a plan cancelled at
   // period end grants no next lot whose start would mark it, and a test clock set back before that
-  // renewal date gave the discarded allowance back, spendable (found by a billing probe).
+  // renewal date would give the discarded allowance back, spendable.
   const ended = state.subscription.plan === 'none'
   for (const lot of state.lots) {
     if (lot.startsAt > at) at = lot.startsAt
@@ -164,7 +165,7 @@ function periodIndex(anchor: number, at: number): number {
 }
 
 /**
- * Brings the subscription to the period containing `at` (D9): opens the first period, or at the renewal
+ * Brings the subscription to the period containing `at`: opens the first period, or at the renewal
  * date either ends a plan cancelled at period end or grants the allowance of the current period (the
  * previous period's lot simply stops being live: replaced, never topped up). Periods nobody used in
  * between are skipped, not granted.
@@ -187,7 +188,7 @@ export function renew(state: BillingState, now: number, newId: NewLotId): Mutati
 }
 
 /**
- * Debits `amount` at `at` in drawdown order (spec 3.1): the plan allowance first, then packs by
+ * Debits `amount` at `at` in drawdown order, which is fixed: the plan allowance first, then packs by
  * soonest expiry. Returns undefined, changing nothing, when the live balance cannot cover it.
  */
 export function debit(
@@ -217,7 +218,7 @@ export interface NewPack {
   priceCents: number
 }
 
-/** Adds a pack: live from its purchase instant for exactly 12 calendar months (D10). */
+/** Adds a pack: live from its purchase instant for exactly 12 calendar months, never extended. */
 export function addPack(state: BillingState, pack: NewPack, newId: NewLotId): { lot: Lot; mutations: Mutation[] } {
   const lot: Lot = {
     id: newId(),
@@ -242,7 +243,7 @@ export interface SubscriptionPatch {
   cancelAtPeriodEnd?: boolean
 }
 
-/** Statuses each plan may carry (D9); `canceled` always means the plan has ended. */
+/** Statuses each plan may carry; `canceled` always means the plan has ended. */
 export const STATUSES_BY_PLAN: Readonly<Record<PlanName, readonly SubscriptionStatus[]>> = {
   free: ['free'],
   custom: ['active', 'trialing', 'past_due', 'incomplete', 'unpaid'],
@@ -250,7 +251,7 @@ export const STATUSES_BY_PLAN: Readonly<Record<PlanName, readonly SubscriptionSt
 }
 
 /**
- * Whether `plan` takes these limits (D9): `free` is 1,000 credits a month at 5 per second, nothing
+ * Whether `plan` takes these limits: `free` is 1,000 credits a month at 5 per second, nothing
  * else; an account with no plan has no allowance and the default rate. Only `custom` sets its own.
  */
 export function planLimitsProblem(plan: PlanName, limits: { creditsLimit?: number; rpsLimit?: number }): { field: string; why: string } | undefined {
@@ -275,7 +276,7 @@ export function planLimitsProblem(plan: PlanName, limits: { creditsLimit?: numbe
 }
 
 /**
- * The plan that a plan and a status given together leave, from `current` (D9: `canceled` ends the
+ * The plan that a plan and a status given together leave, from `current` (`canceled` ends the
  * plan), or why they contradict each other. Account creation and subscription changes both ask here.
  */
 export function planWithStatus(
@@ -320,7 +321,7 @@ function endPlanLot(state: BillingState, at: number, out: Mutation[]): void {
 }
 
 /**
- * An operator's change of the subscription (D9, D12), applied at `at` after renew(). Changing the plan
+ * An operator's change of the subscription (admin API or CLI), applied at `at` after renew(). Changing the plan
  * starts a new period now (or ending at the given renewal date); `status: canceled` or `plan: none`
  * ends the plan at once; a new creditsLimit within the same plan adjusts this period's allowance by
  * the difference, so creditsUsed is kept; renewalDate moves the end of this period and the anchor of
@@ -365,7 +366,7 @@ export function changeSubscription(state: BillingState, patch: SubscriptionPatch
         // What was used stays used: the allowance left is the new limit less what this period spent
         // (never below 0). The lot's credits are what it has granted, max(limit, used), so
         // credits − remaining is always what was spent: a limit lowered below it and raised again
-        // gives nothing back (it did: 100 → 5 → 100 with 10 spent left 95).
+        // gives nothing back (100 → 5 → 100 with 10 spent leaves 90, not 95).
         const used = lot.credits - lot.remaining
         const remaining = Math.max(0, patch.creditsLimit - used)
         const delta = remaining - lot.remaining
@@ -389,8 +390,8 @@ export function changeSubscription(state: BillingState, patch: SubscriptionPatch
   return out
 }
 
-/** The rps an account is held to: the plan's, or the default 5 without a live plan (spec 3.5, 3.7). */
+/** The rps an account is held to: the plan's, or the default 5 without a live plan (pack-only or cancelled). */
 export const effectiveRps = (s: Subscription): number => (s.plan === 'none' ? DEFAULT_RPS : s.rpsLimit)
 
-/** `active` is about billing only (D9). */
+/** `active` is about billing only: past-due, incomplete and unpaid accounts keep being served while credits last. */
 export const isActiveStatus = (status: SubscriptionStatus): boolean => status === 'free' || status === 'active' || status === 'trialing'

@@ -46,8 +46,8 @@ export const MAX_INSTANT_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
 /**
  * The latest the test clock may be set to: a year before MAX_INSTANT_MS, so that what the rules work
  * out from "now" (a pack's expiry 12 months on, the next renewal) is still an instant an operator may
- * name and the API renders in ISO 8601's four-digit years (a clock at 9999-12-31 showed renewal dates
- * as "+010000-01-31T…").
+ * name and the API renders in ISO 8601's four-digit years (a clock at 9999-12-31 would show renewal
+ * dates as "+010000-01-31T…").
  */
 export const MAX_CLOCK_MS = Date.UTC(9998, 11, 31, 23, 59, 59, 999)
 

@@ -1,5 +1,5 @@
 /**
- * Credit packs (D10, spec 8): sizes and progressive marginal prices. Prices are integer cents; a
+ * Credit packs: sizes (50,000 to 50,000,000 credits) and progressive marginal prices. Prices are integer cents; a
  * tier's rate applies only to the credits inside it, so a larger pack is cheaper only above each
  * threshold.
  */
@@ -12,7 +12,7 @@ export interface PriceTier {
   centsPer1000: number
 }
 
-/** D10's table; PRONET_PACK_TIERS may replace it (packTiersFrom). */
+/** The default price tiers; PRONET_PACK_TIERS may replace them (packTiersFrom). */
 export const DEFAULT_PACK_TIERS: readonly PriceTier[] = [
   { upTo: 100_000, centsPer1000: 150 },
   { upTo: 500_000, centsPer1000: 120 },
@@ -49,7 +49,7 @@ export function packPriceCents(credits: number, tiers: readonly PriceTier[] = DE
   return Math.round(cents)
 }
 
-/** The quote of D12 (`{credits, price}`), price in currency units with two decimals. */
+/** The quote the admin API and CLI give (`{credits, price}`), price in currency units with two decimals. */
 export function quotePack(credits: number, tiers?: readonly PriceTier[]): { credits: number; price: number } {
   const problem = packSizeProblem(credits)
   if (problem) throw new ApiError('INVALID_PARAMETER', `Invalid parameter 'credits': ${problem}`, { parameter: 'credits' })
@@ -57,7 +57,7 @@ export function quotePack(credits: number, tiers?: readonly PriceTier[]): { cred
 }
 
 /**
- * PRONET_PACK_TIERS (D10: "the table is configuration"): a JSON array of tiers going upwards, each
+ * PRONET_PACK_TIERS, the operator's own price table: a JSON array of tiers going upwards, each
  * `{"upTo": credits, "per1000": price}` with the last one open (no upTo), e.g.
  * `[{"upTo":100000,"per1000":1.5},{"per1000":1.2}]`. Prices are in currency units with at most two
  * decimals. Returns the tiers, or throws an Error saying what is wrong.

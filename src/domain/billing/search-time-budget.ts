@@ -1,14 +1,14 @@
 /**
- * Each account's share of this node's search time (D4's cap on simultaneous searches, as time): a
+ * Each account's share of this node's search time (the cap on simultaneous searches, as time): a
  * bucket of milliseconds that fills at rpsLimit × SEARCH_MS_PER_RPS a second, up to
  * SEARCH_BANK_SECONDS of that, and that every search empties by the time it took. A search starts
  * only while the bucket holds some; otherwise 429 RATE_LIMITED with the wait until it does.
  *
  * Why: searches run one after another on the node's one thread (SQLite is synchronous), so the cap on
- * simultaneous searches never bound anything, and one key sending expensive queries within its rate
- * held every other caller. 60 different stop-words in one query take 513 ms on the 1.9M-post bench
- * network; at a free plan's 5 a second that is the whole thread. Ordinary searches (9-25 ms there)
- * at full rate use a fifth of the bucket's fill. Per node and in memory, like the thread it shares.
+ * simultaneous searches never binds anything, and one key sending expensive queries within its rate
+ * would hold every other caller: a query of many stop-words can take a large part of a second, so a
+ * free plan's 5 a second could fill the whole thread. Ordinary searches at full rate use a small part
+ * of the bucket's fill. Per node and in memory, like the thread it shares.
  */
 
 /** Milliseconds of search time a second per unit of rpsLimit (a free plan's 5: 200 ms, a fifth of a thread). */

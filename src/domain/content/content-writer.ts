@@ -39,7 +39,7 @@ function isCanonicalUrl(url: string, platformHost: string, section: string, name
   if (!url.startsWith(base)) return false
   const rest = url.slice(base.length)
   const name = rest.endsWith('/') ? rest.slice(0, -1) : rest
-  // A slug may be written percent-encoded (D1: slugs are URL-decoded): /in/jos%C3%A9-b names josé-b.
+  // A slug may be written percent-encoded, as slugs are URL-decoded: /in/jos%C3%A9-b names josé-b.
   let decoded = name
   try {
     decoded = decodeURIComponent(name)
@@ -109,9 +109,9 @@ function pick(post: PostRecord, fields: readonly (keyof Post)[]): string {
 }
 
 /**
- * The search result item (D8): the Post's fields in their order, then isEdited and
+ * The search result item: the Post's fields in their order, then isEdited and
  * reactionTypeCounts (the same counts keyed by upper-case reaction type), and width/height on the
- * video from its first rendition (null when it has none); images carry theirs already (2.2).
+ * video from its first rendition (null when it has none); images carry theirs already.
  */
 function searchItem(post: PostRecord, meta: { isEdited: boolean; videoSize: { width: number; height: number } | null }): string {
   const out: Record<string, unknown> = {}
@@ -179,8 +179,8 @@ function schemaErrors(kind: IngestKind, data: unknown): string | undefined {
 
 /**
  * The instant a record's date-time names. The schema takes a leap second (23:59:60, as RFC 3339 does),
- * which JavaScript cannot read: such a date skipped the check against its id, and a reaction's time
- * failed with internal wording. It is refused, naming the field.
+ * which JavaScript cannot read: such a date would skip the check against its id, and a reaction's time
+ * would fail with internal wording. It is refused, naming the field.
  */
 function instantOf(text: string, field: string): number {
   const ms = Date.parse(text)
@@ -189,12 +189,13 @@ function instantOf(text: string, field: string): number {
 }
 
 /**
- * D2: ids carry their creation time. `given` (the record's date) must be that time within a second,
- * and it must not be after now; returns it in UTC (2.1), as the record is stored and served.
+ * Post, comment and article ids carry their creation time. `given` (the record's date) must be that
+ * time within a second, and it must not be after now; returns it in UTC, as the record is stored and
+ * served.
  */
 function timeOfId(id: string, given: string, fields: { date: string; id: string; idName: string }, nowMs: number): string {
   if (Math.abs(instantOf(given, fields.date) - timeFromId(id)) > 1000) fail(`${fields.date} must be the time encoded in the ${fields.idName} (${isoFromId(id)})`)
-  if (timeFromId(id) > nowMs) fail(`${fields.id} encodes a time in the future (${isoFromId(id)}); ids carry their creation time (D2)`)
+  if (timeFromId(id) > nowMs) fail(`${fields.id} encodes a time in the future (${isoFromId(id)}); ids carry their creation time`)
   return isoFromId(id)
 }
 
@@ -206,8 +207,8 @@ function requireUsableSlug(slug: string): void {
 /**
  * Characters a post's text may hold. The platform's posts hold 3,000; this leaves room for text from
  * elsewhere while keeping every post within what both search indexes store alike: PostgreSQL refuses a
- * tsvector over 1 MB (a 1.17 MB post was stored on SQLite and refused there) and stops counting
- * positions at 16,383, which a text of this length never reaches.
+ * tsvector over 1 MB (a post SQLite would store) and stops counting positions at 16,383, which a text
+ * of this length never reaches.
  */
 export const MAX_POST_CONTENT = 30_000
 
@@ -237,7 +238,7 @@ function preparePost(given: PostRecord, nowMs: number): ContentRow {
     fail('data.resharedPostUrn must be an activity URN')
   }
   if (p.repostOf !== undefined && postIdFrom(p.repostOf) === undefined) fail('data.repostOf must be an activity URN')
-  if (p.resharedPostUrn !== undefined && p.permissions.rootShare) fail('data.permissions.rootShare must be false on a post that reshares another (2.2)')
+  if (p.resharedPostUrn !== undefined && p.permissions.rootShare) fail('data.permissions.rootShare must be false on a post that reshares another')
   const video = p.video?.progressiveStreams[0]
   const meta = {
     isEdited: p.isEdited === true,
@@ -281,11 +282,11 @@ export function prepareRecord(record: IngestRecord, nowMs: number, platformHost:
       if (p.memberId === p.profileId) fail('data.memberId must differ from profileId')
       if (p.publicIdentifier.trim() === '') fail('data.publicIdentifier must not be empty')
       requireUsableSlug(p.publicIdentifier)
-      // Spec 2.4: url is the canonical public profile URL, which the API shows as it is stored.
+      // url is the canonical public profile URL, which the API shows as it is stored.
       if (!isCanonicalUrl(p.url, platformHost, 'in', [p.publicIdentifier])) {
         fail(`data.url must be the canonical profile URL https://${platformHost}/in/${p.publicIdentifier}/ (got "${p.url}")`)
       }
-      // Spec 2.4: positionUrn and educationUrn name entries of the lists.
+      // positionUrn and educationUrn name entries of the lists.
       checkPositions(p)
       const school = p.currentSchool
       if (school && !p.educations.some((e) => e.educationUrn === school.educationUrn)) {
@@ -310,12 +311,12 @@ export function prepareRecord(record: IngestRecord, nowMs: number, platformHost:
       const { pageType, ...c } = record.data
       if (c.id !== `urn:li:fsd_company:${c.companyId}`) fail('data.id must be urn:li:fsd_company:<companyId>')
       if (c.publicIdentifier !== undefined) requireUsableSlug(c.publicIdentifier)
-      // Spec 2.5: url is the canonical page URL, under the page's own section, by slug or id.
+      // url is the canonical page URL, under the page's own section, by slug or id.
       const section = pageType ?? 'company'
       if (!isCanonicalUrl(c.url, platformHost, section, c.publicIdentifier !== undefined ? [c.publicIdentifier, c.companyId] : [c.companyId])) {
         fail(`data.url must be the canonical page URL https://${platformHost}/${section}/${c.publicIdentifier ?? c.companyId}/ (got "${c.url}")`)
       }
-      // Spec 2.5: domain is websiteUrl without a leading www.
+      // domain is websiteUrl without a leading www.
       if (c.domain !== undefined && c.websiteUrl !== undefined && c.domain !== websiteDomain(c.websiteUrl)) {
         fail(`data.domain must be the host of data.websiteUrl without a leading www. (${websiteDomain(c.websiteUrl)})`)
       }
@@ -350,12 +351,12 @@ export function prepareRecord(record: IngestRecord, nowMs: number, platformHost:
       const c = record.data
       const m = /^urn:li:comment:\((activity|ugcPost):(\d+),(\d+)\)$/.exec(c.urn) as RegExpExecArray
       // A ugcPost id is not the post's activity id (they are different numbers), so it cannot be read
-      // as one; the API shows every comment under its post's activity id (D6).
+      // as one; the API shows every comment under its post's activity id.
       if (m[1] === 'ugcPost') fail('data.urn must name the post by its activity id, as the API shows a comment: urn:li:comment:(activity:<postId>,<commentId>)')
       const postId = m[2] as string
       const commentId = m[3] as string
       if (!POST_ID_RE.test(postId)) fail('data.urn must name a 19-digit activity id')
-      if (!POST_ID_RE.test(commentId)) fail('data.urn must name a 19-digit comment id (D2)')
+      if (!POST_ID_RE.test(commentId)) fail('data.urn must name a 19-digit comment id')
       const createdAt = timeOfId(commentId, c.createdAt, { date: 'data.createdAt', id: 'data.urn', idName: 'comment id' }, nowMs)
       const author = authorFromUrn(c.author.id) ?? fail('data.author.id must be a profile or company URN')
       return {
@@ -384,8 +385,8 @@ export function prepareRecord(record: IngestRecord, nowMs: number, platformHost:
       const postId = postIdFrom(r.postId) ?? fail('data.postId must be an activity URN or id')
       const posted = timeFromId(postId)
       const reactedAt = r.reactedAt !== undefined ? instantOf(r.reactedAt, 'data.reactedAt') : posted
-      // A reaction comes after its post and before now: 2099 sorted first in the member's reactions
-      // feed for ever after, and a reaction older than its post placed the post before it existed.
+      // A reaction comes after its post and before now: a future one would sort first in the member's
+      // reactions feed for ever after, and one older than its post would place the post before it existed.
       if (reactedAt > nowMs) fail(`data.reactedAt is in the future (${new Date(reactedAt).toISOString()})`)
       if (reactedAt < posted) fail(`data.reactedAt is before the post was published (${new Date(posted).toISOString()}, from its id)`)
       return { kind: 'profileReaction', row: { profileId: r.profileId, postId, reactionType: r.reactionType, reactedAt } }
@@ -415,9 +416,9 @@ export function validateRecord(value: unknown): { record: IngestRecord } | { rea
 }
 
 /**
- * Where the first string holding a NUL is, or undefined. PostgreSQL text cannot hold one, so the same
- * line was refused there with the driver's words and kept by SQLite; corrupt input either way, it is
- * now refused on both, before anything is written.
+ * Where the first string holding a NUL is, or undefined. PostgreSQL text cannot hold one and SQLite
+ * can; corrupt input either way, it is refused on both, before anything is written, in our words
+ * rather than the driver's.
  */
 function pathOfNul(value: unknown, path: string): string | undefined {
   if (typeof value === 'string') return value.includes('\u0000') ? path : undefined

@@ -1,10 +1,10 @@
 /**
- * Identifier scheme of decisions D2: activity, share, ugcPost, comment and article ids are decimals
- * whose top bits are the creation time (`id >> 22` = Unix ms).
+ * Identifier scheme, as the platform's own: activity, share, ugcPost, comment and article ids are
+ * decimals whose top bits are the creation time (`id >> 22` = Unix ms).
  */
 export const URN_PREFIX = 'urn:li:'
 const TIME_SHIFT = 22n
-/** Earliest instant an article id may decode to (D2). */
+/** Earliest instant an article id may decode to; earlier, its publishedAt is null rather than a guess. */
 export const ARTICLE_EPOCH_MS = Date.UTC(2003, 0, 1)
 
 export const PROFILE_ID_RE = /^ACoAA[A-Za-z0-9_-]{34}$/
@@ -45,5 +45,5 @@ export function isStorableId(id: string): boolean {
   return id.length < 19 || id <= INT64_MAX
 }
 
-/** Order of decimal ids without leading zeros (time order for D2 ids): longer is larger, else as text. */
+/** Order of decimal ids without leading zeros (time order for time-based ids): longer is larger, else as text. */
 export const compareIds = (a: string, b: string): number => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0)

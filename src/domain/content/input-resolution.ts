@@ -1,16 +1,16 @@
 /**
- * Parsing of the identifier inputs the data endpoints take (spec 4.0, 4.3-4.11, decisions D1, D2,
- * D6): a URN, a platform URL or a bare value becomes a typed reference the data service can look up.
+ * Parsing of the identifier inputs the data endpoints take (profiles, companies, posts): a URN, a
+ * platform URL or a bare value becomes a typed reference the data service can look up.
  * Pure and store-free, so every refusal happens before any lookup and stays a free 400. Every
  * refusal is an ApiError naming the parameter; nothing else is thrown for any string.
  *
- * Decisions where the spec is silent (each is repeated at the code it governs):
+ * Choices made here (each is repeated at the code it governs):
  * - Validity first, then policy: a malformed input is INVALID_URN on every endpoint; only a
  *   well-formed input of the wrong family (a member given to a company endpoint, a company page given
  *   to a members-only endpoint) is INVALID_PARAMETER.
  * - Inputs longer than MAX_INPUT_LENGTH are INVALID_PARAMETER, like an over-long slug.
  * - Path keywords (`in`, `company`, `feed`, ...) match case-insensitively, like the host; URN kinds and
- *   ids stay case-sensitive (D1), and so does a profile id inside `/in/`.
+ *   ids stay case-sensitive, and so does a profile id inside `/in/`.
  */
 import { invalidParameter, invalidUrn, missingParameter } from '../errors.ts'
 import { PROFILE_ID_RE, URN_PREFIX } from './ids.ts'
@@ -33,12 +33,12 @@ export interface ResolveOptions {
   companyForms?: string
 }
 
-/** Longest slug accepted (spec 4.0 via the brief); longer is INVALID_PARAMETER, not INVALID_URN. */
+/** Longest slug accepted; longer is INVALID_PARAMETER (a bad value), not INVALID_URN (a bad form). */
 export const MAX_SLUG_LENGTH = 200
 /** Decision: a browser-sized URL bound, so no input makes the parser do unbounded work. */
 export const MAX_INPUT_LENGTH = 2048
 
-// Numeric ids of the platform are 64-bit (D2: 19-digit post ids), so more digits cannot name anything.
+// Numeric ids of the platform are 64-bit (post ids have 19 digits), so more digits cannot name anything.
 const NUMERIC_ID_RE = /^\d{1,19}$/
 const BARE_POST_ID_RE = /^\d{19}$/
 // Letters of any script need their combining marks (Devanagari, Thai, ...) to be spelled.
@@ -84,7 +84,7 @@ export function parseProfileInput(
     case 'bareSlug':
       return { type: 'slug', slug: ref.slug, bare: true }
     case 'memberId':
-      // The member kind is a URN kind this endpoint does not know, hence INVALID_URN (brief), not 400
+      // The member kind is a URN kind this endpoint does not know, hence INVALID_URN, not 400
       // INVALID_PARAMETER as for a company page.
       if (!opts.allowMember) throw invalidUrn(opts.param, 'member URNs are not accepted here; use the fsd_profile URN.')
       return { type: 'memberId', memberId: ref.memberId }
@@ -118,7 +118,7 @@ export function parsePostInput(raw: string | undefined, opts: ResolveOptions): P
   if (URN_START_RE.test(value)) return postFromUrn(value, opts)
   const rest = urlRest(value, opts.param, opts.host)
   if (rest !== undefined) return postFromUrl(urlSegments(rest, opts), opts)
-  // Only the full 19-digit form (D2) is taken bare: a shorter number is more likely a typo or another id.
+  // Only the full 19-digit form of a post id is taken bare: a shorter number is more likely a typo or another id.
   if (BARE_POST_ID_RE.test(value)) return { type: 'activity', id: value }
   throw invalidUrn(opts.param, EXPECTED_POST)
 }
@@ -143,7 +143,7 @@ function identifyEntity(value: string, opts: ResolveOptions): EntityRef {
   if (URN_START_RE.test(value)) return entityFromUrn(value, opts.param)
   const rest = urlRest(value, opts.param, opts.host)
   if (rest !== undefined) return entityFromPath(urlSegments(rest, opts), opts.param)
-  // Tested before decoding: a profile id is plain ASCII, and a bare one is the stable form (4.0).
+  // Tested before decoding: a profile id is plain ASCII, and a bare one is the stable, recommended form.
   if (PROFILE_ID_RE.test(value)) return { kind: 'profileId', profileId: value }
   return { kind: 'bareSlug', slug: checkSlug(decode(value, opts.param), opts.param) }
 }
@@ -159,7 +159,7 @@ function entityFromUrn(value: string, param: string): EntityRef {
     return { kind: 'memberId', memberId: id }
   }
   if (COMPANY_URN_KINDS.has(kind)) {
-    // Kept as written (no stripping of leading zeros): ids are opaque decimal strings (D2).
+    // Kept as written (no stripping of leading zeros): ids are opaque decimal strings.
     if (!NUMERIC_ID_RE.test(id)) throw invalidUrn(param, 'a company id is a decimal number.')
     return { kind: 'company', company: { type: 'companyId', companyId: id } }
   }
@@ -233,7 +233,7 @@ function postFromPostsSlug(slug: string): PostInput | undefined {
 const EXPECTED_POST = 'expected a post URL, an activity, ugcPost or share URN, or a 19-digit activity id.'
 
 function splitUrn(value: string, param: string): { kind: string; id: string } {
-  // D1: the namespace token is exactly `li`; `URN:li:` and `urn:LI:` are refused, not repaired.
+  // The namespace token is exactly `li`; `URN:li:` and `urn:LI:` are refused, not repaired.
   if (!value.startsWith(URN_PREFIX)) throw invalidUrn(param, "URNs start with 'urn:li:'.")
   const rest = value.slice(URN_PREFIX.length)
   const colon = rest.indexOf(':')
@@ -259,7 +259,7 @@ function urlRest(value: string, param: string, host: string): string | undefined
   return isPlatformAuthority(token, host) ? value : undefined
 }
 
-/** The decoded, non-empty path segments of a platform URL; query and fragment are dropped (D1). */
+/** The decoded, non-empty path segments of a platform URL; query and fragment are ignored. */
 function urlSegments(rest: string, opts: ResolveOptions): string[] {
   const end = rest.search(/[?#]/)
   const beforeQuery = end === -1 ? rest : rest.slice(0, end)
@@ -275,8 +275,8 @@ function urlSegments(rest: string, opts: ResolveOptions): string[] {
 }
 
 /**
- * The configured host, its base domain (without `www.`) or any subdomain of the base (D1), case-
- * insensitive. Decisions: user-info (`user@host`) is refused, as it hides the real host to a reader; a
+ * The configured host, its base domain (without `www.`) or any subdomain of the base (`uk.`, `m.`),
+ * case-insensitive. Decisions: user-info (`user@host`) is refused, as it hides the real host to a reader; a
  * port must equal the configured one (none by default), which keeps dev hosts like `localhost:8080`
  * usable without accepting `:443` spellings nobody sends.
  */
@@ -299,7 +299,7 @@ function decode(text: string, param: string): string {
   }
 }
 
-/** A decoded slug, checked and lower-cased (D1); length counts characters before lower-casing. */
+/** A decoded slug, checked and lower-cased; length counts characters before lower-casing. */
 function checkSlug(decoded: string, param: string): string {
   const length = [...decoded].length
   if (length > MAX_SLUG_LENGTH) {

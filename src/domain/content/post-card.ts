@@ -1,5 +1,5 @@
 /**
- * A post's author card (2.2 `profile`: {urn, name, headline, url, imageUrl}) shows the author as the
+ * A post's author card (its `profile`: {urn, name, headline, url, imageUrl}) shows the author as the
  * author's own record stands now, as a comment's or a reaction's card does (those are joined from the
  * profile or page when read). Post documents are stored ready to send, so their card is written into
  * them instead: from the author's record when the post is stored (whatever card the post record

@@ -1,5 +1,5 @@
 /**
- * The post search `query` language (spec 4.12 and section 8, decisions D8): lexing, silent
+ * The post search `query` language: lexing, silent
  * normalisation, limits and parsing into a tree the index adapters compile (query-tokens.ts has the
  * FTS5 compiler and the reference evaluator). Pure: every refusal is an ApiError INVALID_PARAMETER
  * naming `query` and saying what is wrong; nothing else is thrown for any string.
@@ -87,7 +87,7 @@ export interface ParsedQuery {
   readonly phrases: number
   /** Deepest parenthesis nesting. */
   readonly depth: number
-  /** Whether a hashtag term appears (sortBy `date` refuses it, spec 4.12). */
+  /** Whether a hashtag term appears (sortBy `date` refuses it). */
   readonly hasHashtag: boolean
 }
 
@@ -400,7 +400,7 @@ const hasHashtagTerm = (node: QueryNode): boolean => {
 }
 
 /**
- * Parses a search `query` (spec 4.12): normalises it, applies the limits and returns the tree with its
+ * Parses a search `query`: normalises it, applies the limits and returns the tree with its
  * echo. Throws invalidParameter('query', why) for every refusal.
  */
 export function parseSearchQuery(raw: string): ParsedQuery {
@@ -456,10 +456,10 @@ export function parseSearchQuery(raw: string): ParsedQuery {
  * The same query with each AND's and each OR's repeated operands kept once (`a a b` is `a b`), where
  * "repeated" means matching the same token sequence (`the`, `The` and `"the"` are one term): what the
  * index is asked. The matches are the same (AND and OR are idempotent); a repeat no longer weighs its
- * term more in BM25. Without this, a query of `the` written 125 times (within the 500 characters, and
- * implicit AND is no operator) had bm25() score 125 phrases for every post holding `the`: 1.5 s of
- * the server's one thread per call, and a free-plan key at 5 calls a second held every other caller
- * for 30-45 s (a probe). A group left with one operand is that operand.
+ * term more in BM25. Without this, one word repeated within the 500 characters (implicit AND is no
+ * operator, so the operator limit does not stop it) would have bm25() score it once per repeat for
+ * every post holding it, and a free-plan key could hold the server's one thread from every other
+ * caller. A group left with one operand is that operand.
  */
 export function withoutRepeats(node: QueryNode): QueryNode {
   if (node.kind === 'not') {

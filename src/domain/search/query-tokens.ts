@@ -1,5 +1,5 @@
 /**
- * What the search index sees (spec 4.12, D8): a JavaScript model of the SQLite FTS5 tokenizer the
+ * What the search index sees: a JavaScript model of the SQLite FTS5 tokenizer the
  * post index uses (`unicode61 remove_diacritics 2 tokenchars '#'` with the exceptions below), the
  * PostgreSQL index's tokenizer and the query parser's, the compilation of a parsed query
  * to an FTS5 MATCH expression, and a brute-force evaluator with FTS5's meaning. The evaluator is the
@@ -28,8 +28,8 @@
  */
 import type { QueryNode } from './query-grammar.ts'
 
-// The combining diacritics SQLite's unicode61 treats as part of a token and removes (measured: no
-// other combining mark is a token character in SQLite).
+// The combining diacritics SQLite's unicode61 treats as part of a token and removes (no other
+// combining mark is a token character in SQLite).
 const REMOVED_MARKS = '\\u0300-\\u0304\\u0306-\\u030c\\u030f\\u0311\\u031b\\u0323-\\u0328\\u032d\\u032e\\u0330\\u0331'
 // U+FFFE and U+FFFF are unassigned but never token characters: SQLite reads either as U+FFFD, a symbol.
 const TOKEN_CLASS = `[\\p{L}\\p{N}\\p{Co}\\p{Cn}#${REMOVED_MARKS}]--[\\uFFFE\\uFFFF]`

@@ -1,6 +1,6 @@
 /**
  * The relevance order shared by every adapter and the service: score descending, then newest first
- * (ids are time-ordered decimals, D2), so equal scores never leave the order to an engine's whim and
+ * (ids are time-ordered decimals), so equal scores never leave the order to an engine's whim and
  * a page boundary falls at the same place on every call.
  */
 import { compareIds } from '../content/ids.ts'
@@ -69,8 +69,8 @@ export function estimateMatches(tree: QueryNode, f: TermFrequencies): number {
 }
 
 /**
- * D8's choice for a relevance walk: rank every match when few match (a plain `ORDER BY rank` costs
- * no more then), else the newest `bound`. Made once, on the first page, and kept by the cursor.
+ * How a relevance walk ranks: every match when few match (a plain `ORDER BY rank` costs no more
+ * then), else only the newest `bound` matches, so no search scans millions of rows. Made once, on the first page, and kept by the cursor.
  */
 export function planRanking(tree: QueryNode, f: TermFrequencies, bound: number): RankingPlan {
   return estimateMatches(tree, f) <= bound ? 'all' : 'newest'

@@ -1,5 +1,5 @@
 /**
- * The body of a post search (spec 4.12, D8), validated strictly: every refusal is a free 400 naming
+ * The body of a post search, validated strictly: every refusal is a free 400 naming
  * the field and saying what is wrong. `null` reads as omitted. The result is the canonical request the
  * search runs and its cursors are bound to.
  */
@@ -55,7 +55,7 @@ const FIELDS = [
   'cursor',
 ] as const
 
-// Filters the platform offers that this service refuses by name rather than as unknown (spec 4.12):
+// Filters the platform offers that this service refuses by name rather than as unknown:
 // a group, and everything that depends on the viewer's own network.
 const GROUP_FILTERS = new Set(['group', 'groups', 'groupId', 'groupIds'])
 const NETWORK_FILTERS = new Set([
@@ -114,7 +114,7 @@ function profileIds(body: Record<string, unknown>, host: string): string[] {
 
 /**
  * The instant of an ISO 8601 timestamp whose fields are all in range. Date.parse alone rolls an
- * impossible day over (2026-02-30 became 2 March), so the calendar date is checked on its own.
+ * impossible day over (2026-02-30 becomes 2 March), so the calendar date is checked on its own.
  */
 function isoInstant(text: string): number | undefined {
   const m = ISO_RE.exec(text)
@@ -244,12 +244,12 @@ export function parseSearchRequest(raw: unknown, now: number, host: string): Sea
 }
 
 /**
- * What a cursor is bound to (D11): the interpreted query, every filter and the order of the walk, not
- * maxResults (which may change between pages) nor the cursor itself. The order is the one followed,
- * not how it was asked for: a query without sortBy is ranked by relevance, and a search without a
- * query is newest first whatever sortBy says, so those spellings share their cursors (a client that
- * sent `relevance` on page 2 only had its cursor refused). Written as `null` for relevance and for
- * author-only walks, which is how cursors of requests without sortBy were bound before.
+ * What a cursor is bound to (a signed cursor carries a hash of it): the interpreted query, every
+ * filter and the order of the walk, not maxResults (which may change between pages) nor the cursor
+ * itself. The order is the one followed, not how it was asked for: a query without sortBy is ranked
+ * by relevance, and a search without a query is newest first whatever sortBy says, so those spellings
+ * share their cursors (a client may add `relevance` on page 2). Written as `null` for relevance and
+ * for author-only walks, so cursors issued for requests without sortBy stay valid.
  */
 export function searchScope(r: SearchRequest): string {
   const sorted = (xs: readonly string[]) => [...new Set(xs)].sort()

@@ -1,5 +1,5 @@
 /**
- * GET /api/v1/usage (spec 2.7, 4.1): the balance now and the consumption over a range of UTC days.
+ * GET /api/v1/usage: the balance now and the consumption over a range of UTC days.
  */
 import type { Clock } from '../../ports/clock.ts'
 import type { Ledger, UsageRow } from '../../ports/ledger.ts'
@@ -7,10 +7,10 @@ import { balanceAt } from '../billing/billing-rules.ts'
 import { DAY_MS, parseDay, utcDay } from '../billing/calendar.ts'
 import { ApiError, invalidParameter } from '../errors.ts'
 
-/** Consumption is recorded from this UTC day (4.1 rule 4); earlier days report 0. */
+/** Consumption is recorded from this UTC day, as the API documents; earlier days report 0. */
 export const USAGE_RECORDED_FROM = '2026-07-16'
 export const MAX_RANGE_DAYS = 366
-/** The account endpoints' own calls are not part of the figures they report (4.1). */
+/** The account endpoints' own calls are not part of the figures they report. */
 export const UNREPORTED_ENDPOINTS: ReadonlySet<string> = new Set(['/api/v1/usage', '/api/v1/subscription'])
 
 interface Figures {
@@ -29,7 +29,7 @@ export interface UsageReport extends Figures {
   days: (Figures & { date: string })[]
 }
 
-/** Validates the range (4.1 rules 1-2): defaults first of this month .. today, at most 366 days. */
+/** Validates the range: defaults first of this month .. today, at most 366 days, `from` not after `to`. */
 export function usageRange(q: { from?: string; to?: string }, now: number): { from: string; to: string } {
   const today = utcDay(now)
   const from = q.from ?? `${today.slice(0, 8)}01`

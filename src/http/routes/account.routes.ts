@@ -1,18 +1,17 @@
 /**
- * The account endpoints (spec 4.1, 4.2): free, answering even at zero credits, each with its own
+ * The account endpoints, usage and subscription: free, answering even at zero credits, each with its own
  * budget of one call per second per account.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { SubscriptionResponse, UsageQuery, UsageResponse } from '../../contract/endpoints.schemas.ts'
 import { ACCOUNT_RATE_HEADERS, CREDITS_CHARGED, described, errorResponse, REQUEST_ID, RETRY_AFTER, withHeaders } from '../../contract/responses.schemas.ts'
 import type { MeteringService } from '../../domain/billing/metering.service.ts'
-import { PRICES } from '../../domain/billing/prices.ts'
 import type { UsageReporter } from '../../domain/usage/usage-report.ts'
 import type { Gateway, Meter } from '../gateway.ts'
 import { strictQuery } from '../strict-input.ts'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
-/** Their answers carry the plan's rps and a cost of 0, never Remaining or Reset (spec 4.1 rule 5, 4.2). */
+/** Their answers carry the plan's rps and a cost of 0, never Remaining or Reset. */
 const ok = <T extends object>(schema: T) => withHeaders(schema, REQUEST_ID, CREDITS_CHARGED, ACCOUNT_RATE_HEADERS)
 
 export function registerAccountRoutes(
@@ -30,7 +29,7 @@ export function registerAccountRoutes(
   app.route({
     method: 'GET',
     url: '/api/v1/usage',
-    config: { operation: 'usage', price: PRICES.usage },
+    config: { operation: 'usage' },
     schema: {
       summary: 'Balance now and consumption over UTC days (free; its own calls are not counted)',
       operationId: 'getUsage',
@@ -52,7 +51,7 @@ export function registerAccountRoutes(
   app.route({
     method: 'GET',
     url: '/api/v1/subscription',
-    config: { operation: 'subscription', price: PRICES.subscription },
+    config: { operation: 'subscription' },
     schema: {
       summary: 'Plan, balance, rate limit and billing status (free)',
       operationId: 'getSubscription',

@@ -1,5 +1,5 @@
 /**
- * Operator admin API (D12), JSON with `Authorization: Bearer <PRONET_ADMIN_TOKEN>`. Registered only
+ * Operator admin API, JSON with `Authorization: Bearer <PRONET_ADMIN_TOKEN>`. Registered only
  * when a token is configured, so without one every /admin path is a 404 like any unknown path.
  */
 import { adminGuard } from '../admin-guard.ts'
@@ -146,9 +146,9 @@ export interface AdminDeps {
 export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void {
   const guard = adminGuard(deps.token)
   /**
-   * A route's schema; `success` is its answer by status as D12 gives it (201 for what it creates, 204
-   * for a revoked key). The responses are documentation for /openapi.json: every body here is sent as
-   * a ready JSON string, which Fastify does not pass through a response serializer.
+   * A route's schema; `success` is its answer by status as the admin API documents it (201 for what
+   * it creates, 204 for a revoked key). The responses are documentation for /openapi.json: every body
+   * here is sent as a ready JSON string, which Fastify does not pass through a response serializer.
    */
   const schema = (operationId: string, summary: string, success: Record<number, object>, extra: Record<string, unknown> = {}) => ({
     summary,
@@ -166,7 +166,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
   const json = (reply: FastifyReply, status: number, body: unknown) =>
     reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body))
 
-  // D12: 401 for a wrong token, on a path of the admin API that does not exist too (it would
+  // 401 for a wrong token, on a path of the admin API that does not exist too (it would
   // otherwise be a 404 that tells a caller without the token which admin paths exist).
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.url === undefined && (request.url === '/admin' || request.url.startsWith('/admin/'))) await guard(request)
@@ -175,7 +175,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
   app.register(async (admin) => {
     admin.addHook('onRequest', guard)
 
-    // D12 documents admin calls whose body is entirely optional (create an account) or absent (new
+    // Some admin calls take a body that is entirely optional (create an account) or absent (new
     // key, suspend, resume), and curl sends them with no bytes, often still with a JSON content type.
     // Here, and only here (this plugin's own parser; the data API keeps refusing an empty JSON body),
     // zero bytes are no body, and no body reads as `{}`: the schema then applies its defaults or names
@@ -194,7 +194,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       if (request.body === undefined && (request.method === 'POST' || request.method === 'PUT')) request.body = {}
       strictBodyFields(request.routeOptions.schema?.body, request.body)
       // No id holds a control character: such an id names nothing, on every store alike (PostgreSQL
-      // refuses a NUL in text, which was a 500 there and a 404 on SQLite).
+      // refuses a NUL in text, which would be a 500 there and a 404 on SQLite).
       const params = (request.params ?? {}) as { id?: string; keyId?: string }
       if (params.id !== undefined && CONTROL_RE.test(params.id)) throw new ApiError('NOT_FOUND', `No account ${JSON.stringify(params.id)}.`)
       if (params.keyId !== undefined && CONTROL_RE.test(params.keyId)) {

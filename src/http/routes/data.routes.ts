@@ -1,8 +1,20 @@
 /**
- * The data endpoints (spec section 4, D6). Thin: each route declares its operation, price rule,
- * schemas and error codes, and hands the validated query to one content-service function.
+ * The data endpoints. Thin: each route declares its operation, its row of the
+ * price table, its schemas and error codes, and its two steps: `parse` (validated input to a typed
+ * request, no store access) and `serve` (the answer, once the gateway has held the request's price).
+ *
+ * A new GET data endpoint touches five files:
+ * 1. contract/endpoints.schemas.ts: its query schema (defaults as schema defaults: Count, Offset) and
+ *    its response schema;
+ * 2. domain/billing/prices.ts: its Operation and its row of PRICES (what it holds, bills, and bills
+ *    for a 404);
+ * 3. the domain/content/*.service.ts of its resource: a parse function (in that file's `*Requests`,
+ *    no store) returning a plain request, and a serve function answering it;
+ * 4. this list: one getRoute entry naming the row (`price`), both steps, and `cached` if its answers
+ *    are worth keeping;
+ * 5. its test.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
+import type { FastifyInstance, FastifySchema } from 'fastify'
 import type { TSchema } from 'typebox'
 import {
   CommentsQuery,
@@ -31,130 +43,109 @@ import {
   SearchPostsResponse,
 } from '../../contract/endpoints.schemas.ts'
 import { CREDITS_CHARGED, described, errorResponse, RATE_HEADERS, REQUEST_ID, RETRY_AFTER, withHeaders } from '../../contract/responses.schemas.ts'
-import type { Operation } from '../../domain/billing/prices.ts'
-import { priceOf, type PriceTable } from '../../domain/billing/prices.ts'
+import type { PriceTable } from '../../domain/billing/prices.ts'
 import { BATCH_WAIT_MS, type MeteringService } from '../../domain/billing/metering.service.ts'
-import type { Admit, ContentService, Delivered } from '../../domain/content/content.service.ts'
-import { connectionClosed } from '../client-connection.ts'
-import { GatheredBody } from '../gathered-body.ts'
-import { strictQuery } from '../strict-input.ts'
+import type { BatchResult } from '../../domain/content/companies.service.ts'
+import { bodyBytes, type ContentService } from '../../domain/content/content.service.ts'
+import type { ResponseCache } from '../../domain/content/response-cache.ts'
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../../domain/errors.ts'
 import type { SearchService } from '../../domain/search/search.service.ts'
-import type { Gateway, Meter } from '../gateway.ts'
-
-export interface DataRoute {
-  method: 'GET' | 'POST'
-  url: string
-  /** The operation's name in /openapi.json (what generated clients call their methods). */
-  operationId: string
-  operation: Operation
-  summary: string
-  querystring?: TSchema
-  body?: TSchema
-  response: TSchema
-  /** Endpoint-specific error codes, documented in the OpenAPI responses. */
-  errors: ErrorCode[]
-  handle(content: ContentService, request: FastifyRequest, admit: Admit, ctx: RouteContext): Promise<Delivered>
-}
-
-export interface RouteContext {
-  metering: MeteringService
-  search: SearchService
-  /** null when the app runs unmetered (benchmark baseline). */
-  meter: Meter | null
-}
+import { connectionClosed } from '../client-connection.ts'
+import { getRoute, postRoute, type DataRoute, type ParseContext, type ServeContext } from '../data-route.ts'
+import type { Gateway } from '../gateway.ts'
+import { strictQuery } from '../strict-input.ts'
 
 // INVALID_PARAMETER: every route takes a query or a body, and a parameter given twice or over its length is refused.
 const COMMON: ErrorCode[] = ['MISSING_PARAMETER', 'INVALID_PARAMETER', 'INVALID_URN', 'UNAUTHENTICATED', 'QUOTA_EXHAUSTED', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']
 
-// The query's static type is enforced by its schema before the handler runs.
-type Q<T> = { query: T }
-const query = <T>(r: FastifyRequest) => (r as unknown as Q<T>).query
-
 export const DATA_ROUTES: readonly DataRoute[] = [
-  {
-    method: 'GET',
+  getRoute({
     url: '/api/v1/profile',
     operationId: 'getProfile',
-    operation: 'profile',
+    price: 'profile',
     summary: 'One member profile (a company page gives the organisation in profile form)',
     querystring: ProfileQuery,
     response: ProfileResponse,
     errors: [...COMMON, 'PROFILE_NOT_FOUND'],
-    handle: (c, r, admit) => c.profile(query(r), admit),
-  },
-  {
-    method: 'GET',
+    parse: (q, { requests }) => requests.profile(q),
+    serve: async (r, { content }) => ({ body: await content.profiles.profile(r) }),
+    cached: true,
+  }),
+  getRoute({
     url: '/api/v1/profile/reactions',
     operationId: 'getProfileReactions',
-    operation: 'profile.reactions',
+    price: 'profile.reactions',
     summary: 'Posts a member reacted to, newest first (cursor pagination)',
     querystring: ProfileReactionsQuery,
     response: ProfileReactionsResponse,
     errors: [...COMMON, 'INVALID_PARAMETER', 'PROFILE_NOT_FOUND'],
-    handle: (c, r, admit) => c.profileReactions(query(r), admit),
-  },
-  {
-    method: 'GET',
+    parse: (q, { requests }) => requests.profileReactions(q),
+    serve: async (r, { content }) => ({ body: await content.profiles.profileReactions(r) }),
+    cached: true,
+  }),
+  getRoute({
     url: '/api/v1/profile/articles',
     operationId: 'getProfileArticles',
-    operation: 'profile.articles',
+    price: 'profile.articles',
     summary: 'Articles a member published, newest first (offset pagination)',
     querystring: ProfileArticlesQuery,
     response: ProfileArticlesResponse,
     errors: [...COMMON, 'INVALID_PARAMETER', 'PROFILE_NOT_FOUND'],
-    handle: (c, r, admit) => c.profileArticles(query(r), admit),
-  },
-  {
-    method: 'GET',
+    parse: (q, { requests }) => requests.profileArticles(q),
+    serve: async (r, { content }) => ({ body: await content.profiles.profileArticles(r) }),
+    cached: true,
+  }),
+  getRoute({
     url: '/api/v1/posts',
     operationId: 'getPosts',
-    operation: 'posts',
+    price: 'posts',
     summary: 'Posts of a member (company pages and member URNs also accepted), newest first',
     querystring: PostsQuery,
     response: PostsResponse,
     errors: [...COMMON, 'INVALID_PARAMETER', 'COMPANY_NOT_FOUND'],
-    handle: (c, r, admit) => c.posts(query(r), admit),
-  },
-  {
-    method: 'GET',
+    parse: (q, { requests }) => requests.posts(q),
+    serve: async (r, { content }) => ({ body: await content.feeds.posts(r) }),
+    cached: true,
+  }),
+  getRoute({
     url: '/api/v1/posts/updates',
     operationId: 'getPostsUpdates',
-    operation: 'posts.updates',
+    price: 'posts.updates',
     summary: 'Recent posts of up to 60 profiles in the older post shape, newest first',
     querystring: PostsUpdatesQuery,
     response: PostsUpdatesResponse,
     errors: [...COMMON, 'INVALID_PARAMETER', 'PROFILE_NOT_FOUND'],
-    handle: (c, r, admit) => c.postsUpdates(query(r), admit),
-  },
-  {
-    method: 'GET',
+    parse: (q, { requests }) => requests.postsUpdates(q),
+    serve: async (r, { content }) => ({ body: await content.feeds.postsUpdates(r) }),
+  }),
+  getRoute({
     url: '/api/v1/company',
     operationId: 'getCompany',
-    operation: 'company',
+    price: 'company',
     summary: 'One company page',
     querystring: CompanyQuery,
     response: CompanyResponse,
     errors: [...COMMON, 'INVALID_PARAMETER', 'COMPANY_NOT_FOUND'],
-    handle: (c, r, admit) => c.company(query(r), admit),
-  },
-  {
-    method: 'POST',
+    parse: (q, { requests }) => requests.company(q),
+    serve: async (r, { content }) => ({ body: await content.companies.company(r) }),
+    cached: true,
+  }),
+  postRoute({
     url: '/api/v1/company/batch',
     operationId: 'getCompanyBatch',
-    operation: 'company.batch',
+    price: 'company.batch',
     summary: 'Up to 50 companies in one call; per-entry errors inside a 200',
     body: CompanyBatchBody,
     response: CompanyBatchResponse,
     errors: [...COMMON, 'INVALID_PARAMETER'],
-    async handle(c, r, admit, { metering, meter }) {
-      const entries = c.batchEntries(r.body)
-      // 4.9 rule 4: the whole batch is checked against the balance before anything is fetched.
-      await admit(entries.length)
-      const results = []
-      // Rule 6: one unit was taken on arrival; each further company waits for one, up to 90 s, while
+    // The whole batch is checked against the balance (its distinct entries) before anything is fetched.
+    parse: (body, { requests }) => requests.companyBatch(body),
+    async serve({ entries }, { content, metering }, call) {
+      const meter = call.meter
+      const results: BatchResult[] = []
+      // One unit was taken on arrival; each further company waits for one, up to 90 s, while
       // its client is still there to receive the answer.
-      const gone = () => connectionClosed(r)
+      const gone = () => connectionClosed(call)
       const units = meter ? metering.batchUnits(meter.accountId, entries.length - 1, (meter.at ?? 0) + BATCH_WAIT_MS, gone) : undefined
       let outOfTime = false
       try {
@@ -171,84 +162,92 @@ export const DATA_ROUTES: readonly DataRoute[] = [
           }
           results.push(
             outOfTime
-              ? c.batchRefused(entry, new ApiError('RATE_LIMITED', 'The batch ran out of time waiting for the rate limit; retry this entry.'))
-              : await c.batchEntry(entry),
+              ? content.companies.batchRefused(entry, new ApiError('RATE_LIMITED', 'The batch ran out of time waiting for the rate limit; retry this entry.'))
+              : await content.companies.batchEntry(entry),
           )
         }
       } finally {
         units?.end()
       }
-      return c.batchResponse(results)
+      return content.companies.batchResponse(results)
     },
-  },
-  {
-    method: 'GET',
+  }),
+  getRoute({
     url: '/api/v1/company/posts',
     operationId: 'getCompanyPosts',
-    operation: 'company.posts',
+    price: 'company.posts',
     summary: 'Posts of a company page, newest first (cursor pagination)',
     querystring: CompanyPostsQuery,
     response: CompanyPostsResponse,
     errors: [...COMMON, 'INVALID_PARAMETER', 'COMPANY_NOT_FOUND'],
-    handle: (c, r, admit) => c.companyPosts(query(r), admit),
-  },
-  {
-    method: 'GET',
+    parse: (q, { requests }) => requests.companyPosts(q),
+    serve: async (r, { content }) => ({ body: await content.feeds.companyPosts(r) }),
+    cached: true,
+  }),
+  getRoute({
     url: '/api/v1/post/engagement',
     operationId: 'getPostEngagement',
-    operation: 'post.engagement',
+    price: 'post.engagement',
     summary: 'Comments (by token) and reactions (by offset) of one post',
     querystring: EngagementQuery,
     response: EngagementResponse,
     errors: [...COMMON, 'INVALID_PARAMETER', 'POST_NOT_FOUND'],
-    handle: (c, r, admit) => c.engagement(query(r), admit),
-  },
-  {
-    method: 'GET',
+    parse: (q, { requests }) => requests.engagement(q),
+    serve: async (r, { content }) => ({ body: await content.engagement.engagement(r) }),
+    cached: true,
+  }),
+  getRoute({
     url: '/api/v1/post/comments',
     operationId: 'getPostComments',
-    operation: 'post.comments',
+    price: 'post.comments',
     summary: 'Comments of one post with their replies, pinned first',
     querystring: CommentsQuery,
     response: CommentsResponse,
     errors: [...COMMON, 'INVALID_PARAMETER', 'POST_NOT_FOUND'],
-    handle: (c, r, admit) => c.comments(query(r), admit),
-  },
-  {
-    method: 'POST',
+    parse: (q, { requests }) => requests.comments(q),
+    serve: async (r, { content }) => ({ body: await content.engagement.comments(r) }),
+    cached: true,
+  }),
+  postRoute({
     url: '/api/v1/search/posts',
     operationId: 'searchPosts',
-    operation: 'search.posts',
+    price: 'search.posts',
     summary: 'Keyword and author search over posts (one flat price per call, empty pages included)',
     body: SearchPostsBody,
     response: SearchPostsResponse,
     errors: [...COMMON, 'INVALID_PARAMETER'],
-    async handle(_c, r, admit, { metering, search, meter }) {
-      // D4: simultaneous searches per account are capped at twice the plan's rate.
+    // The search service parses its body itself (query grammar, cross-field rules) after the slot
+    // below, and holds the flat price through `admit` once the body is valid, before it reads.
+    parse: (body) => ({ body }),
+    admitsInService: true,
+    async serve({ body }, { metering, search, admit }, call) {
+      const meter = call.meter
+      // Simultaneous searches per account are capped at twice the plan's rate.
       const release = meter ? await metering.enterSearch(meter.accountId, meter.at) : undefined
       try {
-        return await search.search(r.body, admit)
+        return await search.search(body, () => admit(call))
       } finally {
         await release?.()
       }
     },
-  },
-  {
-    method: 'GET',
+  }),
+  getRoute({
     url: '/api/v1/post/reactions',
     operationId: 'getPostReactions',
-    operation: 'post.reactions',
+    price: 'post.reactions',
     summary: 'Reactions to one post (offset pagination)',
     querystring: PostReactionsQuery,
     response: PostReactionsResponse,
     errors: [...COMMON, 'INVALID_PARAMETER', 'POST_NOT_FOUND'],
-    handle: (c, r, admit) => c.postReactions(query(r), admit),
-  },
+    parse: (q, { requests }) => requests.postReactions(q),
+    serve: async (r, { content }) => ({ body: await content.engagement.postReactions(r) }),
+    cached: true,
+  }),
 ]
 
 /**
  * OpenAPI responses: the success schema, and per status the envelope with the codes it may carry, each
- * with its headers (D3, D4): a refusal before the key is known (401, 403) or a failure on the
+ * with its headers (credits and rate): a refusal before the key is known (401, 403) or a failure on the
  * service's side has no rate figures.
  */
 function responses(route: DataRoute): Record<number, object> {
@@ -277,14 +276,12 @@ function responses(route: DataRoute): Record<number, object> {
   return out
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8'
-
-/** The record inputs the spec's tables mark required (a missing one is MISSING_PARAMETER). */
+/** The record inputs each endpoint requires (a missing one is MISSING_PARAMETER). */
 const REQUIRED_INPUTS = ['profileUrlOrUrn', 'profileUrlsOrUrns', 'companyUrlOrUrn', 'postUrlOrUrn']
 
 /**
  * The required inputs of a query, for /openapi.json only. The schemas leave them optional so that a
- * missing or blank one is answered by the service, in the spec's words; a query taking an alias
+ * missing or blank one is answered by the service, with its own message; a query taking an alias
  * (company posts: companyUrlOrUrn or profileUrlOrUrn) requires one of two, which JSON Schema's
  * `required` cannot say.
  */
@@ -294,20 +291,53 @@ function documentedRequired(schema: TSchema | undefined): string[] {
   return inputs.length === 1 ? inputs : []
 }
 
-export function registerDataRoutes(
-  app: FastifyInstance,
-  deps: { content: ContentService; search: SearchService; gateway: Gateway; metering: MeteringService; prices: PriceTable },
-): void {
-  for (const route of DATA_ROUTES) {
-    const price = deps.prices[route.operation]
+/**
+ * `route` answering from the response cache: the key is its operation and its whole parsed request,
+ * so every parameter that shapes an answer is in it. The cache drops everything when the store changes.
+ */
+function cachedServe(route: DataRoute, cache: ResponseCache): DataRoute {
+  const prefix = `${route.price}|`
+  const serve = route.serve
+  return {
+    ...route,
+    serve: (request, ctx, call) => cache.through(prefix + JSON.stringify(request), async () => ({ body: bodyBytes(await serve(request, ctx, call)) })),
+  }
+}
+
+export interface DataRouteDeps {
+  content: ContentService
+  search: SearchService
+  gateway: Gateway
+  metering: MeteringService
+  /** The price table in force (the code's, with PRONET_PRICES's overrides). */
+  prices: PriceTable
+  /** The routes to register (default DATA_ROUTES). */
+  routes?: readonly DataRoute[]
+}
+
+/**
+ * Registers the data routes, each metered by the gateway. Throws, so the app does not start, when a
+ * route names no rule of the price table: no route is ever served unpriced.
+ */
+export function registerDataRoutes(app: FastifyInstance, deps: DataRouteDeps): void {
+  const parse: ParseContext = { requests: deps.content.requests }
+  const serve: ServeContext = { content: deps.content, search: deps.search, metering: deps.metering, admit: deps.gateway.admit }
+  for (const route of deps.routes ?? DATA_ROUTES) {
+    const name = route.price as string | undefined
+    const rule = name !== undefined && Object.hasOwn(deps.prices, name) ? deps.prices[route.price] : undefined
+    if (rule === undefined || rule.kind === 'free') {
+      throw new Error(
+        `${route.method} ${route.url} has no price rule: a data route names its row of the price table (price: 'profile', …); ` +
+          `${name === undefined ? 'it names none' : `'${name}' is not a priced call`}`,
+      )
+    }
     const strict = strictQuery(route.querystring)
     const required = documentedRequired(route.querystring)
     app.route({
       method: route.method,
       url: route.url,
       config: {
-        operation: route.operation,
-        price,
+        operation: route.price,
         ...(required.length > 0
           ? {
               swaggerTransform: ({ schema, url }: { schema: FastifySchema; url: string }) => ({
@@ -326,31 +356,12 @@ export function registerDataRoutes(
         ...(route.body ? { body: route.body } : {}),
         response: responses(route),
       },
-      // Bodies are checked by the services so each refusal names its field with the spec's wording.
+      // Bodies are checked by their parse step (or service) so each refusal names its field in its own words.
       ...(route.body ? { validatorCompiler: () => () => true } : {}),
       onRequest: deps.gateway.dataRoute,
       ...(strict ? { preValidation: strict } : {}),
       onSend: deps.gateway.onSend,
-      handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const meter = request.meter
-        const delivered = await route.handle(deps.content, request, deps.gateway.admit(request), {
-          metering: deps.metering,
-          search: deps.search,
-          meter,
-        })
-        if (meter) {
-          const count = (request.query as { count?: number } | undefined)?.count
-          meter.charge = priceOf(price, { count, units: delivered.units })
-        }
-        // The body is returned, not `reply`: an async handler resolving to the reply (a thenable) makes
-        // Fastify watch the response stream for its end, about 1.5 µs of listeners per request.
-        reply.type(JSON_TYPE)
-        const body = delivered.body
-        if (Buffer.isBuffer(body)) return body
-        const gathered = new GatheredBody(body)
-        reply.header('content-length', gathered.byteLength)
-        return gathered
-      },
+      handler: deps.gateway.handler(route.cached ? cachedServe(route, deps.content.cache) : route, rule, { parse, serve }),
     })
   }
 }
