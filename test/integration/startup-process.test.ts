@@ -79,7 +79,7 @@ async function banner(server: ServerProcess): Promise<string> {
 
 const tipSlug = (stdout: string) => /Try: curl .*profileUrlOrUrn=([^"\s]+)"/.exec(stdout)?.[1]
 
-describe.concurrent('a first start killed mid-seed', () => {
+describe('a first start killed mid-seed', () => {
   it('is finished by the next start: whole network, demo account, key printed and saved', async () => {
     const dir = tempDir()
     const dbFile = join(dir, 'pronet.db')
@@ -134,7 +134,7 @@ describe.concurrent('a first start killed mid-seed', () => {
   }, 240_000)
 })
 
-describe.concurrent("the banner's example call", () => {
+describe("the banner's example call", () => {
   it('names a profile of this store (another seed size and platform host)', async () => {
     const server = await startServer({ dataDir: tempDir(), env: { PRONET_SEED: '50', PRONET_PLATFORM_HOST: 'people.example.org' }, timeoutMs: 60_000 })
     servers.push(server)
@@ -157,7 +157,7 @@ describe.concurrent("the banner's example call", () => {
   })
 })
 
-describe.concurrent('startup failures the operator can fix: one line naming the setting, no stack', () => {
+describe('startup failures the operator can fix: one line naming the setting, no stack', () => {
   const expectOneLine = (r: { code: number | null; stderr: string }, pattern: RegExp) => {
     expect(r.code, r.stderr).not.toBe(0)
     expect(r.stderr).not.toMatch(/^\s+at /m)
