@@ -16,11 +16,7 @@ import { keysBody, newKeyNotice, revokeConfirmBody, type KeyLine } from './views
 import { page, type Notice, type Section } from './views/layout.ts'
 import { membersBody } from './views/members.views.ts'
 import { usageBody, usageCsv } from './views/usage.views.ts'
-
-type Form = Record<string, string | undefined>
-const form = (request: FastifyRequest): Form => (request.body ?? {}) as Form
-const field = (f: Form, name: string): string => (typeof f[name] === 'string' ? (f[name] as string) : '')
-const send = (reply: FastifyReply, status: number, body: string) => reply.code(status).type('text/html; charset=utf-8').send(body)
+import { field, form, send } from './forms.ts'
 
 const ownersOnly = () => new ApiError('FORBIDDEN', 'Only an owner of this account can do this.')
 

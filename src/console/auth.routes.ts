@@ -1,5 +1,5 @@
 /** Signing up, in and out; verifying an address; resetting a password; joining by invitation. */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { isApiError, type ApiError } from '../domain/errors.ts'
 import type { ConsoleDeps } from './console-deps.ts'
 import { addressOf, clearSessionCookie, safeNext, sessionOf, setSessionCookie, USER_COOKIE } from './session.ts'
@@ -7,12 +7,7 @@ import { forgotBody, inviteBody, messageBody, resetBody, signInBody, signUpBody 
 import { keysBody, newKeyNotice } from './views/keys.views.ts'
 import { html } from './views/html.ts'
 import { page, type Notice } from './views/layout.ts'
-
-type Form = Record<string, string | undefined>
-const form = (request: FastifyRequest): Form => (request.body ?? {}) as Form
-const field = (f: Form, name: string): string => (typeof f[name] === 'string' ? (f[name] as string) : '')
-
-const send = (reply: FastifyReply, status: number, body: string) => reply.code(status).type('text/html; charset=utf-8').send(body)
+import { field, form, send } from './forms.ts'
 
 /** A refusal shown on the form it answers; anything else goes to the console's error page. */
 function refusal(e: unknown): { status: number; notice: Notice; headers: Record<string, string> } {

@@ -19,6 +19,7 @@ import { registerAuthPages } from './auth.routes.ts'
 import type { ConsoleDeps } from './console-deps.ts'
 import { SignInFirst } from './session.ts'
 import { registerOperatorPages } from './operator.routes.ts'
+import { send } from './forms.ts'
 import { messageBody } from './views/auth.views.ts'
 import { page } from './views/layout.ts'
 
@@ -83,8 +84,8 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
         scope.csrfProtection(request, reply, done)
       })
       scope.setErrorHandler((error: FastifyError, request, reply) => renderError(deps, error, request, reply))
-      scope.setNotFoundHandler((request, reply) =>
-        reply.code(404).type('text/html; charset=utf-8').send(page({ title: 'Not found', body: messageBody('There is no such page.', { href: '/console/', label: 'Go to the console' }) })),
+      scope.setNotFoundHandler((_request, reply) =>
+        send(reply, 404, page({ title: 'Not found', body: messageBody('There is no such page.', { href: '/console/', label: 'Go to the console' }) })),
       )
 
       scope.get('/assets/:file', async (request, reply) => {
@@ -121,8 +122,6 @@ function renderError(deps: ConsoleDeps, error: FastifyError | Error, request: Fa
   } else {
     deps.logger.error({ err: error, url: request.routeOptions.url }, 'console page failed')
   }
-  return reply
-    .code(status)
-    .type('text/html; charset=utf-8')
-    .send(page({ title: status === 404 ? 'Not found' : 'Something is not right', body: messageBody(text, { href: '/console/', label: 'Go to the console' }) }))
+  const title = status === 404 ? 'Not found' : 'Something is not right'
+  return send(reply, status, page({ title, body: messageBody(text, { href: '/console/', label: 'Go to the console' }) }))
 }

@@ -12,11 +12,7 @@ import { confirmBody, operatorSignInBody } from './views/auth.views.ts'
 import type { Html } from './views/html.ts'
 import { page, type Notice } from './views/layout.ts'
 import { accountBody, accountsBody, ordersBody } from './views/operator.views.ts'
-
-type Form = Record<string, string | undefined>
-const form = (request: FastifyRequest): Form => (request.body ?? {}) as Form
-const field = (f: Form, name: string): string => (typeof f[name] === 'string' ? (f[name] as string) : '')
-const send = (reply: FastifyReply, status: number, body: string) => reply.code(status).type('text/html; charset=utf-8').send(body)
+import { field, form, send } from './forms.ts'
 
 const SEARCH_LIMIT = 50
 

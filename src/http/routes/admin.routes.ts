@@ -3,7 +3,7 @@
  * when a token is configured, so without one every /admin path is a 404 like any unknown path.
  */
 import { adminGuard } from '../admin-guard.ts'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import Type from 'typebox'
 import { MAX_ACCOUNT_NAME, type AccountsService } from '../../domain/accounts/accounts.service.ts'
 import type { AccountSearch } from '../../domain/accounts/account-search.ts'

@@ -6,10 +6,9 @@
  * own, so it stands beside registerAdminRoutes without reaching into it.
  */
 import { adminGuard } from '../admin-guard.ts'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import Type from 'typebox'
 import { described, errorResponse, REQUEST_ID, withHeaders } from '../../contract/responses.schemas.ts'
-import { ApiError } from '../../domain/errors.ts'
 import { ORDER_STATUSES } from '../../ports/order-store.ts'
 import { MAX_ORDER_NOTE, ORDER_LIST_LIMIT, type OrdersService } from '../../payments/orders.service.ts'
 import { orderView, OrderSchema } from '../../payments/order-view.ts'

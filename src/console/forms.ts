@@ -1,0 +1,12 @@
+/** Reading a posted form and answering with a page: the same few steps on every console route. */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+
+export type Form = Record<string, string | undefined>
+
+/** The urlencoded body of a form post (empty when there is none). */
+export const form = (request: FastifyRequest): Form => (request.body ?? {}) as Form
+
+/** One field as text: '' when missing or sent more than once. */
+export const field = (f: Form, name: string): string => (typeof f[name] === 'string' ? (f[name] as string) : '')
+
+export const send = (reply: FastifyReply, status: number, body: string) => reply.code(status).type('text/html; charset=utf-8').send(body)
