@@ -6,13 +6,19 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Container } from './container.ts'
-import { ApiError, invalidParameter, nodeClosing } from './domain/errors.ts'
+import { ApiError, nodeClosing } from './domain/errors.ts'
 import { randomBytes } from 'node:crypto'
 import { createGateway } from './http/gateway.ts'
+import { createKeyedCalls } from './idempotency/keyed-calls.ts'
 import { registerAccountRoutes } from './http/routes/account.routes.ts'
 import { clientGone, clientLeft } from './http/client-connection.ts'
 import { createOutageLog } from './http/outage-log.ts'
 import { registerErrorHandling } from './http/error-handler.ts'
+import { createClientErrors } from './http/client-error.ts'
+import { createCredentialThrottle, throttleFailedCredentials } from './http/credential-throttle.ts'
+import { useJsonBodies } from './http/json-body.ts'
+import { DOCS_CSP, securityHeaders } from './http/security-headers.ts'
+import { serverTimeouts } from './http/server-timeouts.ts'
 import { documentAdminBodies, registerAdminRoutes } from './http/routes/admin.routes.ts'
 import { registerDataRoutes } from './http/routes/data.routes.ts'
 import { registerMetaRoutes } from './http/routes/meta.routes.ts'
@@ -20,6 +26,7 @@ import { registerOrderAdminRoutes } from './http/routes/orders.admin.routes.ts'
 import { registerConsole } from './console/console.plugin.ts'
 import { createAccountSearch } from './domain/accounts/account-search.ts'
 import { registerStripeWebhookRoute } from './payments/stripe-webhook.routes.ts'
+import { registerHttpMetrics } from './observability/http-metrics.ts'
 
 /** How long a closing node leaves idle kept-alive connections open for a call already on its way. */
 export const DRAIN_GRACE_MS = 2_000
@@ -37,6 +44,12 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
   let notFound: ((request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) | undefined
   /** Set once close() has begun (SIGTERM, SIGINT): see the closing hooks below. */
   let closing = false
+  const timeouts = serverTimeouts(c.config.requestTimeoutMs)
+  const throttled = throttleFailedCredentials(
+    createCredentialThrottle({ now: c.monotonic, limit: c.config.authFailureLimit, windowMs: c.config.authFailureWindowMs }),
+  )
+  const secure = securityHeaders({ https: c.config.publicUrl.startsWith('https:') })
+  const clientErrors = createClientErrors({ timeouts: timeouts.http, headerLines: secure.lines })
   const app = Fastify({
     // A path Fastify's router cannot read (a malformed percent-escape: /api/v1/prof%ile) or a path
     // parameter over its length would get Fastify's own body and code (FST_ERR_BAD_URL, 414) and go
@@ -45,6 +58,7 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     // before the server takes a request; the app's onSend hooks do not run for these replies, so the
     // request id is named here.
     frameworkErrors: (_error, request, reply) => {
+      secure.apply(reply as FastifyReply)
       void notFound?.(request as FastifyRequest, reply.header('x-request-id', request.id) as FastifyReply)
     },
     // No per-request logger: a child logger per request is a noticeable share of a cached response's
@@ -52,11 +66,13 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     // through the container's logger.
     logger: false,
     bodyLimit: 1024 * 1024,
-    // The client's address (sign-in throttling) read from X-Forwarded-For only from trusted proxies.
+    // The client's address (sign-in throttling, wrong keys and tokens) read from X-Forwarded-For only from trusted proxies.
     trustProxy: trustedProxies(c.config.trustProxy),
     // Node answers an HTTP/1.1 request without a Host header itself, with an empty 400; the hook
-    // below answers it with the API's error envelope instead.
-    http: { requireHostHeader: false },
+    // below answers it with the API's error envelope instead. A request must arrive within its time
+    // limits (server-timeouts.ts).
+    http: { requireHostHeader: false, ...timeouts.http },
+    ...timeouts.fastify,
     // Request ids name debits in the ledger and come back as X-Request-Id: a per-process random
     // prefix and a counter, unique across restarts; no header is trusted for them.
     requestIdHeader: false,
@@ -68,38 +84,15 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     exposeHeadRoutes: false,
     // Unknown body fields are refused by closed schemas, never silently dropped.
     ajv: { customOptions: { removeAdditional: false } },
-    // Node's HTTP parser refuses some requests before Fastify sees them (headers over the limit,
-    // which a long query string counts towards; bytes that are not HTTP), and Fastify's default
-    // answers those with its own body and a 431, a status the API does not use. Here they get the
-    // API's error envelope as 400 INVALID_PARAMETER. There is no request or reply yet, so the response
-    // is written on the socket by hand. As in Node's own handler, nothing is written once a response
-    // on this connection has started (a second message would corrupt it for the peer), and the
-    // connection is always closed: the parser cannot resume after an error. Nor is anything written
-    // when the client's end of the stream came in the middle of a request (HPE_INVALID_EOF_STATE): the
-    // client has left, as after any end it sends, and a request already under way is recorded as 499.
-    clientErrorHandler: (err, socket) => {
-      const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage
-      const left = err.code === 'ECONNRESET' || err.code === 'HPE_INVALID_EOF_STATE'
-      if (!left && socket.writable && !inFlight?.headersSent) {
-        const error =
-          err.code === 'HPE_HEADER_OVERFLOW'
-            ? "The request's URL and headers are too large; send a shorter query string and fewer or smaller headers."
-            : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
-              ? "The request's chunk extensions are too large."
-              : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-                ? 'The request did not arrive in time; send it again.'
-                : 'The request is not valid HTTP/1.1.'
-        const body = JSON.stringify(new ApiError('INVALID_PARAMETER', error).toBody())
-        socket.write(
-          'HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\n' +
-            `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-        )
-      }
-      socket.destroy()
-    },
+    // Requests Node's HTTP parser refuses, or that did not arrive in time: the API's error envelope
+    // (client-error.ts), not Node's or Fastify's own answers.
+    clientErrorHandler: clientErrors.handle,
   })
   app.decorateRequest('principal', null)
   app.decorateRequest('meter', null)
+  clientErrors.watch(app.server)
+  // Before any route: each route gets its metrics hook as it is registered.
+  registerHttpMetrics(app, c.observability.http)
   // An expectation other than 100-continue: Node's default is a 417 with an empty body, a status
   // the API does not use. RFC 9110 lets a server ignore it, as this one does: the request
   // is answered as if the header were absent.
@@ -153,44 +146,40 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     if (clientLeft(request)) return done(clientGone())
     done(null, payload)
   })
-  // Every response names its request (401s, 404s and admin calls too), so a client can quote it.
+  // Every response names its request (401s, 404s and admin calls too), so a client can quote it, and
+  // carries the security headers. A wrong key or token from an address that sent too many is refused
+  // with a 429 instead of its 401; every refusal says it was free (a data route's gateway, whose
+  // onSend runs after this one, states what it billed).
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id)
+    secure.apply(reply)
+    if (reply.statusCode >= 400) {
+      payload = throttled(request, reply, payload)
+      if (!reply.hasHeader('x-credits-charged')) reply.header('x-credits-charged', '0')
+    }
     // While closing, every answer ends its connection (see the closing hooks above). Otherwise:
     // Fastify closes the connection after any body it could not parse, in case more of the body is
     // still to come. When Node has already read the whole request, the connection is in step, and
     // requests the client pipelined behind this one may already be running (and billed): closing
-    // would drop their responses. Such a connection stays open, so each of them is answered.
+    // would drop their responses. Such a connection stays open, so each of them is answered (unless
+    // the client asked for it to close: then it closes, and says so).
     if (closing) reply.header('connection', 'close')
-    else if (reply.getHeader('connection') === 'close' && request.raw.complete) reply.removeHeader('connection')
+    else if (reply.getHeader('connection') === 'close' && request.raw.complete && !/\bclose\b/i.test(request.headers.connection ?? '')) {
+      reply.removeHeader('connection')
+    }
     done(null, payload)
   })
-  // Fastify's JSON parser refuses a body holding a `__proto__` key (or `constructor.prototype`) as "not
-  // valid JSON"; it is valid JSON with a field no route accepts, so it is refused naming that field.
-  const parseJson = app.getDefaultJsonParser('error', 'error')
-  app.removeContentTypeParser('application/json')
+  useJsonBodies(app)
   // Fastify reads text/plain bodies as strings by default: a JSON body labelled text/plain would reach
   // the routes as a string and be refused for its fields ("'companies' is required"). Every body here is
   // JSON, so text/plain is an unsupported content type like any other, and the 400 says so.
   app.removeContentTypeParser('text/plain')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    // Bodies are read as sent: a compressed one would be refused as "not valid JSON", and a plain one
-    // labelled compressed accepted. Either way the label is the mistake, so it is what the 400 names.
-    const encoding = request.headers['content-encoding']?.trim().toLowerCase()
-    if (encoding !== undefined && encoding !== '' && encoding !== 'identity') {
-      return done(new ApiError('INVALID_PARAMETER', `Content-Encoding '${encoding}' is not accepted; send the body uncompressed.`, { parameter: 'body' }), undefined)
-    }
-    parseJson(request, body as string, (error, value) => {
-      const field = error ? poisonedField(body as string) : undefined
-      if (field !== undefined) return done(invalidParameter(field, 'this field name is not accepted.'), undefined)
-      done(error, value)
-    })
-  })
   const outage = createOutageLog(c.logger, c.monotonic)
   const gateway = createGateway({
     accounts: c.accounts,
     metering: c.metering,
     clock: c.clock,
+    keys: createKeyedCalls({ ledger: c.ledger, clock: c.clock }),
     metered: options.metering !== false,
     classifyError: c.classifyError,
     closing: () => closing,
@@ -225,7 +214,12 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
       },
     },
   })
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true }, theme: { title: 'pronet API reference' } })
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list', deepLinking: true },
+    theme: { title: 'pronet API reference' },
+    staticCSP: DOCS_CSP,
+  })
 
   registerMetaRoutes(app)
   registerAccountRoutes(app, { gateway, metering: c.metering, usage: c.usage })
@@ -273,14 +267,4 @@ function requestIds(): () => string {
   const prefix = randomBytes(6).toString('base64url')
   let n = 0
   return () => `${prefix}-${(n++).toString(36)}`
-}
-
-/** The forbidden key of a body that is valid JSON but was refused for prototype poisoning, if that is why. */
-function poisonedField(text: string): string | undefined {
-  try {
-    JSON.parse(text)
-  } catch {
-    return undefined
-  }
-  return /"__proto__"\s*:/.test(text) ? '__proto__' : 'constructor'
 }

@@ -26,6 +26,9 @@ import { createPgSearchIndex } from './adapters/postgres/pg-search-index.ts'
 import type { SearchIndex } from './ports/search-index.ts'
 import { createSqliteSearchIndex } from './adapters/sqlite/sqlite-search-index.ts'
 import { createSearchService, type SearchService } from './domain/search/search.service.ts'
+import { createPooledSearch, type PooledSearch } from './search-pool/pooled-search.ts'
+import type { SearchWorkerData } from './search-pool/search-job.ts'
+import type { PoolObserver } from './search-pool/worker-pool.ts'
 import { createThreadCommitter, createWorkerCommitter } from './adapters/sqlite/ledger-committer.ts'
 import { createMemoryRateLimiter } from './adapters/memory/memory-rate-limiter.ts'
 import { checkRedisDatabase } from './adapters/redis/redis-database-check.ts'
@@ -42,6 +45,7 @@ import { createMeteringService, type MeteringService } from './domain/billing/me
 import { createContentService, type ContentService } from './domain/content/content.service.ts'
 import { createContentWriter, type ContentWriter } from './domain/content/content-writer.ts'
 import { createResponseCache } from './domain/content/response-cache.ts'
+import { createObservabilityMetrics, type ObservabilityMetrics } from './observability/observability-metrics.ts'
 import { createTokenSigner, type TokenSigner } from './domain/tokens.ts'
 import { createUsageReporter, type UsageReporter } from './domain/usage/usage-report.ts'
 import type { AccountStore } from './ports/account-store.ts'
@@ -92,8 +96,10 @@ export interface Container {
   metering: MeteringService
   usage: UsageReporter
   search: SearchService
-  /** This node's metrics (Prometheus), served at GET /admin/v1/metrics. */
+  /** This node's metrics (Prometheus), served at GET /metrics, GET /admin/v1/metrics and on METRICS_PORT. */
   metrics: Registry
+  /** The request, credit, refusal and cache series on `metrics`, and where a queue of work registers its own. */
+  observability: ObservabilityMetrics
   /** Store failures that mean "unavailable, retry" → 503 (see http/error-handler.ts). */
   classifyError: ErrorClassifier
   /** The monotonic clock in ms that waits and search time are measured by (performance.now unless overridden). */
@@ -124,8 +130,15 @@ export interface ContainerOverrides {
   commitInWorker?: boolean
   /** CPUs the process may use (default os.availableParallelism()): PRONET_COMMIT_WORKER=auto decides by it. */
   cpus?: number
-  /** Wraps the search index the search service plans over (the search benchmark times its calls). */
+  /**
+   * Wraps the search index the search service plans over (the search benchmark times its calls).
+   * Searches are then walked on the event-loop thread, where the wrapper is.
+   */
   wrapSearchIndex?: (index: SearchIndex) => SearchIndex
+  /** Search worker threads; wins over PRONET_SEARCH_WORKERS (the CLI's commands need none). */
+  searchWorkers?: number
+  /** Told of every search the worker pool starts, beside the metrics (the fairness tests count with it). */
+  searchObserver?: PoolObserver
   /** The monotonic clock searches are timed by (each account's share of search time) and a call's wait before its rate is checked (default performance.now). */
   monotonic?: () => number
   /**
@@ -174,6 +187,8 @@ interface Stores {
   settings: StoreSettings
   ledger: Ledger
   searchIndex: SearchIndex
+  /** What a search worker opens its own read connection to; none for an in-memory store. */
+  searchStore: SearchWorkerData['store'] | undefined
   secret: string | Buffer
   classifyError: ErrorClassifier
   exclusive<T>(work: () => Promise<T>): Promise<T>
@@ -199,6 +214,27 @@ export function commitsInWorker(config: Config, overrides: ContainerOverrides): 
   if (overrides.commitInWorker !== undefined) return overrides.commitInWorker
   if (config.commitWorker !== 'auto') return config.commitWorker === 'on'
   return (overrides.cpus ?? availableParallelism()) > 2
+}
+
+function bothObservers(a: PoolObserver, b: PoolObserver | undefined): PoolObserver {
+  if (!b) return a
+  return {
+    depth: (n) => (a.depth?.(n), b.depth?.(n)),
+    started: (id, ms, passedBy) => (a.started?.(id, ms, passedBy), b.started?.(id, ms, passedBy)),
+    refused: (id) => (a.refused?.(id), b.refused?.(id)),
+  }
+}
+
+/**
+ * How many search worker threads walk searches: PRONET_SEARCH_WORKERS, `auto` one fewer than the CPUs
+ * (at least one, so the event-loop thread keeps a CPU for cheap calls). None for an in-memory store
+ * (a worker cannot open it) or when the index is wrapped.
+ */
+function searchWorkerCount(config: Config, overrides: ContainerOverrides, store: SearchWorkerData['store'] | undefined): number {
+  if (!store || overrides.wrapSearchIndex) return 0
+  if (overrides.searchWorkers !== undefined) return overrides.searchWorkers
+  if (config.searchWorkers !== 'auto') return config.searchWorkers
+  return Math.max(1, (overrides.cpus ?? availableParallelism()) - 1)
 }
 
 /** Embedded: one SQLite file in the data dir (or ':memory:' in tests); ledger commits as commitsInWorker decides. */
@@ -241,6 +277,7 @@ function sqliteStores(config: Config, overrides: ContainerOverrides, logger: Log
     settings,
     ledger,
     searchIndex: createSqliteSearchIndex(db),
+    searchStore: sqlitePath === ':memory:' ? undefined : { kind: 'sqlite', path: sqlitePath },
     secret: sqlitePath === ':memory:' && !config.secret ? randomBytes(32) : loadSecret(config),
     classifyError: classifySqliteError,
     // One process owns an embedded store while it serves.
@@ -287,6 +324,7 @@ async function postgresStores(config: Config, url: string, logger: Logger, metri
     settings,
     ledger,
     searchIndex: createPgSearchIndex(pool),
+    searchStore: { kind: 'postgres', url },
     secret,
     classifyError: classifyPgError,
     exclusive: (work) => withAdvisoryLock(pool, SEED_LOCK, work),
@@ -346,6 +384,23 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   let closing: Promise<void> | undefined
   // One byte budget for every ready body: content responses and search result items.
   const cache = createResponseCache({ maxBytes: config.cacheMb * 1024 * 1024, version: () => contentStore.version() })
+  const observability = createObservabilityMetrics({ registry: metrics, cacheStats: () => cache.stats() })
+  const inProcessSearch = createSearchService({ index: overrides.wrapSearchIndex?.(stores.searchIndex) ?? stores.searchIndex, tokens, clock, platformHost, cache })
+  const workers = searchWorkerCount(config, overrides, stores.searchStore)
+  const searchPool: PooledSearch | undefined =
+    workers > 0 && stores.searchStore
+      ? createPooledSearch({
+          inner: inProcessSearch,
+          workers,
+          worker: { store: stores.searchStore, secret: stores.secret, platformHost, cacheMb: config.cacheMb === 0 ? 0 : Math.max(8, Math.ceil(config.cacheMb / 4)) },
+          clock,
+          version: () => contentStore.version(),
+          monotonic,
+          observer: bothObservers(observability.registerQueue('search'), overrides.searchObserver),
+          onWorkerFailure: (err) => logger.error({ err }, 'a search worker stopped; the search it held was answered 500, unbilled, and a new worker takes the next'),
+        })
+      : undefined
+  const search: SearchService = searchPool ?? inProcessSearch
   const accounts = createAccountsService({ store: accountStore, clock, randomBytes, ...(bus ? { bus } : {}) })
   const identity = createIdentityService({
     store: stores.identityStore,
@@ -400,11 +455,13 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       buyCreditsUrl: config.buyCreditsUrl,
       packTiers: config.packTiers,
       monotonic,
-      searchTimeShare: !config.databaseUrl,
+      // The worker pool shares its threads fairly itself; walked on the event loop, searches need the time share.
+      searchTimeShare: !config.databaseUrl && !searchPool,
     }),
     usage: createUsageReporter({ ledger, clock }),
-    search: createSearchService({ index: overrides.wrapSearchIndex?.(stores.searchIndex) ?? stores.searchIndex, tokens, clock, platformHost, cache }),
+    search,
     metrics,
+    observability,
     classifyError: stores.classifyError,
     monotonic,
     exclusive: stores.exclusive,
@@ -412,6 +469,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     close() {
       closing ??= (async () => {
         clearInterval(keyUses)
+        await searchPool?.close()
         await flushKeyUses()
         testClock?.stop()
         await limiter.close()

@@ -17,6 +17,7 @@ import { openContainer } from './container.ts'
 import { seedSynthetic } from './seed.ts'
 import { prepareStore } from './startup.ts'
 import { weakSecretNotes } from './config/weak-secrets.ts'
+import { METRICS_HOST, metricsListenFailure, startMetricsServer, type MetricsServer } from './observability/metrics-server.ts'
 
 /** How often console housekeeping runs. */
 const HOUSEKEEPING_MS = 60 * 60 * 1000
@@ -26,6 +27,8 @@ export async function serve(config: Config): Promise<void> {
   // Both checked before the first start, which may take minutes, rather than failing after it.
   if (!config.databaseUrl) checkDataDir(config.dataDir)
   await checkBindable(config.host, config.port)
+  const metricsPort = config.metricsPort
+  if (metricsPort !== undefined) await checkBindable(METRICS_HOST, metricsPort, metricsListenFailure)
   const release = config.databaseUrl ? () => {} : claim(config.dataDir)
   let container: Awaited<ReturnType<typeof openContainer>>
   try {
@@ -36,6 +39,7 @@ export async function serve(config: Config): Promise<void> {
   }
   collectDefaultMetrics({ register: container.metrics, prefix: 'pronet_' })
   let app: Awaited<ReturnType<typeof buildApp>> | undefined
+  let metricsServer: MetricsServer | undefined
   let report: Awaited<ReturnType<typeof prepareStore>>
   try {
     report = await prepareStore(container, seedSynthetic, say)
@@ -43,6 +47,15 @@ export async function serve(config: Config): Promise<void> {
     await app.listen({ port: config.port, host: config.host }).catch((e: unknown) => {
       throw listenFailure(config.host, config.port, e)
     })
+    if (metricsPort !== undefined) {
+      metricsServer = await startMetricsServer({
+        registry: container.metrics,
+        port: metricsPort,
+        onError: (err) => container.logger.error({ err }, 'metrics could not be rendered for a scrape'),
+      }).catch((e: unknown) => {
+        throw metricsListenFailure(metricsPort, e)
+      })
+    }
   } catch (e) {
     // Release the store (a PostgreSQL session, the commit worker) before the caller exits.
     await app?.close().catch(() => {})
@@ -62,6 +75,7 @@ export async function serve(config: Config): Promise<void> {
     closing = true
     clearInterval(housekeeping)
     say(`${signal}: closing…`)
+    await metricsServer?.close()
     await server.close()
     await container.close()
     release()
@@ -74,6 +88,7 @@ export async function serve(config: Config): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port
   const base = `http://${urlHost(config.host)}:${port}`
   say(`pronet listening on ${base}  (docs: /docs, OpenAPI: /openapi.json)`)
+  if (metricsServer) say(`Metrics: http://${METRICS_HOST}:${metricsServer.port}/metrics (this machine only, no token)`)
   if (isWildcardHost(config.host) && !config.buyCreditsUrlSet) {
     say(`Note: the console's links and 402 answers name ${config.publicUrl}; set PRONET_PUBLIC_URL to the address customers reach this service at.`)
   }
@@ -117,8 +132,8 @@ function checkDataDir(dataDir: string): void {
   }
 }
 
-/** Binds HOST:PORT once and lets go, so a bad HOST or a taken port is told before any seeding. */
-async function checkBindable(host: string, port: number): Promise<void> {
+/** Binds HOST:PORT (or the metrics port) once and lets go, so a bad HOST or a taken port is told before any seeding. */
+async function checkBindable(host: string, port: number, failure: (port: number, e: unknown) => Error = (p, e) => listenFailure(host, p, e)): Promise<void> {
   const probe = createServer()
   try {
     await new Promise<void>((resolve, reject) => {
@@ -126,7 +141,7 @@ async function checkBindable(host: string, port: number): Promise<void> {
       probe.listen({ host, port, exclusive: true }, resolve)
     })
   } catch (e) {
-    throw listenFailure(host, port, e)
+    throw failure(port, e)
   }
   await new Promise<void>((resolve) => probe.close(() => resolve()))
 }

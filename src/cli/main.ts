@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * `pronet`, the operator CLI (D12). It works directly against the data store named by the same
- * environment as the server. Every command prints JSON with --json.
+ * `pronet`, the operator CLI, a stable interface that documentation, tests and tools rely on. It
+ * works directly against the data store named by the same environment as the server. Every command
+ * prints JSON with --json.
  *
  * Exit status: 0 done; 1 refused by the service's rules (unknown account, invalid value, failed
  * ingest lines) or an unexpected failure; 2 a usage error (unknown option, unparsable argument, bad

@@ -8,6 +8,7 @@ import { PROFILE_COUNT_RULE, profileCountProblem } from '../synth/network-plan.t
 export const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
   HOST: Type.String({ default: '127.0.0.1' }),
+  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
   PRONET_DATA_DIR: Type.String({ default: './data' }),
   DATABASE_URL: Type.Optional(Type.String()),
   REDIS_URL: Type.Optional(Type.String()),
@@ -29,6 +30,10 @@ export const EnvSchema = Type.Object({
   STRIPE_SECRET_KEY: Type.Optional(Type.String({ minLength: 1 })),
   STRIPE_WEBHOOK_SECRET: Type.Optional(Type.String({ minLength: 1 })),
   PRONET_TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
+  PRONET_REQUEST_TIMEOUT_MS: Type.Optional(Type.String()),
+  PRONET_SEARCH_WORKERS: Type.Optional(Type.String()),
+  PRONET_AUTH_FAILURE_LIMIT: Type.Optional(Type.String()),
+  PRONET_AUTH_FAILURE_WINDOW_MS: Type.Optional(Type.String()),
 })
 
 export type SeedSize = 'none' | 'small' | 'medium' | 'large' | number
@@ -36,6 +41,8 @@ export type SeedSize = 'none' | 'small' | 'medium' | 'large' | number
 export interface Config {
   readonly port: number
   readonly host: string
+  /** A second port, on 127.0.0.1 only, serving GET /metrics without the admin token; none when unset. */
+  readonly metricsPort: number | undefined
   readonly dataDir: string
   readonly databaseUrl: string | undefined
   readonly redisUrl: string | undefined
@@ -75,6 +82,16 @@ export interface Config {
    * it): none, every one (`true`), the nearest N, or those at the listed addresses or ranges.
    */
   readonly trustProxy: boolean | number | readonly string[]
+  /**
+   * Worker threads that walk searches off the event loop (`auto`: one fewer than the CPUs, at least
+   * one); 0 walks them on the event loop, as an in-memory store always does.
+   */
+  readonly searchWorkers: number | 'auto'
+  /** The time a whole request (headers and body) has to arrive; the headers get at most 10 s of it. */
+  readonly requestTimeoutMs: number
+  /** Wrong API keys or admin tokens one client address may send per window before the rest get 429; 0: no limit. */
+  readonly authFailureLimit: number
+  readonly authFailureWindowMs: number
 }
 
 export class ConfigError extends Error {}
@@ -153,7 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const picked: Record<string, unknown> = {}
   for (const key of Object.keys(EnvSchema.properties)) {
     const value = env[key]
-    if (value !== undefined && value !== '') picked[key] = key === 'PORT' || key === 'PRONET_CACHE_MB' ? Number(value) : value
+    if (value !== undefined && value !== '') picked[key] = key === 'PORT' || key === 'METRICS_PORT' || key === 'PRONET_CACHE_MB' ? Number(value) : value
   }
   const withDefaults = Value.Default(EnvSchema, picked)
   if (!Value.Check(EnvSchema, withDefaults)) {
@@ -167,6 +184,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = withDefaults as Type.Static<typeof EnvSchema>
   if (e.DATABASE_URL !== undefined) checkDatabaseUrl(e.DATABASE_URL)
   if (e.REDIS_URL !== undefined) checkRedisUrl(e.REDIS_URL)
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT === e.PORT) {
+    throw new ConfigError(`invalid environment: METRICS_PORT must differ from PORT (both ${e.PORT}): the metrics listener is a second one`)
+  }
   if (!HOST_NAME.test(e.PRONET_PLATFORM_HOST)) {
     throw new ConfigError(`invalid environment: PRONET_PLATFORM_HOST must be a host name such as www.linkedin.com (got ${JSON.stringify(e.PRONET_PLATFORM_HOST.slice(0, 80))})`)
   }
@@ -192,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
+    metricsPort: e.METRICS_PORT,
     dataDir: e.PRONET_DATA_DIR,
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
@@ -212,11 +233,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     payments: e.PRONET_PAYMENTS,
     smtpUrl: e.SMTP_URL,
     trustProxy: parseTrustProxy(e.PRONET_TRUST_PROXY),
+    searchWorkers:
+      e.PRONET_SEARCH_WORKERS === undefined || e.PRONET_SEARCH_WORKERS.trim() === 'auto'
+        ? 'auto'
+        : wholeNumber('PRONET_SEARCH_WORKERS (or auto)', e.PRONET_SEARCH_WORKERS, { fallback: 0, min: 0, max: 64 }),
+    requestTimeoutMs: wholeNumber('PRONET_REQUEST_TIMEOUT_MS', e.PRONET_REQUEST_TIMEOUT_MS, { fallback: 30_000, min: 100, max: 3_600_000, unit: 'milliseconds' }),
+    authFailureLimit: wholeNumber('PRONET_AUTH_FAILURE_LIMIT', e.PRONET_AUTH_FAILURE_LIMIT, { fallback: 20, min: 0, max: 1_000_000 }),
+    authFailureWindowMs: wholeNumber('PRONET_AUTH_FAILURE_WINDOW_MS', e.PRONET_AUTH_FAILURE_WINDOW_MS, { fallback: 10_000, min: 1_000, max: 86_400_000, unit: 'milliseconds' }),
     stripe:
       e.STRIPE_SECRET_KEY !== undefined && e.STRIPE_WEBHOOK_SECRET !== undefined
         ? { secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET }
         : undefined,
   })
+}
+
+/** A setting that is a whole number in decimal digits within a range, or its fallback when unset. */
+function wholeNumber(name: string, raw: string | undefined, range: { fallback: number; min: number; max: number; unit?: string }): number {
+  if (raw === undefined) return range.fallback
+  const value = /^\d{1,10}$/.test(raw.trim()) ? Number(raw.trim()) : NaN
+  if (!(value >= range.min && value <= range.max)) {
+    throw new ConfigError(
+      `invalid environment: ${name} must be a whole number ${range.unit === undefined ? '' : `of ${range.unit} `}from ${range.min} to ${range.max} (got ${JSON.stringify(raw.slice(0, 40))})`,
+    )
+  }
+  return value
 }
 
 /** PRONET_TRUST_PROXY: `true`, `false`, a count of hops, or a comma-separated list of addresses and CIDR ranges. */

@@ -2,7 +2,7 @@
  * Startup notes for secrets too short to keep their job. Any non-empty PRONET_SECRET and
  * PRONET_ADMIN_TOKEN is taken (the operator interface names them, not their form), so even a
  * one-character secret serves: whoever guessed it could forge every pagination token and cursor, and
- * a short admin token guards the whole operator API, whose failed attempts are not throttled. Told, not refused: the operator
+ * a short admin token guards the whole operator API, whose failed attempts are slowed only per client address. Told, not refused: the operator
  * interface is stable and existing deployments must still start.
  */
 import { codePointLength } from '../domain/code-points.ts'
@@ -19,7 +19,7 @@ export function weakSecretNotes(config: { secret: string | undefined; adminToken
   }
   if (config.adminToken !== undefined && codePointLength(config.adminToken) < MIN_SECRET_CHARS) {
     notes.push(
-      `Note: PRONET_ADMIN_TOKEN has ${chars(config.adminToken)}: it opens the whole admin API and failed attempts are not throttled; use at least ${MIN_SECRET_CHARS} random characters.`,
+      `Note: PRONET_ADMIN_TOKEN has ${chars(config.adminToken)}: it opens the whole admin API, and wrong guesses are slowed only per client address; use at least ${MIN_SECRET_CHARS} random characters.`,
     )
   }
   return notes

@@ -17,6 +17,8 @@ import type { SearchService } from '../domain/search/search.service.ts'
 /** What a parse step may use: parsers with no store behind them. */
 export interface ParseContext {
   requests: ContentRequests
+  /** The search body's parser, which also opens its cursor (signed, so no store is needed). */
+  search: Pick<SearchService, 'prepare'>
 }
 
 /** What a serve step may use, once the call's price is held. */
@@ -24,11 +26,6 @@ export interface ServeContext {
   content: ContentService
   search: SearchService
   metering: MeteringService
-  /**
-   * Holds the call's price (computed from its parsed request) if it is not held yet. For a route that
-   * `admitsInService` only: its service calls it once its own validation has passed, before it reads.
-   */
-  admit(request: FastifyRequest): Promise<void>
 }
 
 export interface DataRoute<Req extends PriceBasis = PriceBasis> {
@@ -57,15 +54,9 @@ export interface DataRoute<Req extends PriceBasis = PriceBasis> {
    * (so no parameter can be left out of the key), and served from there while the store is unchanged.
    */
   cached?: true
-  /**
-   * Search: its service validates the body itself (each refusal naming its field) and then calls
-   * `ctx.admit`, before it reads. The gateway holds there instead, and refuses to deliver a call whose
-   * price was never held.
-   */
-  admitsInService?: true
 }
 
-type Declared = Omit<DataRoute, 'method' | 'querystring' | 'body' | 'parse' | 'serve' | 'admitsInService' | 'cached'>
+type Declared = Omit<DataRoute, 'method' | 'querystring' | 'body' | 'parse' | 'serve' | 'cached'>
 
 /** A GET route: its parse step is typed by its query schema, as the validator hands the query on. */
 export function getRoute<S extends TObject, Req extends PriceBasis>(
@@ -79,13 +70,12 @@ export function getRoute<S extends TObject, Req extends PriceBasis>(
   return { method: 'GET', ...route } as DataRoute<Req>
 }
 
-/** A POST route whose body its parse step (or its service) checks itself, so each refusal names its field. */
+/** A POST route whose body its parse step checks itself, so each refusal names its field. */
 export function postRoute<Req extends PriceBasis>(
   route: Declared & {
     body: TSchema
     parse(body: unknown, ctx: ParseContext): Req
     serve(request: Req, ctx: ServeContext, call: FastifyRequest): Promise<Delivered>
-    admitsInService?: true
   },
 ): DataRoute<Req> {
   return { method: 'POST', ...route }

@@ -7,7 +7,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Logger } from 'pino'
 import { ApiError, isApiError } from '../domain/errors.ts'
 import { clientGone, clientLeft } from './client-connection.ts'
+import { noteErrorCode } from '../observability/error-code.ts'
 import { createOutageLog, type OutageLog } from './outage-log.ts'
+import { discardBody } from './unread-body.ts'
 
 interface ValidationIssue {
   keyword: string
@@ -77,8 +79,14 @@ export function toApiError(error: unknown, classify?: ErrorClassifier): ApiError
   return new ApiError('INTERNAL_ERROR', 'An unexpected error occurred; it is safe to retry.')
 }
 
+/**
+ * Sends `e` as the error envelope. A refusal bills nothing, and says so: a data route's gateway,
+ * which settles after this, replaces the header with what the call did bill (a missing record's 404).
+ */
 export function sendError(reply: FastifyReply, e: ApiError): FastifyReply {
   if (e.headers) reply.headers(e.headers)
+  reply.header('x-credits-charged', '0')
+  noteErrorCode(reply, e.code)
   return reply.code(e.status).type('application/json; charset=utf-8').send(JSON.stringify(e.toBody()))
 }
 
@@ -100,12 +108,14 @@ export function registerErrorHandling(
       }
     }
     const path = request.url.split('?')[0] as string
-    // Such a call is counted in usage (endpoint `unknown`) and is free: it says so in X-Credits-Charged
-    // as every other answer of the API does, whatever the key.
-    if (path.startsWith('/api/')) reply.header('x-credits-charged', '0')
+    // Such a call is counted in usage (endpoint `unknown`) when its key is valid, and is free.
     return sendError(reply, new ApiError('NOT_FOUND', `No endpoint ${request.method} ${path}.`))
   }
   app.setErrorHandler(async (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    // A refusal before the whole body arrived (a body over the limit, a wrong key): the rest is read
+    // first, so that the answer is not lost to a reset (unread-body.ts). Past the bound, the
+    // connection closes after the answer.
+    if (!request.raw.complete && !clientLeft(request) && !(await discardBody(request.raw))) reply.header('connection', 'close')
     // Fastify reads a body before its not-found handler runs: a bad body sent to a path or method that
     // does not exist is still that (404 NOT_FOUND, counted under `unknown`), not a 400 of a route.
     // The one other failure before the not-found handler is the admin API's 401, which stands.

@@ -11,6 +11,12 @@
  *   record, anything else) with the usage line in one durable transaction, and only then lets the
  *   response go, with X-Credits-Charged and the rate headers (X-Credits-Charged: 0 on a call refused
  *   before its account was known).
+ * - Idempotency-Key (idempotency/keyed-calls.ts): a call carrying one claims it once its rate units
+ *   are taken (a call with a body, once the body is read), and a repeat of an answered request is
+ *   sent the kept answer there, free, with `Idempotent-Replayed: true`. onSend keeps a final answer
+ *   (delivered, a 404, a 400) with its debit in the settle's transaction; a refusal worth a retry
+ *   (402, 429, 5xx, a client that left) releases the key. A call without the header pays a header
+ *   lookup for all this (and, on a route with a body, a call of bodyTap that finds nothing to copy).
  */
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onSendAsyncHookHandler, RouteHandlerMethod } from 'fastify'
 import { RevokedKeyError, suspendedError, type AccountsService } from '../domain/accounts/accounts.service.ts'
@@ -18,7 +24,9 @@ import { arrivalUnits, rateHeaders, type MeteringService } from '../domain/billi
 import { billed, priceOf, type Operation, type PriceRule } from '../domain/billing/prices.ts'
 import { ApiError, nodeClosing, serviceUnavailable } from '../domain/errors.ts'
 import type { Clock } from '../ports/clock.ts'
-import type { Hold } from '../ports/ledger.ts'
+import type { AnswerToKeep, Hold } from '../ports/ledger.ts'
+import { answerOf, bodyTap, finalAnswer, type KeyedCall } from '../idempotency/keyed-answer.ts'
+import type { KeyedCalls } from '../idempotency/keyed-calls.ts'
 import type { RateDecision } from '../ports/rate-limiter.ts'
 import { createArrivalLog, createDeadlines } from './arrival-log.ts'
 import { commitAnswer, connectionClosed } from './client-connection.ts'
@@ -42,14 +50,14 @@ export interface Meter {
   rule: PriceRule
   /** The call's full price, computed once from its parsed request; held on admission. */
   price: number
-  /** Whether the price is held (or nothing needed holding): only then may the call be served. */
-  admitted: boolean
   hold: Hold | null
   /** Entries delivered with a record, for a per-found rule (company/batch). */
   found: number | undefined
   /** The last rate decision and the units taken, for the rate headers. */
   rate: RateDecision | null
   units: number
+  /** The call's Idempotency-Key, when it carries one. */
+  keyed: KeyedCall | null
 }
 
 declare module 'fastify' {
@@ -77,6 +85,8 @@ export interface GatewayDeps {
   closing?: () => boolean
   /** A monotonic clock in ms (default performance.now): how long a call waited before its rate was checked. */
   monotonic?: () => number
+  /** Calls made with an Idempotency-Key (absent: the header is not honoured, as in tests of the routes alone). */
+  keys?: KeyedCalls
 }
 
 /**
@@ -109,11 +119,11 @@ export function createGateway(deps: GatewayDeps) {
         at: clock.now(),
         rule: FREE,
         price: 0,
-        admitted: false,
         hold: null,
         found: undefined,
         rate: null,
         units: 0,
+        keyed: null,
       }
       request.meter = meter
       return meter
@@ -138,7 +148,9 @@ export function createGateway(deps: GatewayDeps) {
   /** Per account, until when (monotonic) its calls held up by the stores may still be filling its window. */
   const heldUp = createDeadlines()
 
-  const dataRoute: onRequestAsyncHookHandler = async (request: FastifyRequest) => {
+  const keys = deps.keys
+
+  const dataRoute: onRequestAsyncHookHandler = async (request: FastifyRequest, reply: FastifyReply) => {
     const reached = monotonic()
     const operation = request.routeOptions.config.operation as Operation
     const header = request.headers['x-api-key']
@@ -178,7 +190,13 @@ export function createGateway(deps: GatewayDeps) {
     const now = monotonic()
     const waited = now - reached
     if (waited > LATE_ARRIVAL_MS) heldUp.extend(meter.accountId, now + LATE_ARRIVAL_MS)
-    if (refusal === undefined) return
+    if (refusal === undefined) {
+      const sent = request.headers['idempotency-key']
+      if (sent === undefined || !keys) return
+      meter.keyed = await keys.arrive(request, reply, meter.accountId, sent)
+      // A repeat answered with the kept answer, already sent.
+      return meter.keyed.replayed ? reply : undefined
+    }
     if (
       refusal instanceof ApiError &&
       refusal.code === 'RATE_LIMITED' &&
@@ -221,16 +239,22 @@ export function createGateway(deps: GatewayDeps) {
     const gone = connectionClosed(request)
     if (!gone) commitAnswer(request, reply)
     const status = gone ? CLIENT_CLOSED : reply.statusCode
-    const credits = billed(meter.rule, { status, held: meter.hold?.credits ?? 0, found: meter.found })
+    const keyed = meter.keyed
+    const credits = keyed?.replayed ? 0 : billed(meter.rule, { status, held: meter.hold?.credits ?? 0, found: meter.found })
     const line = { accountId: meter.accountId, at: meter.at, endpoint: meter.endpoint, status, credits, requestId: request.id }
+    const claim = keyed?.claim ?? null
+    let kept = false
     try {
-      const settled = await metering.settle(meter.hold, line)
+      const answer = claim && keyed && !gone && finalAnswer(status, credits) ? answerOf(keyed, reply, payload) : undefined
+      const keep: AnswerToKeep | undefined = claim && answer ? { claim, answer } : undefined
+      const settled = keep ? await (keys as KeyedCalls).settle(meter.hold, line, keep) : await metering.settle(meter.hold, line)
       if (!settled.ok) {
         // The balance changed under the request (an operator's change): refuse it, free, and say so.
         await metering.settle(null, { ...line, status: 402, credits: 0 })
         reply.code(402).type(JSON_TYPE).header('x-credits-charged', '0')
         return JSON.stringify((await metering.settleRefusal(meter.accountId, credits)).toBody())
       }
+      kept = keep !== undefined
     } catch (e) {
       deps.onSettleError(e, request)
       const failure =
@@ -238,6 +262,9 @@ export function createGateway(deps: GatewayDeps) {
       if (failure.headers) reply.headers(failure.headers)
       reply.code(failure.status).type(JSON_TYPE).header('x-credits-charged', '0')
       return JSON.stringify(failure.toBody())
+    } finally {
+      // Before the answer goes: a client retrying at once finds the key answered, or free.
+      if (claim) await (keys as KeyedCalls).end(claim, kept)
     }
     // Recorded as 499 and billed nothing: nothing goes out either (a client that only half-closed
     // would still read it). Calls pipelined behind it on the connection find it closed, and go the same way.
@@ -246,37 +273,34 @@ export function createGateway(deps: GatewayDeps) {
     return payload
   }
 
-  /** Holds the call's price once (402 when the balance is below it); nothing to hold admits it as is. */
-  async function admitMeter(meter: Meter): Promise<void> {
-    if (meter.admitted) return
-    if (meter.price > 0) meter.hold = await metering.hold(meter.accountId, meter.price, meter.at)
-    meter.admitted = true
-  }
-
   /**
    * A data route's handler: parse, price once, hold, serve. Unmetered (the benchmark's baseline),
    * parse and serve alone.
    */
   function handler(route: DataRoute, rule: PriceRule, ctx: { parse: ParseContext; serve: ServeContext }): RouteHandlerMethod {
-    const holdFirst = route.admitsInService !== true
     const input = route.body ? (request: FastifyRequest) => request.body : (request: FastifyRequest) => request.query
     return async (request: FastifyRequest, reply: FastifyReply) => {
       const meter = request.meter
+      const keyed = meter?.keyed
+      if (meter && keyed && keyed.claim === null) {
+        // A call with a body claims its key now that the body is read.
+        const kept = await (keys as KeyedCalls).start(request, reply, meter.accountId, keyed)
+        if (kept) return kept
+      }
       if (meter) meter.rule = rule
       const parsed = route.parse(input(request), ctx.parse)
       if (meter) {
         meter.price = priceOf(rule, parsed)
-        if (holdFirst) await admitMeter(meter)
+        // Held before the serve step runs (402 when the balance is below it): nothing is read unpaid.
+        if (meter.price > 0) meter.hold = await metering.hold(meter.accountId, meter.price, meter.at)
       }
       const delivered = await route.serve(parsed, ctx.serve, request)
-      if (meter) {
-        if (!meter.admitted) throw new Error(`${route.method} ${route.url} was served without holding its price`)
-        meter.found = delivered.found
-      }
+      if (meter) meter.found = delivered.found
       // The body is returned, not `reply`: an async handler resolving to the reply (a thenable) makes
       // Fastify watch the response stream for its end, about 1.5 µs of listeners per request.
       reply.type(JSON_TYPE)
       const body = delivered.body
+      if (keyed) keyed.served = body
       if (Buffer.isBuffer(body)) return body
       const gathered = new GatheredBody(body)
       reply.header('content-length', gathered.byteLength)
@@ -289,11 +313,8 @@ export function createGateway(deps: GatewayDeps) {
     accountRoute,
     onSend,
     handler,
-
-    /** Admission from inside a service that validates its own input (search): holds the call's price once. */
-    async admit(request: FastifyRequest): Promise<void> {
-      if (request.meter) await admitMeter(request.meter)
-    },
+    /** A body route's preParsing hook: copies the body of a call with an Idempotency-Key for its fingerprint. */
+    bodyTap,
 
     /** Records a call to a path that does not exist under endpoint `unknown` when its key is valid. */
     async recordUnknown(request: FastifyRequest, status: number): Promise<void> {

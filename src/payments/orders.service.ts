@@ -262,6 +262,8 @@ export function createOrdersService(deps: OrdersDeps) {
       if (note !== undefined && (note.trim() === '' || note.length > MAX_ORDER_NOTE)) {
         throw new ApiError('INVALID_PARAMETER', `Invalid parameter 'note': 1 to ${MAX_ORDER_NOTE} characters.`, { parameter: 'note' })
       }
+      // A note may run over several lines, but no text holds a NUL (PostgreSQL refuses to store one).
+      if (note?.includes('\u0000')) throw new ApiError('INVALID_PARAMETER', "Invalid parameter 'note': must not hold a NUL character.", { parameter: 'note' })
       const order = await mustFind(orderId)
       manualOnly(order, 'rejected')
       if (order.status === 'rejected') return order

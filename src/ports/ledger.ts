@@ -38,6 +38,57 @@ export interface UsageRow {
   credits: number
 }
 
+/** How long an Idempotency-Key's answer is kept, from its first call's arrival (the requests' clock). */
+export const KEY_RETENTION_MS = 24 * 3_600_000
+/**
+ * The longest a claim of a holder that died keeps its key, past the holder's last sign of life (the
+ * requests' clock): a shared store's claims lapse then unless renewed; an embedded store's end with
+ * their process.
+ */
+export const KEY_LEASE_MS = 30_000
+
+/** One call's use of an Idempotency-Key. */
+export interface KeyUse {
+  accountId: string
+  /** The key as the client sent it. */
+  key: string
+  /** Hash of the request the key names (method, route, sorted query, body): a repeat must match it. */
+  fingerprint: string
+  /** Now, in the requests' clock: when the key's answer expires and a dead holder's claim lapses are judged by it. */
+  at: number
+}
+
+/** A call's hold on a key while it runs: its settle stores the answer, or releaseKey lets the key go. */
+export interface KeyClaim extends KeyUse {
+  /** Names this claim, so only its holder's settle or release ends it. */
+  token: string
+}
+
+/** An answer as kept for its key: what a repeat is sent. */
+export interface KeptAnswer {
+  status: number
+  /** The answer's own headers (content-type), lower-case names; per-call ones are not kept. */
+  headers: Record<string, string>
+  body: Buffer
+}
+
+/** What a claim finds. */
+export type KeyState =
+  /** No live call or answer under the key: this call runs, holding `claim`. */
+  | { state: 'claimed'; claim: KeyClaim }
+  /** The same request was answered within the retention: its answer, to repeat. */
+  | { state: 'answered'; answer: KeptAnswer }
+  /** The same request is running now (on this node or another): wait and claim again. */
+  | { state: 'running' }
+  /** The key names another request, answered or running. */
+  | { state: 'mismatch' }
+
+/** An answer to keep under its claim, written by the settle with the call's debit and usage line. */
+export interface AnswerToKeep {
+  claim: KeyClaim
+  answer: KeptAnswer
+}
+
 export interface LedgerEntry {
   id: number
   lotId: string
@@ -58,9 +109,20 @@ export interface Ledger {
    * usage line, all in one transaction. Resolves once that transaction is durable (group commit).
    * A rejection means the request is not billed: an adapter whose COMMIT can be lost in flight
    * (PostgreSQL) retries until it knows the outcome, and gives back a debit that turns out to have
-   * committed after it rejected (see pg-ledger.ts).
+   * committed after it rejected (see pg-ledger.ts). With `keep`, the call's answer is stored under
+   * its key in that same transaction: a debit that committed has its answer kept, one that did not
+   * (or was given back) has none. Once it resolves the key is answered; if it rejects or is refused,
+   * the caller releases the claim.
    */
-  settle(hold: Hold | null, line: UsageLine): Promise<SettleResult>
+  settle(hold: Hold | null, line: UsageLine, keep?: AnswerToKeep): Promise<SettleResult>
+  /**
+   * Claims an Idempotency-Key for one call, or says what holds it. A claim is exclusive across every
+   * node on the store; one whose holder died is taken over (at the latest KEY_LEASE_MS after it was
+   * last renewed, judged by `use.at`). An answer older than KEY_RETENTION_MS counts as none.
+   */
+  claimKey(use: KeyUse): Promise<KeyState>
+  /** Lets go of a claim whose call stores no answer (a refusal worth retrying): the key is free again. */
+  releaseKey(claim: KeyClaim): Promise<void>
   /**
    * Adds a pack (durable when resolved). With `lotId` (a paid order's) the pack is granted at most
    * once under that id, across every process on the store: a later call adds nothing and resolves to

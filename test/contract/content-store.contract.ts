@@ -805,7 +805,7 @@ export function runContentStoreContract(name: string, makeStore: () => Promise<C
         expect(exact.hasMore).toBe(false)
       })
 
-      it('never lists a reaction to a repost without commentary (spec 2.2), and pages stay full', async () => {
+      it('never lists a reaction to a repost without commentary, which is no post of its own, and pages stay full', async () => {
         const repost = postIdAt(3)
         await seed(postRow(repost, personRef(2), { isRepost: true }))
         await seed(profileReactionRow(me, postIdAt(1), 100), profileReactionRow(me, repost, 200), profileReactionRow(me, postIdAt(2), 300))
@@ -975,7 +975,7 @@ export function runContentStoreContract(name: string, makeStore: () => Promise<C
         expect(p2.comments.map((c) => c.commentId)).toEqual(ids.slice(3, 7))
         expect(p2.hasMore).toBe(true)
         const p3 = await store.listComments(post, { after: p2.last! }, 10)
-        // What fell below the walk shows again (4.12 allows it); nothing that stayed put was skipped.
+        // What fell below the walk shows again (a live list allows it); nothing that stayed put was skipped.
         expect(p3.comments.map((c) => c.commentId)).toEqual([...ids.slice(7, 11), ids[11], ids[0]])
         expect(p3.hasMore).toBe(false)
         // Ties on reactions and creation go by id, descending, as the order does.

@@ -1,13 +1,14 @@
 /**
- * The Ledger port's contract, run against every adapter (architecture rule 2): holds and settles,
+ * The Ledger port's contract, run against every adapter alike: holds and settles,
  * drawdown order, renewal and expiry decided by the instant of each debit, operator changes,
- * durability across a reopen, usage aggregation, packs granted once under a caller's lot id, and the
- * ledger's own invariant (per lot, SUM(delta) = remaining; a request is debited at most once).
+ * durability across a reopen, usage aggregation, packs granted once under a caller's lot id,
+ * Idempotency-Key claims and the answers settles keep under them, and the ledger's own invariant (per
+ * lot, SUM(delta) = remaining; a request is debited at most once).
  */
 import { randomBytes } from 'node:crypto'
 import { beforeEach, afterEach, describe, expect, it } from 'vitest'
 import type { AccountRecord } from '../../src/ports/account-store.ts'
-import type { Ledger, UsageLine } from '../../src/ports/ledger.ts'
+import { KEY_LEASE_MS, KEY_RETENTION_MS, type KeptAnswer, type KeyClaim, type KeyState, type Ledger, type UsageLine } from '../../src/ports/ledger.ts'
 
 export interface LedgerHandle {
   ledger: Ledger
@@ -272,6 +273,100 @@ export function runLedgerContract(name: string, make: () => Promise<LedgerHandle
       await ledger.addPack(id, pack)
       expect((await ledger.state(id, T0 + 5_000))!.lots.filter((l) => l.kind === 'pack')).toHaveLength(4)
       await balanced(id, T0 + 5_000)
+    })
+
+    describe('Idempotency-Key claims and kept answers', () => {
+      const use = (accountId: string, key: string, at = T0, fingerprint = 'fp-1') => ({ accountId, key, fingerprint, at })
+      // Every byte value, so nothing is lost to an encoding on the way to the store and back.
+      const answer = (status = 200): KeptAnswer => ({
+        status,
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: Buffer.concat([Buffer.from('{"x":"\u00e9"}'), Buffer.from(Array.from({ length: 256 }, (_, i) => i))]),
+      })
+      const claimed = (found: KeyState): KeyClaim => {
+        expect(found.state).toBe('claimed')
+        if (found.state !== 'claimed') throw new Error('unreachable')
+        return found.claim
+      }
+
+      it('a claim holds its key: the same request is running, another is a mismatch; other accounts and keys are free', async () => {
+        const id = await custom(10)
+        const other = await custom(10)
+        const claim = claimed(await ledger.claimKey(use(id, 'k1')))
+        expect(claim).toMatchObject({ accountId: id, key: 'k1', fingerprint: 'fp-1', at: T0, token: expect.any(String) })
+        expect(await ledger.claimKey(use(id, 'k1', T0 + 5))).toEqual({ state: 'running' })
+        expect(await ledger.claimKey(use(id, 'k1', T0 + 5, 'fp-2'))).toEqual({ state: 'mismatch' })
+        claimed(await ledger.claimKey(use(other, 'k1')))
+        claimed(await ledger.claimKey(use(id, 'k2')))
+        // Released (a refusal worth a retry): the next call with the key runs, whatever its request.
+        await ledger.releaseKey(claim)
+        const again = claimed(await ledger.claimKey(use(id, 'k1', T0 + 10, 'fp-2')))
+        expect(again.token).not.toBe(claim.token)
+        // A release of a claim that has ended does not touch the one that holds the key now.
+        await ledger.releaseKey(claim)
+        expect(await ledger.claimKey(use(id, 'k1', T0 + 20, 'fp-2'))).toEqual({ state: 'running' })
+      })
+
+      it('racing claims of one key: exactly one runs', async () => {
+        const id = await custom(10)
+        const found = await Promise.all(Array.from({ length: 8 }, (_, i) => ledger.claimKey(use(id, 'race', T0 + i))))
+        expect(found.filter((f) => f.state === 'claimed')).toHaveLength(1)
+        expect(found.filter((f) => f.state === 'running')).toHaveLength(7)
+      })
+
+      it('a billed settle keeps the answer with its debit: repeated as kept, across a reopen, for a day of the requests\' clock', async () => {
+        const id = await custom(10)
+        const claim = claimed(await ledger.claimKey(use(id, 'billed')))
+        const held = await ledger.hold(id, 3, T0)
+        if (!held.ok) throw new Error('refused')
+        const l = line(id, T0, 3)
+        expect(await ledger.settle(held.hold, l, { claim, answer: answer() })).toEqual({ ok: true, charged: 3 })
+        expect(await ledger.claimKey(use(id, 'billed', T0 + 1))).toEqual({ state: 'answered', answer: answer() })
+        expect(await ledger.claimKey(use(id, 'billed', T0 + 1, 'fp-2'))).toEqual({ state: 'mismatch' })
+        ledger = await h.reopen()
+        expect(await ledger.claimKey(use(id, 'billed', T0 + KEY_RETENTION_MS - 1))).toEqual({ state: 'answered', answer: answer() })
+        // Debited once, under the call that kept the answer.
+        expect((await ledger.entries(id)).filter((e) => e.kind === 'debit').map((e) => [e.requestId, e.delta])).toEqual([[l.requestId, -3]])
+        // A day after the first call the key is free again, for any request.
+        const later = claimed(await ledger.claimKey(use(id, 'billed', T0 + KEY_RETENTION_MS, 'fp-3')))
+        expect(await ledger.settle(null, { ...line(id, T0 + KEY_RETENTION_MS, 0, 400) }, { claim: later, answer: answer(400) })).toEqual({ ok: true, charged: 0 })
+        expect(await ledger.claimKey(use(id, 'billed', T0 + KEY_RETENTION_MS + 1, 'fp-3'))).toEqual({ state: 'answered', answer: answer(400) })
+        await balanced(id, T0 + KEY_RETENTION_MS)
+      })
+
+      it('a free settle keeps its answer too (a 400 of the request), with its usage line', async () => {
+        const id = await custom(10)
+        const claim = claimed(await ledger.claimKey(use(id, 'free')))
+        expect(await ledger.settle(null, line(id, T0, 0, 400), { claim, answer: answer(400) })).toEqual({ ok: true, charged: 0 })
+        expect(await ledger.claimKey(use(id, 'free', T0 + 1))).toEqual({ state: 'answered', answer: answer(400) })
+        expect(await ledger.usage(id, '2027-01-31', '2027-01-31')).toEqual([
+          { day: '2027-01-31', endpoint: '/api/v1/profile', status: 400, requests: 1, billable: 0, credits: 0 },
+        ])
+      })
+
+      it('a settle refused for want of credits keeps nothing: the key is the caller\'s to release', async () => {
+        const id = await custom(5)
+        const claim = claimed(await ledger.claimKey(use(id, 'refused')))
+        const held = await ledger.hold(id, 5, T0)
+        if (!held.ok) throw new Error('refused')
+        // An operator lowers the allowance below what the call held while it runs.
+        await ledger.changeSubscription(id, { creditsLimit: 2 }, T0)
+        expect(await ledger.settle(held.hold, line(id, T0, 5), { claim, answer: answer() })).toEqual({ ok: false, reason: 'insufficient' })
+        expect(await ledger.claimKey(use(id, 'refused', T0 + 1))).toEqual({ state: 'running' })
+        await ledger.releaseKey(claim)
+        claimed(await ledger.claimKey(use(id, 'refused', T0 + 2)))
+        expect((await ledger.entries(id)).filter((e) => e.kind === 'debit')).toEqual([])
+      })
+
+      it('the claim of a holder that died is taken over once its lease has lapsed', async () => {
+        const id = await custom(10)
+        claimed(await ledger.claimKey(use(id, 'orphan')))
+        // The holder's ledger goes away with its call unsettled (a crash, for the store).
+        ledger = await h.reopen()
+        const taken = claimed(await ledger.claimKey(use(id, 'orphan', T0 + KEY_LEASE_MS + 1)))
+        expect(await ledger.settle(null, line(id, T0 + KEY_LEASE_MS + 1, 0, 404), { claim: taken, answer: answer(404) })).toEqual({ ok: true, charged: 0 })
+        expect(await ledger.claimKey(use(id, 'orphan', T0 + KEY_LEASE_MS + 2))).toEqual({ state: 'answered', answer: answer(404) })
+      })
     })
 
     it('concurrent settles of many holds never overdraw and each is one debit', async () => {

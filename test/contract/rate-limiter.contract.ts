@@ -1,5 +1,5 @@
 /**
- * The RateLimiter port's contract (D4), run against every adapter (architecture rule 2): the exact
+ * The RateLimiter port's contract, run against every adapter as every port's contract is: the exact
  * sliding window (now − 1000 ms, now] at its boundaries, costs above 1, a limit lowered then raised
  * (units are never trimmed), truthful decision fields (remaining, resetAt, retryAfterMs: a take at
  * at + retryAfterMs is admitted, one millisecond earlier it is not), and the lease cap. The property

@@ -31,7 +31,7 @@ export const EMPTY_COUNTS = {
 /** A fixed "now" for prepareRecord (2026-01-01T00:00:00Z). */
 export const NOW_MS = Date.UTC(2026, 0, 1)
 
-/** A D2 profile id: ACoAA + 34 characters. */
+/** A well-formed profile id: ACoAA + 34 characters. */
 export function profileIdOf(n: number): string {
   return `ACoAA${String(n).padStart(34, 'x')}`
 }

@@ -1,6 +1,6 @@
 /**
- * Hand-written ingest records (decisions D13) of every kind, valid against the contract schemas and
- * the content writer's rules, in dependency order: pages and members before what links to them.
+ * Hand-written ingest records of every kind, valid against the contract schemas and the content
+ * writer's rules, in dependency order: pages and members before what links to them.
  * Typed with the contract's record types so a schema change breaks these at compile time.
  */
 import type {
@@ -15,11 +15,11 @@ import type {
 } from '../../src/contract/ingest.schemas.ts'
 import { idFromTime, isoFromId } from '../../src/domain/content/ids.ts'
 
-/** The clock of the tests: after every id below, so article dates decode (D2). */
+/** The clock of the tests: after every id below, so article dates decode (a date decodes only up to now). */
 export const FIXTURE_NOW = Date.UTC(2025, 5, 1, 12, 0, 0)
 const HOST = 'www.linkedin.com'
 
-/** A valid profileId (D2): `ACoAA` and 34 characters, distinct per `n`. */
+/** A valid profileId, `ACoAA` and 34 characters, distinct per `n`. */
 export const profileIdFor = (n: number): string => `ACoAA${'Fx'.repeat(15)}${String(n).padStart(4, '0')}`
 export const profileUrn = (profileId: string): string => `urn:li:fsd_profile:${profileId}`
 export const companyUrn = (companyId: string): string => `urn:li:fsd_company:${companyId}`
@@ -164,7 +164,7 @@ const PERMISSIONS: PostRecord['permissions'] = {
   rootShare: true,
 }
 
-/** A member's text post; `at` and `low` make the activity id (D2), the share id follows it. */
+/** A member's text post; `at` and `low` make the activity id (its top bits are the time), the share id follows it. */
 export function personPostRecord(
   profileId: string,
   at: number,

@@ -1,5 +1,5 @@
 /**
- * Helpers of the post search tests (spec 4.12, D8): a small synthetic network reduced to what search
+ * Helpers of the post search tests: a small synthetic network reduced to what search
  * reads (pages, members, posts), a brute-force model of which posts a search selects computed from the
  * ingest records alone (text matching through the agreed reference, tokenize/matches), HTTP helpers
  * that walk every page of a search, and app variants the stock test app cannot give (a database file
@@ -27,9 +27,9 @@ export const SEARCH_NOW = Date.UTC(2026, 10, 1)
 export const HOST = 'www.linkedin.com'
 const DAY = 86_400_000
 
-/** Unix ms of an activity id (D2: id >> 22), computed here rather than through the service's helper. */
+/** Unix ms of an activity id (its top bits: id >> 22), computed here rather than through the service's helper. */
 export const msOfId = (id: string): number => Number(BigInt(id) >> 22n)
-/** Newest first, by numeric id (ids are time ordered, D2). */
+/** Newest first, by numeric id (ids are time ordered). */
 export const newestFirst = (a: string, b: string): number => {
   const x = BigInt(a)
   const y = BigInt(b)
@@ -129,7 +129,7 @@ export class SearchModel {
   select(s: ModelSearch, now: number): string[] {
     const tree = s.query === undefined ? undefined : parseSearchQuery(s.query).tree
     const title = s.jobTitle === undefined ? undefined : tokenize(s.jobTitle)
-    // Two filters, ANDed like every other (4.12): a post by a listed member, and by a listed page.
+    // Two filters, ANDed like every other: a post by a listed member, and by a listed page.
     const profiles = s.profiles === undefined ? undefined : new Set(s.profiles)
     const companies = s.companies === undefined ? undefined : new Set(s.companies)
     return this.posts

@@ -58,10 +58,10 @@ describe('key lifecycle', () => {
     expect((await t.get('/api/v1/profile')).statusCode).toBe(400)
   })
 
-  it("a revoked key's calls are refused, free, and counted in its account's usage (spec 2.7: every request made with its keys)", async () => {
+  it("a revoked key's calls are refused, free, and counted in its account's usage (every request made with its keys)", async () => {
     const key = await t.c.accounts.createKey(t.accountId)
     await t.c.accounts.revokeKey(t.accountId, key.id)
-    // The usage endpoint has its own budget of one call a second (4.1): each read is a second apart.
+    // The usage endpoint has its own budget of one call a second: each read is a second apart.
     const usage = async () => {
       t.clock.advance(1000)
       return (await t.get('/api/v1/usage')).json() as {
@@ -125,7 +125,7 @@ describe('key lifecycle', () => {
 })
 
 describe('unknown paths and methods', () => {
-  it('404 NOT_FOUND in the error envelope, free and saying so (D3: X-Credits-Charged on every answer of the API)', async () => {
+  it('404 NOT_FOUND in the error envelope, free and saying so (X-Credits-Charged on every answer of the API)', async () => {
     const answers = [
       await t.get('/api/v1/nope'),
       await t.get('/api/v1/nope', null),

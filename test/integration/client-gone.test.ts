@@ -1,7 +1,7 @@
 /**
  * A call whose client leaves before the response (a timeout, a closed connection) while the call is
- * still working is not delivered, so it is not billed (4.0: a delivered response bills); it is still
- * counted in usage (2.7: every request, whatever its outcome), as 499, client closed request.
+ * still working is not delivered, so it is not billed (a delivered response bills); it is still
+ * counted in usage (every request, whatever its outcome), as 499, client closed request.
  * Over a real socket: the batch waits for a rate unit on a gate the test holds, the client goes, then
  * the gate opens.
  */

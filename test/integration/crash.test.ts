@@ -10,6 +10,12 @@
  *    process), never more;
  * 4. usage_daily agrees with the ledger: credits = debited credits, billable = debited requests,
  *    requests >= responses received.
+ * 5. every call carries an Idempotency-Key of its own, and every call cut off by a kill (no answer, or
+ *    an answer whose body was cut) is sent again with its key once the server is back, until answered.
+ *    Each key's answer is then billed exactly once: a key with a kept answer has one debit, of its
+ *    price, under the request that kept it, and its other answers are repeats of that one (free, the
+ *    same status and body); a key without one was never billed nor answered. Nothing is debited but
+ *    the kept answers, so in the end the credits debited are the credits of the answers received.
  * After every kill the server is started again on the same directory and must serve, with the balance
  * it reports equal to the ledger's. Starts alternate the billing commits between the worker thread and
  * the event-loop thread (PRONET_COMMIT_WORKER on / off), so kills land under both.
@@ -31,11 +37,24 @@ const env = { PRONET_SEED: '20', PRONET_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'wa
 
 interface Received {
   cycle: number
+  /** The call's Idempotency-Key. */
+  key: string
   status: number
   requestId: string | null
   charged: string | null
+  /** A repeat of the answer kept for the key (Idempotent-Replayed: true). */
+  replayed: boolean
   /** false when the headers came but the body was cut by the kill. */
   complete: boolean
+  body: string
+}
+
+/** One call and its key, from its first send to the answer it finally got. */
+interface Keyed {
+  key: string
+  path: string
+  /** The complete answer it got, first send or retry. */
+  answered: Received | undefined
 }
 
 interface Cycle {
@@ -62,6 +81,10 @@ let slugs: string[] = []
 let subscriptionChecks = 0
 const received: Received[] = []
 const cycles: Cycle[] = []
+const keyed = new Map<string, Keyed>()
+let keySeq = 0
+/** Calls sent again with their key after a restart. */
+let retries = 0
 
 const prefixOf = (requestId: string) => requestId.slice(0, requestId.lastIndexOf('-'))
 
@@ -90,12 +113,15 @@ function openDb(): Database.Database {
   return new Database(join(dir, 'pronet.db'), { readonly: true, fileMustExist: true })
 }
 
-/** One GET of the profile endpoint; records the response when its headers came back. */
-async function call(cycle: number, path: string, counters: { awaiting: number; failed: number; truncated: number }): Promise<void> {
+/** One GET of the profile endpoint with the call's key; records the response when its headers came back. */
+async function call(cycle: number, c: Keyed, counters: { awaiting: number; failed: number; truncated: number }): Promise<void> {
   counters.awaiting++
   let res: Response
   try {
-    res = await fetch(`${server!.baseUrl}${path}`, { headers: { 'x-api-key': apiKey }, signal: AbortSignal.timeout(20_000) })
+    res = await fetch(`${server!.baseUrl}${c.path}`, {
+      headers: { 'x-api-key': apiKey, 'idempotency-key': c.key },
+      signal: AbortSignal.timeout(20_000),
+    })
   } catch {
     counters.awaiting--
     counters.failed++
@@ -105,18 +131,44 @@ async function call(cycle: number, path: string, counters: { awaiting: number; f
   // The headers are sent only after the settle committed, so this response counts as received.
   const r: Received = {
     cycle,
+    key: c.key,
     status: res.status,
     requestId: res.headers.get('x-request-id'),
     charged: res.headers.get('x-credits-charged'),
+    replayed: res.headers.get('idempotent-replayed') === 'true',
     complete: false,
+    body: '',
   }
   received.push(r)
   try {
-    await res.arrayBuffer()
+    r.body = await res.text()
     r.complete = true
+    c.answered ??= r
   } catch {
     counters.truncated++
   }
+}
+
+/** A new call, with a key of its own. */
+function newCall(): Keyed {
+  const c: Keyed = { key: `crash-${++keySeq}`, path: randomPath(), answered: undefined }
+  keyed.set(c.key, c)
+  return c
+}
+
+/** After a restart: every call a kill cut off is sent again with its key until it is answered. */
+async function retryCutOff(cycle: number): Promise<void> {
+  const cut = [...keyed.values()].filter((c) => !c.answered)
+  const counters = { awaiting: 0, failed: 0, truncated: 0 }
+  await Promise.all(
+    cut.map(async (c) => {
+      for (let attempt = 0; attempt < 5 && !c.answered; attempt++) {
+        retries++
+        await call(cycle, c, counters)
+      }
+      expect(c.answered, `call ${c.key} was not answered after the restart`).toBeDefined()
+    }),
+  )
 }
 
 function randomPath(): string {
@@ -133,7 +185,7 @@ async function loadAndKill(index: number): Promise<Cycle> {
   let started = 0
   for (let attempt = 0; attempt < 5 && received.length === before; attempt++) {
     started++
-    await call(index, randomPath(), counters)
+    await call(index, newCall(), counters)
   }
   expect(received.length, `no response from the server in cycle ${index}`).toBe(before + 1)
   let stop = false
@@ -141,7 +193,7 @@ async function loadAndKill(index: number): Promise<Cycle> {
   const workers = Array.from({ length: WORKERS }, async () => {
     while (!stop) {
       started++
-      await call(index, randomPath(), counters)
+      await call(index, newCall(), counters)
     }
   })
   await new Promise((r) => setTimeout(r, 300 + Math.floor(Math.random() * 1200)))
@@ -203,19 +255,20 @@ function verifyLedger(): void {
       debited.set(d.requestId!, (debited.get(d.requestId!) ?? 0) + d.delta)
     }
 
-    // (2) Every response received as billed is on the ledger with exactly its charge; request ids are unique.
+    // (2) Every response received as billed is on the ledger with exactly its charge (a repeat of a kept
+    // answer is free); request ids are unique.
     const seen = new Set<string>()
     let chargedTotal = 0
     for (const r of received) {
       expect([200, 404], `unexpected status ${r.status} (request ${r.requestId})`).toContain(r.status)
       expect(r.requestId).toMatch(/^.+-[0-9a-z]+$/)
-      expect(r.charged).toBe('1')
+      expect(r.charged).toBe(r.replayed ? '0' : '1')
       const id = r.requestId!
       expect(seen.has(id), `request id ${id} came back twice`).toBe(false)
       seen.add(id)
       const charged = Number(r.charged)
       chargedTotal += charged
-      expect({ requestId: id, cycle: r.cycle, debited: debited.get(id) ?? 0 }).toEqual({ requestId: id, cycle: r.cycle, debited: -charged })
+      expect({ requestId: id, cycle: r.cycle, charged: 0 - (debited.get(id) ?? 0) }).toEqual({ requestId: id, cycle: r.cycle, charged })
     }
 
     // (3) Debits without a received response: only requests in flight at a kill, each billed its price once.
@@ -235,6 +288,38 @@ function verifyLedger(): void {
     const debitedCredits = -[...debited.values()].reduce((a, b) => a + b, 0)
     expect(debitedCredits).toBeGreaterThanOrEqual(chargedTotal)
     expect(debitedCredits - chargedTotal).toBe([...unseen.values()].reduce((a, b) => a + b, 0))
+
+    // (5) Each key's answer is billed once, under the request that kept it; every other answer to the
+    // key repeats it, free. Nothing is debited but the kept answers.
+    const kept = new Map(
+      (db.prepare('SELECT idem_key AS key, request_id AS requestId, status, body FROM idempotency_keys WHERE account_id = ?').all(accountId) as {
+        key: string
+        requestId: string
+        status: number
+        body: Buffer
+      }[]).map((k) => [k.key, k]),
+    )
+    const answersOf = new Map<string, Received[]>()
+    for (const r of received) answersOf.set(r.key, [...(answersOf.get(r.key) ?? []), r])
+    for (const c of keyed.values()) {
+      const row = kept.get(c.key)
+      const answers = answersOf.get(c.key) ?? []
+      if (!row) {
+        expect({ key: c.key, answers: answers.length }).toEqual({ key: c.key, answers: 0 })
+        continue
+      }
+      expect({ key: c.key, debited: debited.get(row.requestId) }).toEqual({ key: c.key, debited: -1 })
+      for (const r of answers) {
+        expect({ key: c.key, status: r.status }).toEqual({ key: c.key, status: row.status })
+        if (r.replayed) expect(debited.has(r.requestId!)).toBe(false)
+        else expect({ key: c.key, requestId: r.requestId }).toEqual({ key: c.key, requestId: row.requestId })
+        if (r.complete) expect(r.body).toBe(row.body.toString())
+      }
+      if (c.answered) expectAnswerTo(c)
+    }
+    const keptIds = new Set([...kept.values()].map((k) => k.requestId))
+    expect([...debited.keys()].filter((id) => !keptIds.has(id))).toEqual([])
+    expect(keptIds.size).toBe(debited.size)
 
     // (4) The usage aggregates agree with the ledger and count every response received.
     const rows = db.prepare('SELECT endpoint, status, requests, billable, credits FROM usage_daily WHERE account_id = ?').all(accountId) as {
@@ -256,7 +341,7 @@ function verifyLedger(): void {
     expect(sum('billable')).toBe(debited.size)
     expect(sum('requests')).toBeGreaterThanOrEqual(received.length)
     for (const status of [200, 404]) expect(sum('requests', status)).toBeGreaterThanOrEqual(received.filter((r) => r.status === status).length)
-    const everStarted = cycles.reduce((a, c) => a + c.started, 0)
+    const everStarted = cycles.reduce((a, c) => a + c.started, 0) + retries
     expect(sum('requests')).toBeLessThanOrEqual(everStarted)
 
     // The account's lot holds what was granted minus what was debited.
@@ -265,6 +350,15 @@ function verifyLedger(): void {
   } finally {
     db.close()
   }
+}
+
+/** The answer a call got is the answer to its request: the member it named, or the refusal of a missing one. */
+function expectAnswerTo(c: Keyed): void {
+  const r = c.answered!
+  const body = JSON.parse(r.body) as { publicIdentifier?: string; code?: string }
+  const slug = new URLSearchParams(c.path.slice(c.path.indexOf('?') + 1)).get('profileUrlOrUrn')
+  if (r.status === 200) expect({ key: c.key, member: body.publicIdentifier }).toEqual({ key: c.key, member: slug })
+  else expect({ key: c.key, code: body.code }).toEqual({ key: c.key, code: 'PROFILE_NOT_FOUND' })
 }
 
 /** After a restart: the server answers and reports the balance the ledger holds. */
@@ -316,10 +410,21 @@ describe('SIGKILL under load', () => {
       await start()
       await verifyServes()
       cycle.restartMs = Math.round(performance.now() - restartAt)
+      await retryCutOff(i + 1)
     }
     // The last restart served; stop it the hard way too and check the file once more.
     await server!.kill()
     verifyLedger()
+    // Every call got its answer in the end, each billed once: the credits debited are those of the answers.
+    const calls = [...keyed.values()]
+    expect(calls.filter((c) => !c.answered).map((c) => c.key)).toEqual([])
+    const db = openDb()
+    try {
+      const debitedCredits = -(db.prepare(`SELECT COALESCE(SUM(delta), 0) FROM ledger_entries WHERE account_id = ? AND kind = 'debit'`).pluck().get(accountId) as number)
+      expect(debitedCredits).toBe(calls.length)
+    } finally {
+      db.close()
+    }
 
     const total = (k: keyof Cycle) => cycles.reduce((a, c) => a + (c[k] as number), 0)
     console.log(
@@ -331,7 +436,8 @@ describe('SIGKILL under load', () => {
             `failed ${c.failed}, awaiting headers at kill ${c.awaitingAtKill}, debited without a received response ${c.unseenDebits}, ` +
             `restart ${c.restartMs} ms`,
         ),
-        `  total: received ${total('received')}, debited without a received response ${total('unseenDebits')}`,
+        `  total: received ${total('received')}, debited without a received response ${total('unseenDebits')}, ` +
+          `calls sent again with their key after a restart ${retries}, answered from a kept answer ${received.filter((r) => r.replayed).length}`,
       ].join('\n'),
     )
   }, 120_000)

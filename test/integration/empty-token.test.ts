@@ -38,7 +38,7 @@ describe('an empty pagination token', () => {
   })
 })
 
-// The same feeds of subjects nobody has: a profile id, a slug, a page id, and a post id (D2) never stored.
+// The same feeds of subjects nobody has: a profile id, a slug, a page id, and a well-formed post id never stored.
 const MISSING_POST = idFromTime(Date.UTC(2025, 0, 1), 999)
 const MISSING: [base: string, param: string][] = [
   [`/api/v1/posts?profileUrlOrUrn=${profileIdFor(9999)}&count=2`, 'paginationToken'],

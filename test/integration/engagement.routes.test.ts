@@ -41,7 +41,7 @@ beforeAll(async () => {
 afterAll(async () => t.close())
 
 describe('GET /api/v1/post/engagement', () => {
-  it('returns comments (pinned first, replies nested) and reactions with the D6 item shapes', async () => {
+  it('returns comments (pinned first, replies nested) and reactions with the same item shapes as their own endpoints', async () => {
     const res = await t.get(`/api/v1/post/engagement?postUrlOrUrn=${q(POST)}`)
     expect(res.statusCode).toBe(200)
     const body = res.json()
@@ -93,7 +93,7 @@ describe('GET /api/v1/post/engagement', () => {
     expect(byShare.json()).toEqual((await t.get(`/api/v1/post/engagement?postUrlOrUrn=${q(POST)}`)).json())
     const viaShare = await t.get(`/api/v1/post/comments?postUrlOrUrn=${q(`urn:li:share:${PERSON_POST_ID}`)}`)
     expect(viaShare.statusCode).toBe(200)
-    // A post URL holding the share URN is a post URL (4.11): engagement takes it as comments does.
+    // A post URL holding the share URN is a post URL: engagement takes it as comments does.
     const shareUrl = q(`https://www.linkedin.com/feed/update/urn:li:share:${PERSON_POST_ID}/`)
     const engagement = await t.get(`/api/v1/post/engagement?postUrlOrUrn=${shareUrl}`)
     expect(engagement.statusCode, engagement.body).toBe(200)
@@ -110,7 +110,7 @@ describe('GET /api/v1/post/engagement', () => {
   })
 })
 
-describe('GET /api/v1/post/comments and /api/v1/post/reactions (D6)', () => {
+describe('GET /api/v1/post/comments and /api/v1/post/reactions', () => {
   it('comments: {comments, paginationToken?, hasMore}', async () => {
     const first = (await t.get(`/api/v1/post/comments?postUrlOrUrn=${q(POST)}&count=5`)).json()
     expectSchema(CommentsResponse, first)

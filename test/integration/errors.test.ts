@@ -51,7 +51,7 @@ describe('configuration', () => {
     }
   })
 
-  it('DATABASE_URL selects PostgreSQL only as a postgres:// or postgresql:// URL (D12); its password is never echoed', () => {
+  it('DATABASE_URL selects PostgreSQL only as a postgres:// or postgresql:// URL; its password is never echoed', () => {
     expect(() => loadConfig({ DATABASE_URL: 'mysql://x/y' })).toThrow(/^invalid environment: DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL \(got a mysql: URL\)$/)
     expect(() => loadConfig({ DATABASE_URL: 'x.example.org:5432/db' })).toThrow(ConfigError)
     expect(() => loadConfig({ DATABASE_URL: '/var/lib/pronet.db' })).toThrow(/DATABASE_URL/)
@@ -81,7 +81,7 @@ describe.skipIf(!(await redisAvailable()))('REDIS_URL naming a database Redis do
     await expect(checkRedisDatabase(url.toString())).rejects.toBeInstanceOf(StartupError)
     url.pathname = '/3'
     await expect(checkRedisDatabase(url.toString())).resolves.toBeUndefined()
-    // Redis not there now: the node starts on its local share (D4), so this is no failure.
+    // Redis not there now: the node starts on its local share of the rate budget, so this is no failure.
     await expect(checkRedisDatabase('redis://127.0.0.1:1/3', 200)).resolves.toBeUndefined()
   })
 

@@ -261,7 +261,7 @@ describe('pronet ingest', () => {
     expect(await store.counts()).toEqual({ ...EMPTY_COUNTS, companies: 1 })
   })
 
-  it('refuses records whose links or stated invariants do not hold, naming the rule (spec 2.4, 2.5; links like a comment)', async () => {
+  it('refuses records whose links or stated invariants do not hold, naming the rule (a current position among the experiences, one current at most, a domain that is the website host; links like a comment)', async () => {
     const base = profileRecord(1)
     const twoCurrent = profileRecord(2)
     const second = { ...twoCurrent.experiences[0]!, positionUrn: `${twoCurrent.experiences[0]!.positionUrn.slice(0, -1)}9)` }
@@ -294,7 +294,7 @@ describe('pronet ingest', () => {
     expect(await store.counts()).toEqual({ ...EMPTY_COUNTS, companies: 1, profiles: 1, posts: 1, profileReactions: 1 })
   })
 
-  it('positions keep to 2.4 and D7 (ongoing exactly without an end, only an ongoing one current, currentPosition is that one); a page URL is canonical (2.5)', async () => {
+  it('positions are ongoing exactly without an end, only an ongoing one is current, and currentPosition is that one; a page URL is canonical', async () => {
     const p = profileRecord(1)
     const job = p.experiences[0]!
     const past = { ...job, current: false, ongoing: false, positionUrn: `${job.positionUrn.slice(0, -1)}8)`, dateRange: 'Jan 2019 - Dec 2020', timePeriod: { startDate: { year: 2019, month: 1 }, endDate: { year: 2020, month: 12 } } }
@@ -328,7 +328,7 @@ describe('pronet ingest', () => {
     expect(await store.counts()).toEqual({ ...EMPTY_COUNTS, companies: 2, profiles: 1 })
   })
 
-  it('dates come from the ids in UTC (D2, 2.1); ids from the future, comment ids not of 19 digits and comments naming a ugcPost are refused', async () => {
+  it('dates are decoded from the ids, in UTC; ids from the future, comment ids not of 19 digits and comments naming a ugcPost are refused', async () => {
     const author = profileRecord(1)
     const at = Date.UTC(2025, 1, 10, 16, 30, 4, 125)
     const offset = personPostRecord(author.profileId, at, 21)
@@ -366,7 +366,7 @@ describe('pronet ingest', () => {
     expect(comments.map((c) => c.createdAt)).toEqual([new Date(at + 3_600_000).toISOString()])
   })
 
-  it('a slug is one that lookups can name (D1), and a canonical URL may spell it percent-encoded', async () => {
+  it('a slug is one that lookups can name (letters, digits, dash, underscore and dot), and a canonical URL may spell it percent-encoded', async () => {
     const spaced = profileRecord(3, { slug: 'has space b' })
     const jose = profileRecord(4, { slug: 'josé-b' })
     const lines = [
@@ -382,7 +382,7 @@ describe('pronet ingest', () => {
     expect(await store.findProfileIdBySlug('josé-b')).toBe(jose.profileId)
   })
 
-  it('refuses what the spec rules out in reaction counts, country codes, profile URLs and root shares (spec 2.2, 2.4)', async () => {
+  it('refuses what the spec rules out in reaction counts, country codes, profile URLs and root shares', async () => {
     const post = (n: number, reactionsByType: Record<string, number>) =>
       personPostRecord(AUTHOR_ID, Date.UTC(2025, 2, n), 30 + n, { reactionsByType, reactionCount: Object.values(reactionsByType).reduce((a, b) => a + b, 0) })
     const member = (n: number, change: Record<string, unknown>) => ({ ...profileRecord(n), ...change })
@@ -566,7 +566,7 @@ describe('pronet ingest', () => {
     expect(comments[0]?.replies).toHaveLength(1)
   })
 
-  it("a post shows its author's card as the author's record stands, also after the profile is re-ingested (2.2)", async () => {
+  it("a post shows its author's card as the author's record stands, also after the profile is re-ingested", async () => {
     const author = profileRecord(1)
     // The fixture post carries a card that is not its author's (another name, URL and no picture).
     const path = await file('all.ndjson', toNdjson(fixtureRecords()))

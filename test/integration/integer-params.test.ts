@@ -7,9 +7,9 @@
  *
  * Integer query parameters (count, start, commentCount, commentStart, reactionCount, reactionStart)
  * are whole numbers in decimal digits. Text the schema validator's Number() coercion would take
- * (Infinity, -Infinity, 1e400, 0x10, 1e1, ' 10') is a free 400 naming the parameter (spec 7:
- * INVALID_PARAMETER for a bad value); more digits than any offset can mean never reach the store as
- * a float (they were a 500 from SQLite) and are answered like any large value.
+ * (Infinity, -Infinity, 1e400, 0x10, 1e1, ' 10') is a free 400 naming the parameter (INVALID_PARAMETER,
+ * as for any bad value); more digits than any offset can mean never reach the store as a float
+ * (they were a 500 from SQLite) and are answered like any large value.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { COMPANY_ID, PERSON_POST_ID, fixtureRecords } from '../helpers/ingest-fixtures.ts'
@@ -77,7 +77,7 @@ describe('integer query parameters', () => {
       )
       expect(engagement.statusCode, engagement.body).toBe(200)
       expect(engagement.json()).toMatchObject({ commentsHasMore: false, reactionsHasMore: false })
-      // Articles cap their offset (4.5): still a page, not an error.
+      // Articles cap their offset: still a page, not an error.
       const articles = await t.get(`/api/v1/profile/articles?profileUrlOrUrn=member-1&start=${value}`, key)
       expect(articles.statusCode, articles.body).toBe(200)
     }
@@ -87,7 +87,7 @@ describe('integer query parameters', () => {
     expectError(await t.get('/api/v1/posts?profileUrlOrUrn=member-1&count=99999999999999999999', key), 400, 'INVALID_PARAMETER')
     const clamped = await t.get('/api/v1/profile/articles?profileUrlOrUrn=member-1&count=99999999999999999999', key)
     expect(clamped.statusCode, clamped.body).toBe(200)
-    // Clamped to 100: billed as 100 (D3: 51–100 → 2).
+    // Clamped to 100: billed as 100 (1 credit per started block of 50: 51–100 → 2).
     expect(clamped.headers['x-credits-charged']).toBe('2')
     expectError(await t.get('/api/v1/posts?profileUrlOrUrn=member-1&count=-5', key), 400, 'INVALID_PARAMETER')
     expectError(await t.get('/api/v1/posts?profileUrlOrUrn=member-1&count=-99999999999999999999', key), 400, 'INVALID_PARAMETER')

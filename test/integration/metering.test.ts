@@ -1,6 +1,7 @@
 /**
- * The metering gateway over HTTP: prices (D3), 402 admission, rate budgets and their headers (D4),
- * the account endpoints (4.1, 4.2), usage recording of every outcome, suspension and unknown paths.
+ * The metering gateway over HTTP: prices, 402 admission, rate budgets and their headers, the
+ * account endpoints (usage, subscription), usage recording of every outcome, suspension and unknown
+ * paths.
  */
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -59,7 +60,7 @@ const batch = (key: string, companies: unknown) =>
     payload: JSON.stringify({ companies }),
   })
 
-describe('prices (D3) and X-Credits-Charged', () => {
+describe('prices and X-Credits-Charged', () => {
   it('bills each call its price and says so', async () => {
     const a = await account({ plan: 'custom', creditsLimit: 1000, rpsLimit: 1000 })
     const members = Array.from({ length: 16 }, (_, i) => `member-${10 + i}`).join(',')
@@ -83,7 +84,7 @@ describe('prices (D3) and X-Credits-Charged', () => {
       [`/api/v1/profile?profileUrlOrUrn=nobody-here`, 1],
       [`/api/v1/company/posts?companyUrlOrUrn=ghost-co&count=100`, 1],
       [`/api/v1/post/engagement?postUrlOrUrn=${PERSON_POST_ID.slice(0, -1)}9`, 1],
-      // posts/updates is not a single record: "failed requests cost nothing" (4.7).
+      // posts/updates is not a single record: "failed requests cost nothing".
       [`/api/v1/posts/updates?profileUrlsOrUrns=nobody-here,ghost-b`, 0],
       [`/api/v1/profile`, 0],
       [`/api/v1/posts?profileUrlOrUrn=member-1&start=3`, 0],
@@ -184,7 +185,7 @@ describe('402 QUOTA_EXHAUSTED', () => {
   })
 })
 
-describe('rate budgets (D4)', () => {
+describe('rate budgets: a sliding one-second window per account', () => {
   it('sends the headers on every data response and a truthful Retry-After on 429', async () => {
     const a = await account({ plan: 'custom', creditsLimit: 1000, rpsLimit: 3 })
     const url = '/api/v1/profile?profileUrlOrUrn=member-1'
@@ -215,7 +216,7 @@ describe('rate budgets (D4)', () => {
     const res = await t.get(`/api/v1/post/engagement?postUrlOrUrn=${PERSON_POST_ID}`, slow.key)
     expectError(res, 429, 'RATE_LIMITED')
     expect(res.json().details).toEqual({ rpsLimit: 1, unitsRequired: 2 })
-    // D4: every 429 carries Retry-After; no wait helps here, so it says a minute rather than 1.
+    // Every 429 carries Retry-After; no wait helps here, so it says a minute rather than 1.
     expect(res.headers['retry-after']).toBe('60')
     expect(res.headers).toMatchObject({ 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '1', 'x-ratelimit-cost': '0', 'x-credits-charged': '0' })
     t.clock.advance(1000)
@@ -275,7 +276,7 @@ describe('rate budgets (D4)', () => {
   })
 })
 
-describe('GET /api/v1/usage (4.1)', () => {
+describe('GET /api/v1/usage', () => {
   it('counts every outcome per endpoint and day, busiest first, without its own calls', async () => {
     const a = await account({ plan: 'custom', creditsLimit: 2, rpsLimit: 1000 })
     await t.get('/api/v1/profile?profileUrlOrUrn=member-1', a.key)
@@ -346,7 +347,7 @@ describe('GET /api/v1/usage on the last day an instant may name (9999-12-31)', (
   })
 })
 
-describe('GET /api/v1/subscription (4.2) and the operator interface (D9, D10, D12)', () => {
+describe('GET /api/v1/subscription and the operator interface (plans, packs, subscription changes)', () => {
   it('a new account is on the free plan with 1,000 credits a month', async () => {
     const a = await account({ name: 'new' })
     expect(await subscription(a.key)).toEqual({
@@ -417,7 +418,7 @@ describe('GET /api/v1/subscription (4.2) and the operator interface (D9, D10, D1
     expectError(await admin('PUT', '/admin/v1/accounts/acc_nope/subscription', { status: 'past_due' }), 404, 'NOT_FOUND')
     const pastDue = await admin('PUT', `/admin/v1/accounts/${a.id}/subscription`, { status: 'past_due' })
     expect(pastDue.json()).toMatchObject({ status: 'past_due', active: false, plan: 'custom' })
-    // Past-due keeps serving while credits last (D9).
+    // Past-due keeps serving while credits last: active is about billing only.
     expect((await t.get('/api/v1/profile?profileUrlOrUrn=member-1', a.key)).statusCode).toBe(200)
   })
 })
@@ -431,7 +432,7 @@ describe('who is recorded', () => {
     expect((await usage(a.key)).endpoints).toEqual([{ endpoint: 'unknown', requests: 1, billableRequests: 0, creditsUsed: 0, statusCodes: { '404': 1 } }])
   })
 
-  it('a bad body sent to a path or method that does not exist is that: 404, counted once under unknown (D5)', async () => {
+  it('a bad body sent to a path or method that does not exist is that: 404, counted once under unknown', async () => {
     const a = await account({ plan: 'custom', creditsLimit: 10, rpsLimit: 1000 })
     const json = { 'x-api-key': a.key, 'content-type': 'application/json' }
     const sent = [
@@ -501,7 +502,7 @@ describe('who is recorded', () => {
     await admin('POST', `/admin/v1/accounts/${a.id}/suspend`)
     const refused = await t.get('/api/v1/profile?profileUrlOrUrn=member-1', a.key)
     expectError(refused, 403, 'FORBIDDEN')
-    // D4: every data response carries the rate headers; the refusal took no unit.
+    // Every data response carries the rate headers; the refusal took no unit.
     expect(refused.headers).toMatchObject({ 'x-ratelimit-limit': '1000', 'x-ratelimit-remaining': '1000', 'x-ratelimit-cost': '0', 'x-credits-charged': '0' })
     expect(Number(refused.headers['x-ratelimit-reset'])).toBe(Math.ceil(t.clock.now() / 1000))
     const own = await t.get('/api/v1/subscription', a.key)
@@ -517,7 +518,7 @@ describe('who is recorded', () => {
   })
 })
 
-describe('Retry-After while a batch waits for the window (D4, 4.9 rule 6)', () => {
+describe('Retry-After while a batch waits for the window (each entry after the first takes a unit)', () => {
   it('a call refused while a batch queues for units is admitted when retried at its Retry-After', async () => {
     // The batch's waits are held here and released as the test moves the clock past them.
     const sleepers: { until: number; wake(): void }[] = []
@@ -585,7 +586,7 @@ describe('Retry-After while a batch waits for the window (D4, 4.9 rule 6)', () =
   })
 })
 
-describe('a balance lowered while a call runs (D3, 7 rule 1)', () => {
+describe('a balance lowered while a call runs (a 402 details the balance)', () => {
   it('the call is refused at its end with 402 and the balance now in its details, free', async () => {
     let lower: (() => Promise<unknown>) | undefined
     const app = await makeTestApp({

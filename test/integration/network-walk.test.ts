@@ -1,5 +1,5 @@
 /**
- * Walks every resource type of spec section 2 through the HTTP API over a synthetic network: every
+ * Walks every resource type of the spec through the HTTP API over a synthetic network: every
  * instance matches its (closed) schema, and for every field of the spec's tables the network shows
  * each variant the spec allows — a field that may be null is seen null and non-null, a field that
  * may be omitted is seen absent and present, a field that is always present is never missing.
@@ -66,32 +66,32 @@ beforeAll(async () => {
   }
 
   for (const slug of slugs) {
-    const profile = await get(`/api/v1/profile?profileUrlOrUrn=${q(slug)}`, SPEC_FIELDS['Profile (2.4)']!.schema)
-    add('Profile (2.4)', [profile])
-    add('Experience item (2.4, D7)', profile.experiences)
-    add('Education item (2.4)', profile.educations)
-    add('Post (2.2)', (await get(`/api/v1/posts?profileUrlOrUrn=${q(slug)}&count=50`, PostsResponse)).posts)
+    const profile = await get(`/api/v1/profile?profileUrlOrUrn=${q(slug)}`, SPEC_FIELDS['Profile']!.schema)
+    add('Profile', [profile])
+    add('Experience item', profile.experiences)
+    add('Education item', profile.educations)
+    add('Post', (await get(`/api/v1/posts?profileUrlOrUrn=${q(slug)}&count=50`, PostsResponse)).posts)
     const reactions = (await get(`/api/v1/profile/reactions?profileUrlOrUrn=${q(slug)}&count=50`, ProfileReactionsResponse)).reactions as Record<string, unknown>[]
-    add('Reaction entry (2.3)', reactions)
-    add('Post inside a profile reaction (D7)', reactions.map((r) => r.post))
-    add('Article (2.6)', (await get(`/api/v1/profile/articles?profileUrlOrUrn=${q(slug)}&count=100`, ProfileArticlesResponse)).articles)
+    add('Reaction entry', reactions)
+    add('Post inside a profile reaction', reactions.map((r) => r.post))
+    add('Article', (await get(`/api/v1/profile/articles?profileUrlOrUrn=${q(slug)}&count=100`, ProfileArticlesResponse)).articles)
   }
   for (let i = 0; i < slugs.length; i += 60) {
     const list = slugs.slice(i, i + 60).join(',')
-    add('Post, older shape (2.2)', (await get(`/api/v1/posts/updates?profileUrlsOrUrns=${q(list)}&count=5`, PostsUpdatesResponse)).posts)
+    add('Post, older shape', (await get(`/api/v1/posts/updates?profileUrlsOrUrns=${q(list)}&count=5`, PostsUpdatesResponse)).posts)
   }
   for (const id of companyIds) {
-    add('Company (2.5)', [await get(`/api/v1/company?companyUrlOrUrn=${q(`urn:li:fsd_company:${id}`)}`, SPEC_FIELDS['Company (2.5)']!.schema)])
-    add('Post (2.2)', (await get(`/api/v1/company/posts?companyUrlOrUrn=${q(`urn:li:fsd_company:${id}`)}&count=100`, CompanyPostsResponse)).posts)
+    add('Company', [await get(`/api/v1/company?companyUrlOrUrn=${q(`urn:li:fsd_company:${id}`)}`, SPEC_FIELDS['Company']!.schema)])
+    add('Post', (await get(`/api/v1/company/posts?companyUrlOrUrn=${q(`urn:li:fsd_company:${id}`)}&count=100`, CompanyPostsResponse)).posts)
   }
   for (const post of discussed) {
     const e = await get(`/api/v1/post/engagement?postUrlOrUrn=${q(post)}&commentCount=100&reactionCount=100`, EngagementResponse)
     const comments = e.comments as Record<string, unknown>[]
     const withReplies = [...comments, ...comments.flatMap((x) => x.replies as Record<string, unknown>[])]
-    add('Comment (D6)', withReplies)
-    add('Comment author (D6)', withReplies.map((x) => x.author))
-    add('Post reaction (D6)', e.reactions)
-    add('Post reaction actor (D6)', (e.reactions as Record<string, unknown>[]).map((x) => x.actor))
+    add('Comment', withReplies)
+    add('Comment author', withReplies.map((x) => x.author))
+    add('Post reaction', e.reactions)
+    add('Post reaction actor', (e.reactions as Record<string, unknown>[]).map((x) => x.actor))
     await get(`/api/v1/post/comments?postUrlOrUrn=${q(post)}&count=10`, CommentsResponse)
   }
 }, 180_000)
@@ -126,21 +126,21 @@ describe.each(Object.entries(SPEC_FIELDS))('%s over the synthetic network', (res
   })
 })
 
-/** The rules of section 2 that relate fields to each other, over every instance the walk received. */
-describe('cross-field rules of section 2 over the synthetic network', () => {
+/** The spec's rules that relate a resource's fields to each other, over every instance the walk received. */
+describe('cross-field rules of the resources over the synthetic network', () => {
   type Obj = Record<string, any>
   const all = (resource: string) => seen[resource] as Obj[]
   const idTime = (urn: string) => Number(BigInt(urn.split(':').at(-1) as string) >> 22n)
 
   it('posts: reactionsByType holds only received types and sums to reactionCount; media fields agree', () => {
-    for (const p of [...all('Post (2.2)'), ...all('Post inside a profile reaction (D7)')]) {
+    for (const p of [...all('Post'), ...all('Post inside a profile reaction')]) {
       const counts = Object.values(p.reactionsByType as Record<string, number>)
       expect(counts.every((n) => n > 0), p.id).toBe(true)
       expect(counts.reduce((a, b) => a + b, 0), p.id).toBe(p.reactionCount)
       expect(Date.parse(p.date), `${p.id}: date is the id's time`).toBe(idTime(p.id))
       expect(p.content === '' && p.resharedPostUrn === undefined && p.reactionCount === 0 && p.commentCount === 0, `${p.id} looks like a repost without commentary`).toBe(false)
     }
-    for (const p of all('Post (2.2)')) {
+    for (const p of all('Post')) {
       expect(p.imageUrl, p.id).toBe(p.images[0]?.url ?? null)
       expect(p.videoUrl, p.id).toBe(p.video?.url ?? null)
       expect(p.permissions.rootShare, `${p.id}: rootShare is false exactly when it quotes a post`).toBe(p.resharedPostUrn === undefined)
@@ -150,7 +150,7 @@ describe('cross-field rules of section 2 over the synthetic network', () => {
   })
 
   it('profiles: ids agree; current position and school point into the lists; experiences most recent first', () => {
-    for (const p of all('Profile (2.4)')) {
+    for (const p of all('Profile')) {
       expect(p.id).toBe(`urn:li:fsd_profile:${p.profileId}`)
       expect(p.memberId).not.toBe(p.profileId)
       const current = (p.experiences as Obj[]).filter((e) => e.current)
@@ -177,11 +177,11 @@ describe('cross-field rules of section 2 over the synthetic network', () => {
       }
     }
     // The spec's named case: no displayed position while an ongoing one exists.
-    expect(all('Profile (2.4)').some((p) => p.currentPosition === null && (p.experiences as Obj[]).some((e) => e.ongoing))).toBe(true)
+    expect(all('Profile').some((p) => p.currentPosition === null && (p.experiences as Obj[]).some((e) => e.ongoing))).toBe(true)
   })
 
   it('companies: domain is the website without www.; the employee range holds the count', () => {
-    for (const c of all('Company (2.5)')) {
+    for (const c of all('Company')) {
       expect(c.id).toBe(`urn:li:fsd_company:${c.companyId}`)
       if (c.domain !== undefined && c.websiteUrl !== undefined) {
         expect(new URL(c.websiteUrl).hostname.replace(/^www\./, ''), c.companyId).toBe(c.domain)
@@ -195,24 +195,24 @@ describe('cross-field rules of section 2 over the synthetic network', () => {
   })
 
   it('articles: publishedAt is the id decoded, or null when it does not decode; never a guess', () => {
-    for (const a of all('Article (2.6)')) {
+    for (const a of all('Article')) {
       expect(a.articleUrn).toBe(`urn:li:linkedinArticle:${a.articleId}`)
       const t = idTime(a.articleUrn)
       const decodes = t >= Date.UTC(2003, 0, 1) && t <= ANCHOR + 3_600_000
       expect(a.publishedAt, a.articleId).toBe(decodes ? new Date(t).toISOString() : null)
     }
-    expect(all('Article (2.6)').some((a) => a.publishedAt === null)).toBe(true)
+    expect(all('Article').some((a) => a.publishedAt === null)).toBe(true)
   })
 
   it('comments: replies are one level deep; a company author has no profile id', () => {
-    for (const c of all('Comment (D6)')) {
+    for (const c of all('Comment')) {
       for (const r of c.replies as Obj[]) expect(r.replies).toEqual([])
       expect(c.author.profileId === null, c.urn).toBe(c.author.id.startsWith('urn:li:fsd_company:'))
     }
   })
 })
 
-describe('cursor paging over HTTP on the synthetic network (spec 4.0)', () => {
+describe('cursor paging over HTTP on the synthetic network: tokens followed while hasMore', () => {
   /** Every post id of a member's reactions feed, following tokens while hasMore, `count` a page. */
   async function walkReactions(slug: string, count: number): Promise<string[]> {
     const ids: string[] = []
@@ -227,7 +227,7 @@ describe('cursor paging over HTTP on the synthetic network (spec 4.0)', () => {
   }
 
   it('profile reactions: pages of 7 and pages of 50, followed by token, give the same complete list', async () => {
-    const members = (seen['Profile (2.4)'] as Record<string, unknown>[]).slice(0, 5)
+    const members = (seen['Profile'] as Record<string, unknown>[]).slice(0, 5)
     let longest = 0
     for (const profile of members) {
       const slug = q(profile.publicIdentifier as string)

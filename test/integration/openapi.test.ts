@@ -40,7 +40,7 @@ describe('interface description', () => {
     expect(JSON.stringify(doc.paths['/api/v1/profile'].get.responses['200'])).toContain('recommendations')
   })
 
-  it('marks the required record inputs required (a query with an alias requires neither), and the admin statuses of D12', async () => {
+  it('marks the required record inputs required (a query with an alias requires neither), and the admin statuses (201 created, 204 deleted)', async () => {
     const doc = (await t.app.inject('/openapi.json')).json()
     const required = (path: string, method = 'get') =>
       (doc.paths[path][method].parameters as { name: string; required?: boolean }[]).filter((p) => p.required).map((p) => p.name)
@@ -115,7 +115,7 @@ describe('what /openapi.json declares of answers, as a generated client reads it
     expect(response, `${method} ${path} declares ${status}`).toBeDefined()
     return response as DocResponse
   }
-  /** The answer's status is declared, its body matches the declared schema, and every header of D3/D4 it carries is declared. */
+  /** The answer's status is declared, its body matches the declared schema, and every credit and rate-limit header it carries is declared. */
   const conforms = (res: LightMyRequestResponse, path: string, method = 'get') => {
     const response = declared(path, method, res.statusCode)
     const names = Object.keys(response.headers ?? {}).map((h) => h.toLowerCase())

@@ -2,7 +2,7 @@
  * Requests a client pipelines on one connection (several requests in one write) are each answered
  * and billed as if sent one by one, also behind a request whose body could not be parsed. Fastify
  * closed the connection after such a 400; Node had already started the requests queued behind it,
- * and they were billed though their responses could never be sent (4.0: a delivered response bills).
+ * and they were billed though their responses could never be sent (a delivered response bills).
  */
 import { connect, type AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -136,7 +136,7 @@ describe('GET /api/v1/posts/updates', () => {
       expect(res.statusCode, res.body).toBe(200)
       expect(res.json().posts.map((p: { id: string }) => p.id)).toEqual(once)
     }
-    // D2: profile ids are case-sensitive. The same id with one letter's case flipped names another
+    // Profile ids are case-sensitive. The same id with one letter's case flipped names another
     // (here missing) profile; it neither hides the real one nor takes its place, in either order.
     const letter = prolificId.slice(5).search(/[A-Za-z]/) + 5
     const c = prolificId[letter] as string

@@ -87,7 +87,7 @@ describe('GET /api/v1/profile', () => {
     expectSchema(OrganizationProfileSchema, body)
     expect(body.firstName).toBe('Northwind Analytics')
     expect(body.title).toBe('Analytics for shipping companies.')
-    // The headquarters' country code, named as a member's country is (2.4).
+    // The headquarters' country code, named as a member's country is.
     expect(body).toMatchObject({ location: 'Leeds, England, United Kingdom', geoLocationName: 'Leeds', geoCountryName: 'United Kingdom', countryCode: 'GB' })
     expect(body.experiences).toEqual([])
     expect(body.educations).toEqual([])
@@ -148,7 +148,7 @@ describe('GET /api/v1/profile/reactions', () => {
       expectError(res, 400, 'INVALID_PARAMETER')
       expect(res.json().details).toMatchObject({ parameter: 'profileUrlOrUrn' })
       expect(res.headers['x-credits-charged']).toBe('0')
-      // A slug nobody has stays a missing member, billed 1 (4.3).
+      // A slug nobody has stays a missing member: a 404 of a record bills 1.
       const ghost = await t.get(`/api/v1/profile/${feed}?profileUrlOrUrn=ghost`)
       expectError(ghost, 404, 'PROFILE_NOT_FOUND')
       expect(ghost.headers['x-credits-charged']).toBe('1')

@@ -1,5 +1,5 @@
 /**
- * Rate budgets over HTTP with the test clock (D4): random call sequences never get more than
+ * Rate budgets over HTTP with the test clock: random call sequences never get more than
  * `rpsLimit` units admitted in any rolling second, and every 429's Retry-After tells the truth: the
  * same call sent that many seconds later is admitted.
  */

@@ -76,7 +76,7 @@ function prepared(records: readonly IngestRecord[]): ContentRow[] {
 
 /**
  * A profile whose stored document is plain JSON (no experience with a start date; the dated case is
- * below). Without experiences it displays no current position either (2.4: positionUrn names one).
+ * below). Without experiences it displays no current position either (its positionUrn names one of the experiences).
  */
 const undated = (p: ProfileRecord): ProfileRecord => ({ ...p, experiences: [], currentPosition: null })
 

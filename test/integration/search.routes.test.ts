@@ -1,8 +1,8 @@
 /**
- * POST /api/v1/search/posts over HTTP (spec 2.11, 4.12, 7, 8; D3, D4, D8, D11): the response shape and
- * items, free refusals naming their field, billing and usage, cursor walks (date order, relevance,
- * depth cap, binding and tampering), every filter against a brute-force model computed from the
- * ingest records, `partial` for unreadable cards, and the cap on simultaneous searches.
+ * POST /api/v1/search/posts over HTTP: the response shape and items, free refusals naming their
+ * field, billing and usage, cursor walks (date order, relevance, depth cap, binding and tampering),
+ * every filter against a brute-force model computed from the ingest records, `partial` for unreadable
+ * cards, and the cap on simultaneous searches.
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -123,7 +123,7 @@ describe('the chosen subjects', () => {
   })
 })
 
-describe('response shape (2.11, D8)', () => {
+describe('response shape: the search response and its result items', () => {
   it('is exactly {query, sort, results, cursor} and validates against the contract', async () => {
     const res = await post({ query: words[0], maxResults: 5 })
     expect(res.statusCode, res.body).toBe(200)
@@ -192,7 +192,7 @@ describe('response shape (2.11, D8)', () => {
         reactionTypeCounts: Object.fromEntries(Object.entries(record.reactionsByType).map(([k, v]) => [k.toUpperCase(), v])),
       }
       expect(item).toEqual(expected)
-      // Images carry their own width and height (2.2).
+      // Images carry their own width and height.
       for (const image of item!.images as { width: number; height: number }[]) {
         expect(Number.isInteger(image.width) && Number.isInteger(image.height)).toBe(true)
       }
@@ -202,7 +202,7 @@ describe('response shape (2.11, D8)', () => {
   })
 })
 
-describe('refusals are free 400s naming the field (4.12, 7)', () => {
+describe('refusals are free 400s naming the field', () => {
   const tooMany = (n: number, f: (i: number) => string) => Array.from({ length: n }, (_, i) => f(i))
   const cases = (): [string, unknown, string, string][] => [
     ['neither query nor author', {}, 'MISSING_PARAMETER', 'query'],
@@ -378,7 +378,7 @@ describe('refusals are free 400s naming the field (4.12, 7)', () => {
   })
 })
 
-describe('billing (D3: 1 credit per call, flat) and usage', () => {
+describe('billing (1 credit per call, flat) and usage', () => {
   it('bills 1 per page whatever maxResults, an empty page and a trimmed page included', async () => {
     const acct = await t.c.accounts.create({ name: 'billing', plan: 'custom', creditsLimit: 100, rpsLimit: 1000 })
     const key = acct.apiKey.key
@@ -412,7 +412,7 @@ describe('billing (D3: 1 credit per call, flat) and usage', () => {
   })
 })
 
-describe('pagination (4.12, D8, D11)', () => {
+describe('pagination: signed cursors bound to the search, capped in depth', () => {
   const queries = () => {
     const [a, b, c] = words as [string, string, string]
     return [a, `${a} OR ${b}`, `${a} NOT ${b}`, `"${bigram}"`, `(${a} OR ${b}) AND ${c}`, `${b} ${c}`, `${a} OR "${bigram}"`]
@@ -568,7 +568,7 @@ describe('pagination (4.12, D8, D11)', () => {
 describe('cursor encoding', () => {
   // The 16-byte tag is 22 base64url characters whose last one carries 2 data bits and 4 unused ones;
   // a decoder ignores the unused bits, so a check on decoded bytes would accept 15 other spellings of
-  // every cursor (and feed token) the service never issued (spec 4.12, D11).
+  // every cursor (and feed token) the service never issued, which must be refused.
   it('refuses a cursor whose last character differs only in bits the tag does not use', async () => {
     const body = { query: broad, sortBy: 'date' }
     const cursor = (await page({ ...body, maxResults: 2 })).cursor as string
@@ -619,7 +619,7 @@ describe('filters against the brute-force model', () => {
     await both({ authorProfiles: [topPerson] }, person)
     await both({ authorProfiles: [`https://www.linkedin.com/in/${topPerson}/`, `urn:li:fsd_profile:${secondPerson}`] }, model.select({ profiles: [topPerson, secondPerson] }, now))
     await both({ authorCompanies: [topCompany] }, model.select({ companies: [topCompany] }, now))
-    // Two filters (4.12: filters AND together): no post is by a member and by a page.
+    // Two filters, and filters AND together: no post is by a member and by a page.
     expect(model.select({ profiles: [topPerson], companies: [topCompany] }, now)).toEqual([])
     await both({ authorCompanies: [`urn:li:fsd_company:${topCompany}`], authorProfiles: [topPerson] }, [])
     // AND with a query.
@@ -899,7 +899,7 @@ describe('a small hand-made network', () => {
   })
 })
 
-describe('a relevance walk while the set changes (4.12: a live result set)', () => {
+describe('a relevance walk while the set changes (the result set is live)', () => {
   // Twelve posts that score alike (ties: newest first), so the ranking is their ids, newest first.
   const at = (i: number) => T0 + i * 3_600_000
   const id = (i: number) => idFromTime(at(i), i)
@@ -967,7 +967,7 @@ describe('a relevance walk while the set changes (4.12: a live result set)', () 
   })
 })
 
-describe('partial: cards that cannot be read are dropped and reported (2.11)', () => {
+describe('partial: cards that cannot be read are dropped and reported', () => {
   let f: SearchApp
   beforeAll(async () => {
     // The cards are damaged behind the store's back (no content epoch moves), so no cache may hide it.
@@ -1002,7 +1002,7 @@ describe('partial: cards that cannot be read are dropped and reported (2.11)', (
   })
 })
 
-describe('simultaneous searches (D4: at most 2 × rpsLimit)', () => {
+describe('simultaneous searches (at most 2 × rpsLimit)', () => {
   it('over HTTP: the third search in flight on a 1-rps account is a free 429 with Retry-After 1', async () => {
     let open!: () => void
     const gate = new Promise<void>((resolve) => {
@@ -1015,11 +1015,12 @@ describe('simultaneous searches (D4: at most 2 × rpsLimit)', () => {
       nowMs: SMALL_NOW,
       account: { name: 'slow', plan: 'custom', creditsLimit: 100, rpsLimit: 1 },
       wrapSearch: (real) => ({
-        async search(body, admit) {
+        ...real,
+        async run(prepared, who) {
           entered++
           for (const w of waiters.splice(0)) w(entered)
           await gate
-          return real.search(body, admit)
+          return real.run(prepared, who)
         },
       }),
     })

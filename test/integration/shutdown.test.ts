@@ -2,8 +2,8 @@
  * A node told to stop (SIGTERM, as in a rolling restart) while clients keep calls coming on keep-alive
  * connections: it must close (Node keeps a busy keep-alive connection open after server.close(), so a
  * client sending back to back kept it running), and every answer a client gets is one of the contract:
- * a served call, or 503 SERVICE_UNAVAILABLE in the section 7 envelope with Retry-After, free, and in
- * the account's usage like any other call (spec 2.7: every request, whatever its outcome).
+ * a served call, or 503 SERVICE_UNAVAILABLE in the error envelope with Retry-After, free, and in
+ * the account's usage like any other call (usage counts every request, whatever its outcome).
  */
 import Database from 'better-sqlite3'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -107,7 +107,7 @@ describe('a node stopped with SIGTERM under keep-alive load', () => {
     // Refusing calls while closing is the plan, not a failure: nothing at warn level or above says so.
     expect(first.stdout() + first.stderr()).not.toMatch(/request failed|shutting down/)
     for (const a of refused) {
-      // D4: a data route's every response carries the rate headers, a refusal while closing too.
+      // A data route's every response carries the rate headers, a refusal while closing too.
       expect(a).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', retryAfter: '1', charged: '0', connection: 'close', rateLimit: '100000' })
       expect(a.requestId).toBeDefined()
     }

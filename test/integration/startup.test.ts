@@ -1,4 +1,4 @@
-/** First start on an empty data directory (D12): synthetic network, demo account, key shown once. */
+/** First start on an empty data directory: synthetic network, demo account, key shown once. */
 import Database from 'better-sqlite3'
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -1,5 +1,6 @@
 /**
- * Model-based property test of billing (spec 2.7, 2.8, 3, 4.0, 4.1, 7, 8; D3, D4, D9, D10, D12).
+ * Model-based property test of billing: prices, admission, rate budgets, plans, packs, usage and the
+ * operator's changes, against the reference model.
  *
  * fast-check generates an account and a sequence of commands: pack purchases (now, in the past, about
  * to expire, on 29 February, in the future), clock jumps (small steps, UTC midnight, month ends, the
@@ -249,7 +250,9 @@ const leapScenarioArb: fc.Arbitrary<Scenario> = fc.record({
 
 let t: TestApp
 beforeAll(async () => {
-  t = await makeTestApp({ records: fixtureRecords() })
+  // Thousands of scenarios send wrong keys from one address: the wrong-credential throttle (tested on
+  // its own) would answer them 429, which is not what this model is about.
+  t = await makeTestApp({ records: fixtureRecords(), env: { PRONET_AUTH_FAILURE_LIMIT: '0' } })
 })
 afterAll(async () => t.close())
 
@@ -399,7 +402,7 @@ async function run(s: Scenario): Promise<void> {
     const ctx = context()
     expect(t.clock.now(), ctx).toBe(model.now)
 
-    // The subscription (4.2): public endpoint when its budget allows, else its 429 and the admin view.
+    // The subscription: public endpoint when its budget allows, else its 429 and the admin view.
     const subExpected = model.accountEndpoint('subscription')
     const sub = await t.app.inject({ method: 'GET', url: '/api/v1/subscription', headers: { 'x-api-key': key } })
     expect(sub.statusCode, `${ctx}\n${sub.body}`).toBe(subExpected.status)
@@ -412,7 +415,7 @@ async function run(s: Scenario): Promise<void> {
       expect(shown.json().subscription, ctx).toEqual(view)
     }
 
-    // The usage report (2.7, 4.1) over every day so far (at most 366).
+    // The usage report over every day so far (at most 366).
     const to = dayOf(model.now + s.usageAhead * DAY)
     const from = [firstDay, dayOf(Date.parse(`${to}T00:00:00Z`) - 365 * DAY)].sort().at(-1) as string
     const usageExpected = model.accountEndpoint('usage')
@@ -546,10 +549,10 @@ describe('billing against a reference model (fast-check)', () => {
   }, 120_000)
 
   // A counterexample the random property found (after ~350 runs), kept as a fixed case of the same
-  // property. D4: at most rpsLimit units in any rolling second. Two calls at one instant under a limit
+  // property: at most rpsLimit units in any rolling second. Two calls at one instant under a limit
   // of 2, the limit lowered to 1 (a call is refused) and raised back to 2 within the same second: the
   // window still holds 2 units, so a third call must be refused with 429.
-  it('the same property on a fixed case: a limit lowered then raised within one second still counts every unit (D4)', async () => {
+  it('the same property on a fixed case: a limit lowered then raised within one second still counts every unit', async () => {
     const found: Cmd = { t: 'req', req: { op: 'profile', input: 'found' } }
     await run({
       start: STARTS[0] as number,

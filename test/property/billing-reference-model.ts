@@ -1,7 +1,8 @@
 /**
- * A small reference model of ONE account's billing, written from the spec (2.7, 2.8, 3, 4.0, 4.1, 7,
- * 8) and decisions D3, D4, D9, D10, D12 alone: it imports nothing from src/. It is deliberately naive
- * (arrays and linear scans, its own month arithmetic) so that it is easy to check by reading.
+ * A small reference model of ONE account's billing, written from the spec and our decisions on
+ * prices, rate limits, plans, packs and the operator interface alone: it imports nothing from src/.
+ * It is deliberately naive (arrays and linear scans, its own month arithmetic) so that it is easy to
+ * check by reading.
  *
  * What it models:
  * - the plan allowance: one lot per billing period; periods are the monthly anniversaries of an
@@ -14,10 +15,10 @@
  * - admission (402 when the live balance is below the full price), settle prices (200 → price,
  *   404 of a record → 1, refusals and errors → 0), the company batch (distinct entries checked,
  *   companies found billed);
- * - the sliding one-second rate window of D4 (data calls; and the usage and subscription endpoints'
+ * - the sliding one-second rate window (data calls; and the usage and subscription endpoints'
  *   own 1-per-second budgets), including the batch's wait for further units;
  * - the ledger (grants, debits in drawdown order, adjustments) and the usage records per UTC day,
- *   endpoint and status, with the report of 2.7.
+ *   endpoint and status, with the usage report.
  */
 
 export const SECOND = 1000
@@ -139,7 +140,7 @@ export interface Patch {
   renewalAt?: number
 }
 
-/** Price of a pack in currency units (D10): marginal rates per 1,000 credits by tier. */
+/** Price of a pack in currency units: marginal rates per 1,000 credits by tier. */
 export function packPrice(credits: number): number {
   const tiers: [upTo: number, centsPer1000: number][] = [
     [100_000, 150],
@@ -159,7 +160,7 @@ export function packPrice(credits: number): number {
   return Math.round(cents) / 100
 }
 
-/** D10 / spec 8: 50,000..50,000,000; steps of 50,000 up to 1,000,000, then of 250,000. */
+/** Pack sizes: 50,000..50,000,000; steps of 50,000 up to 1,000,000, then of 250,000. */
 export const validPackSize = (credits: number): boolean =>
   Number.isSafeInteger(credits) &&
   credits >= 50_000 &&
@@ -200,7 +201,7 @@ export class BillingModel {
     this.now = t
   }
 
-  /** The account is looked at, at `t`: bring the plan to the period containing t (D9). */
+  /** The account is looked at, at `t`: bring the plan to the period containing t. */
   touch(t: number): void {
     if (this.plan === 'none') return
     if (this.renewalAt !== null && t < this.renewalAt) return
@@ -258,7 +259,7 @@ export class BillingModel {
     return { plan, payg, total: plan + payg, paygExpiresAt }
   }
 
-  // ----- rate budgets (D4: sliding window (t - 1 s, t]) -----
+  // ----- rate budgets (sliding window (t - 1 s, t]) -----
 
   private take(budget: string, limit: number, cost: number, t: number): { ok: true } | { ok: false; retryMs: number } {
     const inWindow = (this.windows.get(budget) ?? []).filter((ts) => ts > t - SECOND)
@@ -295,7 +296,7 @@ export class BillingModel {
     // Refused before any account is known: not recorded, and X-Credits-Charged says nothing was billed.
     if (req.op === 'badKey') return { status: 401, code: 'INVALID_API_KEY', charged: '0', debits: [] }
     if (req.op === 'unknownPath') {
-      // Counted under `unknown` (D5), free, and the answer says so (D3).
+      // Counted under `unknown`, free, and the answer says so (X-Credits-Charged: 0).
       this.record(t, 'unknown', 404, 0)
       return { status: 404, code: 'NOT_FOUND', charged: '0', debits: [] }
     }
@@ -316,7 +317,7 @@ export class BillingModel {
     const rps = this.effectiveRps()
     const rate = this.take('data', rps, units, t)
     if (!rate.ok) {
-      // A call the plan can never afford says a minute (D4: every 429 carries Retry-After).
+      // A call the plan can never afford says a minute (every 429 carries Retry-After).
       const retryAfter = rate.retryMs === Infinity ? '60' : String(Math.max(1, Math.ceil(rate.retryMs / SECOND)))
       return refuse(429, 'RATE_LIMITED', { retryAfter })
     }
@@ -351,7 +352,7 @@ export class BillingModel {
       }
     }
 
-    // 3. Admission: the live balance must cover the full price (D3).
+    // 3. Admission: the live balance must cover the full price.
     const b = this.balance(t)
     if (b.total < price) {
       return refuse(402, 'QUOTA_EXHAUSTED', {
@@ -414,7 +415,7 @@ export class BillingModel {
     return { status, ...(code ? { code } : {}), charged: String(charge), debits, ...(batch ? { batch } : {}) }
   }
 
-  /** The usage or subscription endpoint's own budget of 1 per second (4.1 rule 5, 4.2). */
+  /** The usage or subscription endpoint's own budget of 1 per second per account. */
   accountEndpoint(which: 'usage' | 'subscription'): { status: 200 } | { status: 429; retryAfter: string } {
     this.touch(this.now)
     const r = this.take(which, 1, 1, this.now)
@@ -481,12 +482,13 @@ export class BillingModel {
     }
   }
 
-  // ----- operator actions (D12) -----
+  // ----- operator actions -----
 
   /** POST /admin/v1/accounts/:id/packs at now. */
   buyPack(credits: number, purchasedAt: number | undefined): { status: 201; ref: number; expiresAt: number; price: number } | { status: 400 } {
     const at = purchasedAt ?? this.now
-    if (!validPackSize(credits) || at > this.now) return { status: 400 }
+    // Bought in the future, or so long ago that its twelve months are over: refused.
+    if (!validPackSize(credits) || at > this.now || plusMonths(at, 12) <= this.now) return { status: 400 }
     this.touch(this.now)
     const lot = this.addLot('pack', credits, at, plusMonths(at, 12))
     return { status: 201, ref: lot.ref, expiresAt: lot.expiresAt, price: packPrice(credits) }
@@ -496,7 +498,7 @@ export class BillingModel {
   changeSubscription(p: Patch): { status: 200 | 400 } {
     const t = this.now
     this.touch(t)
-    // Which changes are refused (D9: the plan decides its statuses and, unless custom, its limits).
+    // Which changes are refused (the plan decides its statuses and, unless custom, its limits).
     const cancelling = p.status === 'canceled'
     const plan: Plan = cancelling ? 'none' : (p.plan ?? this.plan)
     if (cancelling && p.plan !== undefined) return { status: 400 }

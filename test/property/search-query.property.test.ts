@@ -1,5 +1,5 @@
 /**
- * Properties of the post search query language (spec 4.12, D8): normalisation is idempotent, the echo
+ * Properties of the post search query language: normalisation is idempotent, the echo
  * parses back to the same tree, no string makes the parser throw anything but a 400 naming `query`,
  * rendered trees parse back with the documented precedence, the tokenizer model agrees with SQLite,
  * and the compiled FTS5 expression of every accepted query selects exactly the documents the

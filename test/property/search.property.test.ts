@@ -1,5 +1,5 @@
 /**
- * Post search against a brute-force model (spec 4.12, D8): over a generated network of a few hundred
+ * Post search against a brute-force model: over a generated network of a few hundred
  * posts written from a small vocabulary, random queries of the grammar (words, phrases in either quote
  * style, hashtags, AND/OR/NOT, `&`, implicit AND, parentheses, within the limits) and random filters;
  * walking every page must yield exactly the posts the reference evaluator selects
@@ -128,7 +128,7 @@ const phraseText = fc.array(fc.tuple(fc.constantFrom(...WORDS), casing).map(([w,
 const phrase = fc.oneof(
   phraseText.map((p) => `"${p}"`),
   phraseText.map((p) => `\u201C${p}\u201D`),
-  // A matched pair of single quotes at word boundaries is a phrase (D8); avoid texts holding an apostrophe.
+  // A matched pair of single quotes at word boundaries is a phrase; avoid texts holding an apostrophe.
   phraseText.filter((p) => !p.includes("'")).map((p) => `'${p}'`),
 )
 const hashtag = fc.constantFrom(...HASHTAGS, '#Hiring', '#AI')

@@ -1,4 +1,4 @@
-/** A company location's country as a profile shows it (2.4): a name and an ISO code. */
+/** A company location's country as a profile shows it: a name and an ISO code. */
 import { describe, expect, it } from 'vitest'
 import { countryOf } from '../../src/domain/content/content.service.ts'
 

@@ -1,5 +1,6 @@
 /**
- * The spec's field tables (section 2, with D6/D7), transcribed, against the contract schemas:
+ * The spec's field tables of its resources (with the comment, reaction and profile-detail shapes the
+ * spec leaves open and we settled), transcribed, against the contract schemas:
  * every listed field exists, and "present", "present but possibly null" and "may be omitted" match
  * exactly. The schemas are closed, so no unlisted field can slip into a response either.
  */

@@ -11,7 +11,7 @@ const refusal = (env: Record<string, string>): string => {
   return expect.fail(`accepted ${JSON.stringify(env)}`)
 }
 
-describe('environment (D12): what an operator is told, and the default purchase link', () => {
+describe('environment: what an operator is told, and the default purchase link', () => {
   it('names the allowed values of an enumerated variable', () => {
     expect(refusal({ LOG_LEVEL: 'verbose' })).toBe('invalid environment: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent')
     expect(refusal({ PRONET_COMMIT_WORKER: 'maybe' })).toBe('invalid environment: PRONET_COMMIT_WORKER must be one of auto, on, off')

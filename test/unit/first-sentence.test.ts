@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { firstSentence } from '../../src/domain/content/content.service.ts'
 
-describe("firstSentence: a company page's tagline on /api/v1/profile (spec 2.4)", () => {
+describe("firstSentence: a company page's tagline on /api/v1/profile", () => {
   it('ends at the first full stop, question or exclamation mark followed by a space', () => {
     expect(firstSentence('We build bridges. Then we cross them.')).toBe('We build bridges.')
     expect(firstSentence('Ready? Go!')).toBe('Ready?')

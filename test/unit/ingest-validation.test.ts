@@ -1,4 +1,4 @@
-/** What ingest says of a record that does not fit its kind's schema (D13): every reason in words. */
+/** What ingest says of a record that does not fit its kind's schema: every reason in words. */
 import { describe, expect, it } from 'vitest'
 import { prepareRecord, validateRecord } from '../../src/domain/content/content-writer.ts'
 import { COMMENT_ID, FIXTURE_NOW, PERSON_POST_ID, commentRecord, companyRecord, personPostRecord, profileRecord, profileUrn, AUTHOR_ID } from '../helpers/ingest-fixtures.ts'

@@ -1,6 +1,6 @@
 /**
- * The operator's price tables (D3: "operators may override it in config"; D10: "the table is
- * configuration"): PRONET_PRICES and PRONET_PACK_TIERS as loadConfig reads them.
+ * The operator's price tables (credit prices and pack tiers both have defaults an operator may
+ * override in config): PRONET_PRICES and PRONET_PACK_TIERS as loadConfig reads them.
  */
 import { describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from '../../src/config/config.ts'
@@ -8,11 +8,11 @@ import { DEFAULT_PACK_TIERS, packPriceCents } from '../../src/domain/billing/pac
 import { PRICES, priceOf } from '../../src/domain/billing/prices.ts'
 
 describe('PRONET_PRICES', () => {
-  it('unset: D3 as it stands', () => {
+  it('unset: the default credit prices', () => {
     expect(loadConfig({}).prices).toBe(PRICES)
   })
 
-  it('overrides the credits of the calls it names, by path with or without /api/v1/; the rest keep D3', () => {
+  it('overrides the credits of the calls it names, by path with or without /api/v1/; the rest keep their default prices', () => {
     const { prices } = loadConfig({ PRONET_PRICES: '{"profile": 3, "/api/v1/post/engagement": 5, "company/batch": 2, "posts/updates": 4, "company/posts": 0}' })
     expect(priceOf(prices.profile, {})).toBe(3)
     expect(priceOf(prices['post.engagement'], {})).toBe(5)
@@ -42,14 +42,14 @@ describe('PRONET_PRICES', () => {
 })
 
 describe('PRONET_PACK_TIERS', () => {
-  it('unset: D10 as it stands (50,000 cost 75.00, 200,000 cost 270.00)', () => {
+  it('unset: the default pack tiers (50,000 cost 75.00, 200,000 cost 270.00)', () => {
     const { packTiers } = loadConfig({})
     expect(packTiers).toBe(DEFAULT_PACK_TIERS)
     expect(packPriceCents(50_000, packTiers)).toBe(7_500)
     expect(packPriceCents(200_000, packTiers)).toBe(27_000)
   })
 
-  it('replaces the tiers, marginal as in D10: each rate only for the credits inside its tier', () => {
+  it('replaces the tiers, marginal as the defaults are: each rate only for the credits inside its tier', () => {
     const { packTiers } = loadConfig({ PRONET_PACK_TIERS: '[{"upTo": 100000, "per1000": 2}, {"upTo": 300000, "per1000": 1.25}, {"per1000": 0.5}]' })
     expect(packTiers).toEqual([
       { upTo: 100_000, centsPer1000: 200 },

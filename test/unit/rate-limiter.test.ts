@@ -1,5 +1,5 @@
 /**
- * The sliding-window limiter (D4) as a property: whatever the arrival times and costs, no one-second
+ * The sliding-window limiter as a property: whatever the arrival times and costs, no one-second
  * window (t − 1000 ms, t] ever holds more than `limit` admitted units, a refusal's retryAfterMs is
  * exact (admitted then, not a millisecond earlier), and the reported remaining units are the truth.
  */

@@ -113,7 +113,7 @@ describe('pageAfter', () => {
           }
           const stayed = posts(n).filter((id) => !left.has(id))
           expect(stayed.filter((id) => !shown.includes(id))).toEqual([])
-          // Shown twice: a post that moved (edited lower, 4.12), or, when posts moved down among the
+          // Shown twice: a post that moved (edited lower; the result set is live), or, when posts moved down among the
           // ranks a page ended in, posts of the page before left below it past the STRAGGLERS kept (at
           // most a cursor's worth for each move). Posts leaving alone never make one show twice.
           const twice = shown.filter((id, i) => shown.indexOf(id) !== i)

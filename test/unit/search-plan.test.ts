@@ -1,5 +1,5 @@
 /**
- * The relevance walk is planned once (ranking.ts, D8) and every later page is cut from the same
+ * The relevance walk is planned once (ranking.ts) and every later page is cut from the same
  * ranking: the plan rides in the cursor, whatever the index's term frequencies say by then.
  */
 import { describe, expect, it } from 'vitest'
@@ -71,7 +71,7 @@ function stubIndex(frequencies: { current: TermFrequencies }) {
 const few = (n: number): TermFrequencies => ({ posts: 1_000_000, df: new Map([['remote', n], ['hiring', n]]) })
 const admit = async () => {}
 
-describe('relevance planning (D8)', () => {
+describe('relevance planning: a narrow query ranks all its matches, a broad one the newest', () => {
   it('estimates from term frequencies: a rare term ranks all, a common one the newest, AND as independent terms', () => {
     const q = (raw: string) => parseSearchQuery(raw).tree
     expect(planningTokens(q('remote AND (hiring OR "data engineer") NOT java'))).toEqual(['remote', 'hiring', 'data', 'engineer'])

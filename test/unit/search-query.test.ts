@@ -41,7 +41,7 @@ const and = (...children: QueryNode[]): QueryNode => ({ kind: 'and', children })
 const or = (...children: QueryNode[]): QueryNode => ({ kind: 'or', children })
 const not = (include: QueryNode, exclude: QueryNode): QueryNode => ({ kind: 'not', include, exclude })
 
-it('exports the limits of spec section 8', () => {
+it('exports the query limits: 500 characters, 5 operators, 20 phrases, 5 levels of nesting', () => {
   expect([MAX_QUERY_LENGTH, MAX_QUERY_OPERATORS, MAX_QUERY_PHRASES, MAX_QUERY_DEPTH]).toEqual([500, 5, 20, 5])
 })
 

@@ -1,5 +1,5 @@
 /**
- * The post search body (spec 4.12, D8, D11) through parseSearchRequest directly: every refusal is a
+ * The post search body through parseSearchRequest directly: every refusal is a
  * 400 naming its field in details.parameter, `null` reads as omitted, identifiers are read in the
  * forms the spec lists, and searchScope (what a cursor is bound to) ignores maxResults and list order
  * but changes with every filter.
@@ -13,7 +13,7 @@ import { tokenize } from '../../src/domain/search/query-tokens.ts'
 const NOW = Date.UTC(2026, 10, 1, 12, 0, 0)
 const DAY = 86_400_000
 const HOST = 'www.linkedin.com'
-const PID = `ACoAA${'Bc'.repeat(17)}` // 39 characters (D2)
+const PID = `ACoAA${'Bc'.repeat(17)}` // 39 characters, as every profile id has
 const PID2 = `ACoAA${'Xy'.repeat(16)}-_`
 
 const parse = (body: unknown, now = NOW): SearchRequest => parseSearchRequest(body, now, HOST)

@@ -1,8 +1,9 @@
 /**
- * When a search walk ends (4.12: "stop when `cursor` is null (null on a last page, an empty page past
- * the end, and a no-match query)"): an empty page never carries a cursor (a filtered date walk that
- * finds nothing scans on, to the end of the candidates or EMPTY_SCAN_LIMIT of them), and a ranked
- * walk whose matches are all older than postedAfter ends on its first page. Over a stub index, so the scan budget can be passed many times over.
+ * When a search walk ends (clients "stop when `cursor` is null (null on a last page, an empty page
+ * past the end, and a no-match query)"): an empty page never carries a cursor (a filtered date walk
+ * that finds nothing scans on, to the end of the candidates or EMPTY_SCAN_LIMIT of them), and a
+ * ranked walk whose matches are all older than postedAfter ends on its first page. Over a stub index,
+ * so the scan budget can be passed many times over.
  */
 import { describe, expect, it } from 'vitest'
 import { bodyBytes } from '../../src/domain/content/content.service.ts'
@@ -152,7 +153,7 @@ async function walk(search: ReturnType<typeof serviceOver>, body: Record<string,
   return { seen, calls, cursor }
 }
 
-describe('an empty page is always the last (4.12)', () => {
+describe('an empty page is always the last', () => {
   it('a filtered date walk that matches nothing answers one empty page with cursor null, past the scan budget', async () => {
     const count = SCAN_BUDGET * 2 + 777
     const stub = stubIndex(count, () => false)
@@ -165,7 +166,8 @@ describe('an empty page is always the last (4.12)', () => {
 
   it('past EMPTY_SCAN_LIMIT candidates that hold nothing, the walk ends: an empty page, cursor null, the rest not read', async () => {
     const count = EMPTY_SCAN_LIMIT + 2_000
-    // One post would pass, but only beyond the limit: the query counts as exhausted before it (D8).
+    // One post would pass, but only beyond the limit: the query counts as exhausted before it, so that
+    // no search scans millions of rows.
     const stub = stubIndex(count, (i) => i === EMPTY_SCAN_LIMIT + 1_000)
     const search = serviceOver(stub.index)
     const page = await search({ query: 'remote', sortBy: 'date', contentType: ['liveVideo'] })

@@ -136,7 +136,7 @@ describe('determinism', () => {
   })
 })
 
-describe('identifiers (D2)', () => {
+describe('identifiers of the synthetic network', () => {
   it('profile ids, member ids and slugs are well formed and unique', () => {
     const ids = new Set<string>()
     const members = new Set<string>()

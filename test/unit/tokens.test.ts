@@ -9,7 +9,7 @@ const POSITION = { m: 'd', n: 50, s: null, b: '7392749273492734' }
 const EARLIER_TOKEN =
   'eyJzIjoiWjN2Um1XaEljUnZIR1cycCIsInAiOnsibSI6ImQiLCJuIjo1MCwicyI6bnVsbCwiYiI6IjczOTI3NDkyNzM0OTI3MzQifX0.MSL-L5eUvD_TBM6moDScpQ'
 
-describe('pagination tokens and cursors (D11)', () => {
+describe('pagination tokens and cursors: signed, and bound to what they belong to', () => {
   const signer = createTokenSigner('fixed-secret')
 
   it('opens what it issued, for the same scope', () => {

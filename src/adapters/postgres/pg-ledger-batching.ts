@@ -10,16 +10,25 @@
  */
 import type pg from 'pg'
 import { balanceAt, billingInstant, debit, renew, type Mutation } from '../../domain/billing/billing-rules.ts'
-import type { Hold, HoldResult, SettleResult, UsageLine } from '../../ports/ledger.ts'
+import type { AnswerToKeep, Hold, HoldResult, SettleResult, UsageLine } from '../../ports/ledger.ts'
 import { isPgUnavailable } from './pg-errors.ts'
 import type { UnsettledHold } from './pg-ledger-hold-renewal.ts'
+import { keepAnswerSql } from './pg-ledger-keys.ts'
 import { inline, num, recordSettled, RELEASE_AND_LOAD, SELECT_SETTLED, toState, writeSql, type StateRow } from './pg-ledger-statements.ts'
 import { beginLocked, beginLockedAll, commit, rowRefused, type TransactionRunner } from './pg-ledger-transactions.ts'
 
 /** A hold or a settle of one account, waiting for the account's next transaction on this node. */
 export type Request =
   | { kind: 'hold'; credits: number; at: number; resolve(r: HoldResult): void; reject(e: unknown): void }
-  | { kind: 'settle'; hold: Hold & { id: string }; line: UsageLine; resolve(r: SettleResult): void; reject(e: unknown): void }
+  | {
+      kind: 'settle'
+      hold: Hold & { id: string }
+      line: UsageLine
+      /** The call's answer, kept under its Idempotency-Key with its debit. */
+      keep?: AnswerToKeep | undefined
+      resolve(r: SettleResult): void
+      reject(e: unknown): void
+    }
 export type SettleRequest = Extract<Request, { kind: 'settle' }>
 
 export type Outcome = { request: Request; result: HoldResult | SettleResult }
@@ -62,8 +71,9 @@ export interface GroupRun {
  * One transaction for a group of one account's holds and settles: settles first (each releases its
  * hold and debits at the hold's instant, or is refused when the lots no longer cover it), then holds
  * against the balance less the live holds, those of this group included. A billed settle records
- * its request id in settled_requests. In a retry (`p.check`) the settles already recorded are
- * answered as recorded and not applied again.
+ * its request id in settled_requests, and keeps its answer under its key if it carries one. In a
+ * retry (`p.check`) the settles already recorded are answered as recorded and not applied again
+ * (their answers committed with them).
  */
 export async function groupTransaction(c: pg.PoolClient, { accountId, requests, progress: p, rules }: GroupRun): Promise<Outcome[]> {
   const { newLotId, newHoldId, holdTtlMs, unsettled } = rules
@@ -130,6 +140,7 @@ export async function groupTransaction(c: pg.PoolClient, { accountId, requests, 
   }
   const statements = writeSql(accountId, mutations, lines)
   if (billed.length > 0) statements.push(recordSettled(accountId, billed))
+  for (const s of billed) if (s.keep) statements.push(keepAnswerSql(accountId, s.keep, s.line.requestId))
   if (sweepBefore !== undefined) {
     statements.push(
       inline('DELETE FROM credit_holds WHERE account_id = $1 AND expires_at <= $2 AND NOT (id = ANY($3::text[]))', [
@@ -167,6 +178,8 @@ export interface BatcherOptions {
   rules: GroupRules
   /** Takes over a group whose transaction lost its connection (see pg-ledger-recovery.ts). */
   connectionLost(lost: LostGroup): void
+  /** A group's transaction committed: how many requests it carried and how long it took (metrics). */
+  observeCommit?(requests: number, seconds: number): void
 }
 
 export interface Batcher {
@@ -174,17 +187,20 @@ export interface Batcher {
   submit<T extends HoldResult | SettleResult>(accountId: string, make: (resolve: (r: T) => void, reject: (e: unknown) => void) => Request): Promise<T>
 }
 
-export function createBatcher({ runner, rules, connectionLost }: BatcherOptions): Batcher {
+export function createBatcher({ runner, rules, connectionLost, observeCommit }: BatcherOptions): Batcher {
   /** Per account: requests waiting for its next transaction, while one runs on this node. */
   const waiting = new Map<string, Request[]>()
 
   /** Runs `requests` in one transaction (retried after a serialization failure); `p` says how far it got. */
-  function runCombined(accountId: string, requests: readonly Request[], p: Progress): Promise<Outcome[]> {
-    return runner.retrying((c) => {
+  async function runCombined(accountId: string, requests: readonly Request[], p: Progress): Promise<Outcome[]> {
+    const started = performance.now()
+    const outcomes = await runner.retrying((c) => {
       p.commitSent = false
       p.granted = []
       return groupTransaction(c, { accountId, requests, progress: p, rules })
     }, true)
+    observeCommit?.(requests.length, (performance.now() - started) / 1000)
+    return outcomes
   }
 
   /** Runs the account's waiting requests, group after group, until none is left. */

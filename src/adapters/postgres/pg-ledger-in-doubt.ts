@@ -11,9 +11,14 @@
  * (pronet_ledger_in_doubt_compensated_total). The same check deletes holds that may have committed
  * although their callers were answered with an error (orphans nobody can settle).
  *
+ * A settle that kept its answer under an Idempotency-Key loses the answer in the transaction that
+ * gives its debit back. Unless the answer was already repeated to the client that retried with the
+ * key: then the client has what it was billed for, and the settle stands as it committed.
+ *
  * Residual risk: the ids live only in this process. A node that crashes (or is closed while the
  * database is still unreachable) with ids in doubt leaves any that had committed billed although
- * their callers were answered 503; close() logs them at error level and settled_requests keeps
+ * their callers were answered 503 (those that kept an answer under a key keep it: a retry with the
+ * key is answered with it, free); close() logs them at error level and settled_requests keeps
  * their rows for a day by default, but nothing compensates them automatically. An id still in doubt
  * after half the retention of settled_requests is given up with an error log, so a pruned row is
  * never mistaken for "did not commit".
@@ -190,6 +195,12 @@ export function createInDoubtCheck({ runner, logger, registry, inDoubtCheckMs, r
           `INSERT INTO settled_requests (request_id, account_id, at, credits, state) VALUES ${fences.join(', ')}
            ON CONFLICT (request_id) DO NOTHING RETURNING request_id`,
           inline(SELECT_SETTLED, [ids]),
+          // Locked: a repeat reading one of these answers waits for this transaction, then finds it
+          // kept (and the debit standing) or deleted with its debit given back.
+          inline('SELECT request_id, replayed FROM idempotency_keys WHERE account_id = $1 AND request_id = ANY($2::text[]) FOR UPDATE', [
+            accountId,
+            ids,
+          ]),
           inline(
             `SELECT e.request_id, e.lot_id, -e.delta AS amount, e.at, e.endpoint, l.credits, l.remaining
              FROM ledger_entries e JOIN credit_lots l ON l.id = e.lot_id
@@ -203,11 +214,19 @@ export function createInDoubtCheck({ runner, logger, registry, inDoubtCheckMs, r
       // The lock may find no account (a usage line of a deleted one): nothing to give back then.
       const results = (await c.query(`BEGIN; ${reads.join(';\n')}`)) as unknown as pg.QueryResult[]
       const fenced = new Set((results[2]?.rows ?? []).map((r: { request_id: string }) => r.request_id))
-      const committed = new Map((results[3]?.rows ?? []).map((r: { request_id: string; credits: number }) => [r.request_id, r.credits]))
-      const debits = (results[4]?.rows ?? []) as CommittedDebit[]
+      const answers = (results[4]?.rows ?? []) as { request_id: string; replayed: boolean }[]
+      // A committed settle whose kept answer was already repeated to its client stands: the client has
+      // the answer it was billed for. The others are given back, their answers deleted with them.
+      const delivered = new Set(answers.filter((a) => a.replayed).map((a) => a.request_id))
+      const committed = new Map(
+        (results[3]?.rows ?? []).flatMap((r: { request_id: string; credits: number }) => (delivered.has(r.request_id) ? [] : [[r.request_id, r.credits] as const])),
+      )
+      const debits = ((results[5]?.rows ?? []) as CommittedDebit[]).filter((d) => !delivered.has(d.request_id))
       const { statements, given } = resolutionWrites({ accountId, mine, fenced, committed, debits, holdIds })
+      const dropped = answers.filter((a) => committed.has(a.request_id)).map((a) => a.request_id)
+      if (dropped.length > 0) statements.push(inline('DELETE FROM idempotency_keys WHERE account_id = $1 AND request_id = ANY($2::text[])', [accountId, dropped]))
       await commit(c, statements)
-      return { fenced, committed, given }
+      return { fenced, committed, given, delivered }
     }, Date.now() + CHECK_TIMEOUT_MS)
 
     const compensated = mine.filter((d) => outcome.committed.has(d.line.requestId))
@@ -221,6 +240,13 @@ export function createInDoubtCheck({ runner, logger, registry, inDoubtCheckMs, r
           givenBack: compensated.map((d) => outcome.given.get(d.line.requestId) ?? 0),
         },
         'settles whose COMMIT was lost had committed although their callers were answered 503: debits given back, usage moved to 503',
+      )
+    }
+    const stood = mine.filter((d) => outcome.delivered.has(d.line.requestId))
+    if (stood.length > 0) {
+      logger?.warn(
+        { accountId, requestIds: stood.map((d) => d.line.requestId) },
+        'settles in doubt had committed and their kept answers were repeated to their clients (Idempotency-Key): billed as committed',
       )
     }
     const rolledBack = mine.filter((d) => outcome.fenced.has(d.line.requestId))

@@ -1,6 +1,7 @@
 /**
- * Keeps settled_requests bounded. Its rows are only read within a settle's deadline and while the
- * settle is in doubt, so rows older than the retention (server clock) are deleted in small batches,
+ * Keeps settled_requests and idempotency_keys bounded. settled_requests rows are only read within a
+ * settle's deadline and while the settle is in doubt, and an Idempotency-Key's answer is repeated
+ * for a day, so rows older than the retention (server clock) are deleted in small batches,
  * periodically, so that no one statement holds many locks or runs long.
  */
 import type { PgPool } from './database.ts'
@@ -32,16 +33,23 @@ export function startPruning({ pool, retentionMs, pruneEveryMs, logger, isClosed
   let pruneTimer: NodeJS.Timeout | undefined
   let pruning: Promise<void> | undefined
 
-  /** Deletes settled_requests rows older than the retention, a batch per statement. */
-  async function prune(): Promise<void> {
+  /** Deletes the rows of `table` (by `key`) older than the retention, a batch per statement. */
+  async function pruneTable(table: string, key: string): Promise<void> {
     for (;;) {
       const r = await pool.query(
-        `DELETE FROM settled_requests WHERE request_id IN (
-           SELECT request_id FROM settled_requests WHERE recorded_at < now() - $1 * interval '1 millisecond' LIMIT ${PRUNE_BATCH})`,
+        `DELETE FROM ${table} WHERE (${key}) IN (
+           SELECT ${key} FROM ${table} WHERE recorded_at < now() - $1 * interval '1 millisecond' LIMIT ${PRUNE_BATCH})`,
         [retentionMs],
       )
       if ((r.rowCount ?? 0) < PRUNE_BATCH || isClosed()) return
     }
+  }
+
+  async function prune(): Promise<void> {
+    await pruneTable('settled_requests', 'request_id')
+    // A day of the server's clock: an answer is repeated for a day of the requests' clock from its
+    // first call, and both clocks are the same one outside tests.
+    await pruneTable('idempotency_keys', 'account_id, idem_key')
   }
 
   if (pruneEveryMs > 0) {
@@ -50,7 +58,7 @@ export function startPruning({ pool, retentionMs, pruneEveryMs, logger, isClosed
       () => {
         pruning ??= prune()
           .catch((e: unknown) => {
-            if (!isPgUnavailable(e)) logger?.warn({ err: e }, 'pruning settled_requests failed; will retry')
+            if (!isPgUnavailable(e)) logger?.warn({ err: e }, 'pruning settled_requests or idempotency_keys failed; will retry')
           })
           .finally(() => (pruning = undefined))
       },

@@ -20,10 +20,11 @@
  *    billed) and goes in doubt (pg-ledger-in-doubt.ts), which makes it end as it was answered.
  */
 import type pg from 'pg'
-import type { SettleResult, UsageLine } from '../../ports/ledger.ts'
+import type { AnswerToKeep, SettleResult, UsageLine } from '../../ports/ledger.ts'
 import { isPgUnavailable } from './pg-errors.ts'
 import { deliver, groupTransaction, progress, type GroupRules, type LostGroup, type SettleRequest } from './pg-ledger-batching.ts'
 import type { InDoubtCheck } from './pg-ledger-in-doubt.ts'
+import { keepAnswerSql } from './pg-ledger-keys.ts'
 import { inline, recordSettled, writeSql } from './pg-ledger-statements.ts'
 import { commit, pause, retryable, rowRefused, type TransactionRunner } from './pg-ledger-transactions.ts'
 
@@ -44,10 +45,11 @@ export interface Recovery {
    */
   connectionLost(lost: LostGroup): void
   /**
-   * A settle that debits nothing (a usage-only line, or a free settle releasing its hold): one
-   * implicit transaction without the account's lock, retried after a lost connection.
+   * A settle that debits nothing (a usage-only line, or a free settle releasing its hold), with the
+   * answer it keeps if any: one implicit transaction without the account's lock, retried after a
+   * lost connection.
    */
-  settleFree(line: UsageLine, holdId: string | null): Promise<SettleResult>
+  settleFree(line: UsageLine, holdId: string | null, keep?: AnswerToKeep): Promise<SettleResult>
 }
 
 /** Billing settles to retry after their transaction lost its connection. */
@@ -135,9 +137,10 @@ export function createRecovery({ runner, rules, settleDeadlineMs, runTimeoutMs, 
   // After a lost connection it is retried until the deadline behind INSERT … ON CONFLICT DO NOTHING
   // on its request id, which waits for a conflicting transaction still running and lets nothing
   // apply twice.
-  async function settleFree(line: UsageLine, holdId: string | null): Promise<SettleResult> {
+  async function settleFree(line: UsageLine, holdId: string | null, keep?: AnswerToKeep): Promise<SettleResult> {
     const release = holdId === null ? [] : [inline('DELETE FROM credit_holds WHERE id = $1 AND account_id = $2', [holdId, line.accountId])]
-    const writes = [...release, ...writeSql(line.accountId, [], [line])]
+    const kept = keep ? [keepAnswerSql(line.accountId, keep, line.requestId)] : []
+    const writes = [...release, ...writeSql(line.accountId, [], [line]), ...kept]
     const record = recordSettled(line.accountId, [{ line }])
     let sent = false
     try {

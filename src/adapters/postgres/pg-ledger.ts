@@ -21,16 +21,19 @@
  *  - pg-ledger-hold-renewal.ts: keeping this node's unsettled holds alive;
  *  - pg-ledger-recovery.ts: settles whose connection was lost around COMMIT, retried to a deadline;
  *  - pg-ledger-in-doubt.ts: those still unresolved past it, fenced or compensated in the background;
- *  - pg-ledger-pruning.ts: keeping settled_requests bounded.
+ *  - pg-ledger-keys.ts: Idempotency-Key claims, and the answers settles keep under them;
+ *  - pg-ledger-pruning.ts: keeping settled_requests and idempotency_keys bounded.
  */
 import { randomBytes } from 'node:crypto'
-import type { Registry } from 'prom-client'
+import { Histogram, type Registry } from 'prom-client'
 import { addPack as addPackRule, changeSubscription as changeRule, renew, type BillingState, type Mutation } from '../../domain/billing/billing-rules.ts'
-import type { Hold, HoldResult, Ledger, SettleResult, UsageLine } from '../../ports/ledger.ts'
+import { KEY_LEASE_MS, type AnswerToKeep, type Hold, type HoldResult, type Ledger, type SettleResult, type UsageLine } from '../../ports/ledger.ts'
+import { metric } from '../metrics.ts'
 import type { PgPool } from './database.ts'
 import { createBatcher } from './pg-ledger-batching.ts'
 import { startHoldRenewal } from './pg-ledger-hold-renewal.ts'
 import { createInDoubtCheck } from './pg-ledger-in-doubt.ts'
+import { createPgKeyClaims, KEY_RENEW_MS } from './pg-ledger-keys.ts'
 import { startPruning } from './pg-ledger-pruning.ts'
 import { createRecovery } from './pg-ledger-recovery.ts'
 import { inline, readEntries, readUsage, SELECT_STATE, toState, writeSql, type StateRow } from './pg-ledger-statements.ts'
@@ -86,8 +89,12 @@ export interface PgLedgerOptions {
   registry?: Registry
   /** settled_requests rows older than this (server clock) are pruned (default one day). */
   settledRetentionMs?: number
-  /** Period of the pruning of settled_requests (default one hour, jittered; 0: never). */
+  /** Period of the pruning of settled_requests and idempotency_keys (default one hour, jittered; 0: never). */
   pruneEveryMs?: number
+  /** An Idempotency-Key claim lapses this long after its last renewal, in ms of the requests' clock (default KEY_LEASE_MS). */
+  keyLeaseMs?: number
+  /** Period of the renewal of this node's key claims, real ms (default KEY_RENEW_MS; 0: never). */
+  keyRenewMs?: number
 }
 
 function checkCredits(credits: number, what: string): void {
@@ -124,8 +131,36 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
   const inDoubt = createInDoubtCheck({ runner, logger, registry: opts.registry, inDoubtCheckMs, retentionMs, isClosed })
   const rules = { newLotId: opts.newLotId, newHoldId, holdTtlMs, unsettled: renewal.unsettled }
   const recovery = createRecovery({ runner, rules, settleDeadlineMs, runTimeoutMs, inDoubt })
-  const batcher = createBatcher({ runner, rules, connectionLost: recovery.connectionLost })
+  // Observed once per group transaction, never per request; the same series as the embedded ledger's.
+  const commitSeconds = metric(opts.registry, 'pronet_ledger_commit_seconds', () =>
+    new Histogram({
+      name: 'pronet_ledger_commit_seconds',
+      help: 'Group commits of the billing ledger: from handing a batch to the committer to its durable acknowledgement (fsync included)',
+      buckets: [0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5],
+      registers: [],
+    }),
+  )
+  const commitJobs = metric(opts.registry, 'pronet_ledger_commit_jobs', () =>
+    new Histogram({ name: 'pronet_ledger_commit_jobs', help: 'Requests and operator changes written per group commit batch', buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256], registers: [] }),
+  )
+  const batcher = createBatcher({
+    runner,
+    rules,
+    connectionLost: recovery.connectionLost,
+    observeCommit(requests, seconds) {
+      commitJobs.observe(requests)
+      commitSeconds.observe(seconds)
+    },
+  })
   const pruning = startPruning({ pool, retentionMs, pruneEveryMs, logger, isClosed })
+  const keys = createPgKeyClaims({ pool, leaseMs: opts.keyLeaseMs ?? KEY_LEASE_MS, renewMs: opts.keyRenewMs ?? KEY_RENEW_MS, logger })
+
+  /** Ends the claim of a settle that kept its answer once it resolved (its answer replaced the claim). */
+  async function answered(settled: Promise<SettleResult>, keep: AnswerToKeep | undefined): Promise<SettleResult> {
+    const result = await settled
+    if (keep && result.ok) keys.settled(keep.claim)
+    return result
+  }
 
   /** Counts the operation in, so close() can wait for it. */
   async function run<T>(work: () => Promise<T>): Promise<T> {
@@ -167,22 +202,38 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
         return batcher.submit<HoldResult>(accountId, (resolve, reject) => ({ kind: 'hold', credits, at, resolve, reject }))
       }),
 
-    settle: (hold: Hold | null, line: UsageLine) =>
+    settle: (hold: Hold | null, line: UsageLine, keep?: AnswerToKeep) =>
       run(async (): Promise<SettleResult> => {
         checkCredits(line.credits, 'a usage line')
         checkInteger(line.at, 'the instant of a usage line')
         checkInteger(line.status, 'the status of a usage line')
         if (hold) checkInteger(hold.at, 'the instant of a hold')
         if (line.credits > (hold?.credits ?? 0)) throw new Error('a request cannot be charged more than it held')
-        if (!hold) return recovery.settleFree(line, null)
+        if (keep) {
+          checkInteger(keep.claim.at, 'the instant of a key claim')
+          checkInteger(keep.answer.status, 'the status of a kept answer')
+          if (keep.claim.accountId !== line.accountId) throw new Error('the key claim and the usage line name different accounts')
+        }
+        if (!hold) return answered(recovery.settleFree(line, null, keep), keep)
         const id = hold.id
         if (id === undefined) throw new Error('this hold was not taken by the PostgreSQL ledger')
         renewal.unsettled.delete(id)
         if (hold.accountId !== line.accountId) throw new Error('the hold and the usage line name different accounts')
         // Nothing to debit: releasing the hold and counting the line need no lock.
-        if (line.credits === 0) return recovery.settleFree(line, id)
-        return batcher.submit<SettleResult>(hold.accountId, (resolve, reject) => ({ kind: 'settle', hold: { ...hold, id }, line, resolve, reject }))
+        if (line.credits === 0) return answered(recovery.settleFree(line, id, keep), keep)
+        return answered(
+          batcher.submit<SettleResult>(hold.accountId, (resolve, reject) => ({ kind: 'settle', hold: { ...hold, id }, line, keep, resolve, reject })),
+          keep,
+        )
       }),
+
+    claimKey: (use) =>
+      run(() => {
+        checkInteger(use.at, 'the instant of a key claim')
+        return keys.claim(use)
+      }),
+
+    releaseKey: (claim) => run(() => keys.release(claim)),
 
     addPack: (accountId, pack, lotId) =>
       run(() =>
@@ -215,7 +266,9 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
       inDoubt.stop()
       pruning.stop()
       renewal.stop()
+      keys.stop()
       await renewal.running()
+      await keys.running()
       await pruning.running()
       await inDoubt.running()
       await inDoubt.finish()

@@ -5,7 +5,7 @@
  */
 import type { Mutation } from '../../domain/billing/billing-rules.ts'
 import { DAY_MS, utcDay } from '../../domain/billing/calendar.ts'
-import type { UsageLine } from '../../ports/ledger.ts'
+import { KEY_RETENTION_MS, type UsageLine } from '../../ports/ledger.ts'
 import type { SqliteDb } from './database.ts'
 import type { Statement } from 'better-sqlite3'
 
@@ -18,6 +18,21 @@ export interface WriteJob {
   accountId: string
   mutations: Mutation[]
   usage: UsageLine | undefined
+  /** The call's answer, kept under its Idempotency-Key in the same transaction as its debit. */
+  answer?: AnswerRow
+}
+
+/** A row of idempotency_keys: the answer of the call `requestId`, kept under its account's key. */
+export interface AnswerRow {
+  key: string
+  fingerprint: string
+  /** The first call's arrival (the requests' clock): the answer is kept a day from it. */
+  createdAt: number
+  requestId: string
+  status: number
+  /** JSON of the answer's own headers. */
+  headers: string
+  body: Uint8Array
 }
 
 /**
@@ -27,22 +42,22 @@ export interface WriteJob {
  * `[0, accountId, at, endpoint, status, credits, requestId, lotId, amount, lotId, amount, …]`.
  * Anything else (operator changes, renewals) travels as `[1, accountId, mutations, usage | 0]`.
  */
-export type WireJob = (string | number)[] | [1, string, Mutation[], UsageLine | 0]
+export type WireJob = (string | number)[] | [1, string, Mutation[], UsageLine | 0, AnswerRow | 0]
 
 export function toWire(job: WriteJob): WireJob {
   const u = job.usage
-  if (u && job.mutations.every((m) => m.type === 'debit' && m.at === u.at && m.requestId === u.requestId && m.endpoint === u.endpoint)) {
+  if (u && !job.answer && job.mutations.every((m) => m.type === 'debit' && m.at === u.at && m.requestId === u.requestId && m.endpoint === u.endpoint)) {
     const wire: (string | number)[] = [0, u.accountId, u.at, u.endpoint, u.status, u.credits, u.requestId]
     for (const m of job.mutations) if (m.type === 'debit') wire.push(m.lotId, m.amount)
     return wire
   }
-  return [1, job.accountId, job.mutations, u ?? 0]
+  return [1, job.accountId, job.mutations, u ?? 0, job.answer ?? 0]
 }
 
 export function fromWire(wire: WireJob): WriteJob {
   if (wire[0] === 1) {
-    const [, accountId, mutations, usage] = wire as [1, string, Mutation[], UsageLine | 0]
-    return { accountId, mutations, usage: usage === 0 ? undefined : usage }
+    const [, accountId, mutations, usage, answer] = wire as [1, string, Mutation[], UsageLine | 0, AnswerRow | 0]
+    return { accountId, mutations, usage: usage === 0 ? undefined : usage, ...(answer === 0 ? {} : { answer }) }
   }
   const [, accountId, at, endpoint, status, credits, requestId] = wire as [0, string, number, string, number, number, string]
   const mutations: Mutation[] = []
@@ -109,6 +124,13 @@ export function createLedgerWrites(db: SqliteDb) {
      ON CONFLICT (account_id, day, endpoint, status) DO UPDATE SET
        requests = requests + excluded.requests, billable = billable + excluded.billable, credits = credits + excluded.credits`,
   )
+  const upsertAnswer = db.prepare(
+    `INSERT INTO idempotency_keys (account_id, idem_key, fingerprint, created_at, request_id, status, headers, body)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (account_id, idem_key) DO UPDATE SET fingerprint = excluded.fingerprint, created_at = excluded.created_at,
+       request_id = excluded.request_id, status = excluded.status, headers = excluded.headers, body = excluded.body`,
+  )
+  const pruneAnswers = db.prepare('DELETE FROM idempotency_keys WHERE created_at < ?')
   const bumpEpoch = db.prepare('UPDATE billing_epoch SET n = n + 1 WHERE id = 1 RETURNING n').pluck()
   const readEpoch = db.prepare('SELECT n FROM billing_epoch WHERE id = 1').pluck()
   /** The epoch after this writer's last transaction: any other value at the next one is another writer's. */
@@ -168,8 +190,16 @@ export function createLedgerWrites(db: SqliteDb) {
     debitRows.length = 0
     const spent = new Map<string, number>()
     const usage = new Map<string, [string, string, string, number, number, number, number]>()
+    let latestAnswer = -Infinity
     for (const job of jobs) {
       for (const m of job.mutations) persist(job.accountId, m, spent)
+      const a = job.answer
+      if (a) {
+        // A structured clone (the commit worker's) brings a Buffer over as a plain Uint8Array.
+        const body = Buffer.isBuffer(a.body) ? a.body : Buffer.from(a.body.buffer, a.body.byteOffset, a.body.byteLength)
+        upsertAnswer.run(job.accountId, a.key, a.fingerprint, a.createdAt, a.requestId, a.status, a.headers, body)
+        latestAnswer = Math.max(latestAnswer, a.createdAt)
+      }
       const u = job.usage
       if (u) {
         const day = dayOf(u.at)
@@ -186,6 +216,8 @@ export function createLedgerWrites(db: SqliteDb) {
     // The CHECK (remaining >= 0) refuses a debit the rows cannot cover and rolls the batch back.
     for (const [lotId, amount] of spent) spend.run(amount, lotId)
     for (const row of usage.values()) upsertUsage.run(...row)
+    // Answers past their day go as new ones come: the index finds none to delete at once when there are none.
+    if (latestAnswer > -Infinity) pruneAnswers.run(latestAnswer - KEY_RETENTION_MS)
     ownEpoch = bumpEpoch.get() as number
     return ownEpoch
   })

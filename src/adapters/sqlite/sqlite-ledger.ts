@@ -19,6 +19,9 @@
  * below zero and no acknowledged debit is lost; it is then worked out again from the reloaded rows
  * (charged, or refused as insufficient: the late 402), as is a CLI's change worked out from rows the
  * server spent from meanwhile.
+ *
+ * Idempotency-Key claims are held in this process's memory (sqlite-ledger-keys.ts); a settle that
+ * keeps its call's answer queues the answer's row with its debit, so both land in one transaction.
  */
 import {
   balanceAt,
@@ -33,12 +36,13 @@ import {
   type NewPack,
   type Subscription,
 } from '../../domain/billing/billing-rules.ts'
-import type { Hold, Ledger, LedgerEntry, UsageLine, UsageRow } from '../../ports/ledger.ts'
+import type { AnswerToKeep, Hold, Ledger, LedgerEntry, UsageLine, UsageRow } from '../../ports/ledger.ts'
 import { Histogram, type Registry } from 'prom-client'
 import { metric } from '../metrics.ts'
 import type { SqliteDb } from './database.ts'
 import { createThreadCommitter, type Committer } from './ledger-committer.ts'
-import type { BatchResult, WriteJob } from './ledger-writes.ts'
+import type { AnswerRow, BatchResult, WriteJob } from './ledger-writes.ts'
+import { createSqliteKeyClaims } from './sqlite-ledger-keys.ts'
 
 export const VERSION_CHECK_MS = 50
 
@@ -133,6 +137,7 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
   )
   const readEpoch = db.prepare('SELECT n FROM billing_epoch WHERE id = 1').pluck()
   const committer = opts.committer ?? createThreadCommitter(db)
+  const keys = createSqliteKeyClaims(db)
   // Observed once per batch (a few hundred times a second under load), never per request.
   const commitSeconds = metric(opts.registry, 'pronet_ledger_commit_seconds', () =>
     new Histogram({
@@ -263,14 +268,14 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
     }
   }
 
-  function enqueue(accountId: string, mutations: Mutation[], usage: UsageLine | undefined): Ticket {
+  function enqueue(accountId: string, mutations: Mutation[], usage: UsageLine | undefined, answer?: AnswerRow): Ticket {
     if (closed) throw new Error('ledger closed')
     if (!pending) {
       let resolve!: (result: BatchResult) => void
       const done = new Promise<BatchResult>((r) => (resolve = r))
       pending = { jobs: [], done, resolve }
     }
-    const index = pending.jobs.push({ accountId, mutations, usage }) - 1
+    const index = pending.jobs.push(answer ? { accountId, mutations, usage, answer } : { accountId, mutations, usage }) - 1
     unsettled.set(accountId, (unsettled.get(accountId) ?? 0) + 1)
     schedule()
     return { batch: pending, index }
@@ -370,7 +375,7 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
       return { ok: true, hold: { accountId, credits, at: billingInstant(state, at) } }
     },
 
-    async settle(hold: Hold | null, line: UsageLine) {
+    async settle(hold: Hold | null, line: UsageLine, keep?: AnswerToKeep) {
       if (hold) {
         const left = (held.get(hold.accountId) ?? 0) - hold.credits
         if (left > 0) held.set(hold.accountId, left)
@@ -388,9 +393,19 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
           if (!debits) return { ok: false, reason: 'insufficient' } as const
           mutations = debits
         }
-        await landedOrMoved(enqueue(line.accountId, mutations, line))
+        await landedOrMoved(enqueue(line.accountId, mutations, line, keep && keys.row(keep, line.requestId)))
+        // Durable with its debit: the key is answered from the row from here on.
+        if (keep) keys.release(keep.claim)
         return { ok: true, charged: line.credits } as const
       })
+    },
+
+    async claimKey(use) {
+      return keys.claim(use)
+    },
+
+    async releaseKey(claim) {
+      keys.release(claim)
     },
 
     async addPack(accountId, pack, lotId) {

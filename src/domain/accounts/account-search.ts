@@ -10,6 +10,8 @@ export type AccountSearch = (query: string, limit: number) => Promise<AccountRec
 export function createAccountSearch(deps: { accounts: AccountStore; identity: IdentityStore }): AccountSearch {
   return async (query, limit) => {
     const q = query.trim()
+    // No id, name, key or address holds a NUL (PostgreSQL refuses one in text): such a query finds nothing, on every store.
+    if (q.includes('\u0000')) return []
     const found = await deps.accounts.searchAccounts(q, limit)
     if (!q.includes('@')) return found
     const user = await deps.identity.findUserByEmail(q.toLowerCase())

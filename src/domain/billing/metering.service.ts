@@ -1,7 +1,7 @@
 /**
- * The gateway's metering (spec 3, 4.1, 4.2, 7, 8; D3, D4, D9, D10): rate budgets on arrival, credit
- * holds on admission, settles with their usage line, the account endpoints' figures and the
- * operator's subscription and pack changes. Refusals are ApiErrors; the HTTP layer renders them.
+ * The gateway's metering: rate budgets on arrival, credit holds on admission, settles with their
+ * usage line, the account endpoints' figures and the operator's subscription and pack changes.
+ * Refusals are ApiErrors; the HTTP layer renders them.
  */
 import type { Clock } from '../../ports/clock.ts'
 import type { Hold, Ledger, SettleResult, UsageLine } from '../../ports/ledger.ts'
@@ -11,22 +11,23 @@ import {
   balanceAt,
   effectiveRps,
   isActiveStatus,
+  PACK_LIFETIME_MONTHS,
   patchProblem,
   type Balance,
   type BillingState,
   type SubscriptionPatch,
 } from './billing-rules.ts'
-import { iso } from './calendar.ts'
+import { addMonths, iso } from './calendar.ts'
 import { packPriceCents, quotePack, type PriceTier } from './pack-pricing.ts'
 import { createSearchTimeBudget, SEARCH_MS_PER_RPS } from './search-time-budget.ts'
 import type { Operation } from './prices.ts'
 
-/** D4: simultaneous searches per account are capped at this multiple of rpsLimit. */
+/** Simultaneous searches per account are capped at this multiple of rpsLimit. */
 export const SEARCH_CAP_PER_RPS = 2
 /** A search lease lapses after this long if its node never gives it back (the client's 30 s timeout). */
 export const SEARCH_LEASE_MS = 60_000
 
-/** How long a batch may wait for rate units before its remaining entries come back RATE_LIMITED (4.9). */
+/** How long a company batch may wait for rate units before its remaining entries come back RATE_LIMITED. */
 export const BATCH_WAIT_MS = 90_000
 
 export interface MeteringDeps {
@@ -45,12 +46,12 @@ export interface MeteringDeps {
    * run on the node's one thread (the embedded store): on PostgreSQL they run in the database,
    * concurrently, and a search's time is mostly waiting for it, so a share of wall time refused a
    * 1 rps plan's OR queries at its own rate (8 of 15) that the embedded store served; there the cap on
-   * simultaneous searches (D4) bounds an account.
+   * simultaneous searches bounds an account.
    */
   searchTimeShare?: boolean
 }
 
-/** Rate-limit units a call takes on arrival (D4, spec 8): batch entries after the first take more later. */
+/** Rate-limit units a call takes on arrival (engagement 2, any other 1): batch entries after the first take more later. */
 export const arrivalUnits = (operation: Operation): number => (operation === 'post.engagement' ? 2 : 1)
 
 export interface SubscriptionView {
@@ -68,7 +69,7 @@ export interface SubscriptionView {
   cancelAtPeriodEnd: boolean
 }
 
-/** Subscription (2.8) of a state at `at`. */
+/** The subscription resource of a state at `at`. */
 export function subscriptionView(state: BillingState, at: number): SubscriptionView {
   const s = state.subscription
   const balance = balanceAt(state, at)
@@ -89,7 +90,7 @@ export function subscriptionView(state: BillingState, at: number): SubscriptionV
   }
 }
 
-/** The D4 headers of a data call. */
+/** The rate-limit headers every data response carries. */
 export function rateHeaders(d: RateDecision, cost: number): Record<string, string> {
   return {
     'x-ratelimit-limit': String(d.limit),
@@ -142,9 +143,9 @@ export function createMeteringService(deps: MeteringDeps) {
   }
 
   /**
-   * 402 QUOTA_EXHAUSTED with the details of D3. Calls in flight hold their full price until they
-   * settle, so a balance that reads as enough may not be: `creditsHeld` says how much is held, and the
-   * message says so when that is why.
+   * 402 QUOTA_EXHAUSTED with the balances and the credits required in its details. Calls in flight
+   * hold their full price until they settle, so a balance that reads as enough may not be:
+   * `creditsHeld` says how much is held, and the message says so when that is why.
    */
   function quotaExhausted(b: Balance, credits: number, held: number, message?: string): ApiError {
     const needs = `This call needs ${credits} credit${credits === 1 ? '' : 's'}`
@@ -171,7 +172,7 @@ export function createMeteringService(deps: MeteringDeps) {
     return state
   }
 
-  /** The D4 headers of an account endpoint (4.1, 4.2): the plan's rps and cost 0, no Remaining/Reset. */
+  /** The rate-limit headers of the usage and subscription endpoints: the plan's rps and cost 0, no Remaining/Reset. */
   async function accountEndpointHeaders(accountId: string, at: number): Promise<Record<string, string>> {
     const rps = effectiveRps((await stateOf(accountId, at)).subscription)
     return { 'x-ratelimit-limit': String(rps), 'x-ratelimit-cost': '0' }
@@ -181,7 +182,7 @@ export function createMeteringService(deps: MeteringDeps) {
     /**
      * Takes a data call's arrival units from the account's sliding one-second budget. Refusal: 429
      * with a truthful Retry-After, or a minute's when the plan can never afford the call (engagement
-     * on a plan below 2 per second, 4.11 rule 1).
+     * on a plan below 2 per second, as engagement takes 2 units).
      */
     async arrive(accountId: string, operation: Operation, at: number): Promise<{ decision: RateDecision; units: number }> {
       const rps = effectiveRps((await stateOf(accountId, at)).subscription)
@@ -192,7 +193,7 @@ export function createMeteringService(deps: MeteringDeps) {
           'RATE_LIMITED',
           `This endpoint takes ${units} units of the per-second budget; a plan limit of ${rps} per second cannot call it.`,
           { rpsLimit: rps, unitsRequired: units },
-          // D4: every 429 carries Retry-After. No wait makes this call fit the plan (only a higher
+          // Every 429 carries Retry-After. No wait makes this call fit the plan (only a higher
           // rpsLimit does), so it says a minute: a client honouring it does not hammer.
           { ...rateHeaders(decision, 0), 'retry-after': String(UNAFFORDABLE_RETRY_AFTER_S) },
         )
@@ -210,7 +211,7 @@ export function createMeteringService(deps: MeteringDeps) {
       return { decision, units }
     },
 
-    /** The account's per-second budget as it stands, taking nothing (the D4 headers of a refusal that costs no unit). */
+    /** The account's per-second budget as it stands, taking nothing (the rate headers of a refusal that costs no unit). */
     async standing(accountId: string, at: number): Promise<RateDecision> {
       const rps = effectiveRps((await stateOf(accountId, at)).subscription)
       return limiter.take(`rps:${accountId}`, rps, 0, at)
@@ -218,7 +219,7 @@ export function createMeteringService(deps: MeteringDeps) {
 
     accountEndpointHeaders,
 
-    /** The separate 1-per-second budget of the usage or the subscription endpoint (4.1 rule 5, 4.2). */
+    /** The usage and the subscription endpoint each have their own budget of 1 request a second per account. */
     async arriveAccountEndpoint(accountId: string, which: 'usage' | 'subscription', at: number): Promise<Record<string, string>> {
       const headers = await accountEndpointHeaders(accountId, at)
       const decision = await limiter.take(`${which}:${accountId}`, 1, 1, at)
@@ -234,7 +235,7 @@ export function createMeteringService(deps: MeteringDeps) {
     },
 
     /**
-     * The units a batch's entries after the first will take (4.9 rule 6), each waiting while the
+     * The units a batch's entries after the first will take (one each), each waiting while the
      * window is full and given up (undefined) once `deadline` has passed, or once `abandoned` says
      * the batch's client has gone: a unit taken for a response nobody receives is budget the
      * account's other calls lose (a dropped 50-company batch on 1 rps held the budget for 49 s).
@@ -269,7 +270,7 @@ export function createMeteringService(deps: MeteringDeps) {
     },
 
     /**
-     * One of the account's simultaneous searches (D4: at most 2 × rpsLimit), within its share of this
+     * One of the account's simultaneous searches (at most 2 × rpsLimit), within its share of this
      * node's search time (search-time-budget.ts); 429 with Retry-After past either. Resolves to the
      * function that ends it.
      */
@@ -300,7 +301,7 @@ export function createMeteringService(deps: MeteringDeps) {
       }
     },
 
-    /** Holds a call's full price at its arrival instant, or refuses with 402 and the balances (D3). */
+    /** Holds a call's full price at its arrival instant, or refuses with 402 and the balances when they cannot cover it. */
     async hold(accountId: string, credits: number, at: number): Promise<Hold> {
       const result = await ledger.hold(accountId, credits, at)
       if (result.ok) return result.hold
@@ -309,7 +310,7 @@ export function createMeteringService(deps: MeteringDeps) {
 
     /**
      * The 402 of a call whose settle was refused: the balance changed under it (an operator lowered
-     * the allowance while a batch waited). Its details are the balance now, as every 402's are (D3).
+     * the allowance while a batch waited). Its details are the balance now, as every 402's are.
      */
     async settleRefusal(accountId: string, credits: number): Promise<ApiError> {
       const at = clock.now()
@@ -322,18 +323,18 @@ export function createMeteringService(deps: MeteringDeps) {
       return ledger.settle(hold, line)
     },
 
-    /** GET /api/v1/subscription (4.2). */
+    /** GET /api/v1/subscription. */
     async subscription(accountId: string): Promise<SubscriptionView> {
       const at = clock.now()
       return subscriptionView(await stateOf(accountId, at), at)
     },
 
-    /** GET /admin/v1/packs/quote (D12). */
+    /** GET /admin/v1/packs/quote. */
     quote(credits: number) {
       return quotePack(credits, deps.packTiers)
     },
 
-    /** POST /admin/v1/accounts/:id/packs (D12): a pack bought now or at a past instant. */
+    /** POST /admin/v1/accounts/:id/packs: a pack bought now or at a past instant. */
     async addPack(accountId: string, input: { credits: number; purchasedAt?: number }) {
       const at = clock.now()
       const { price } = quotePack(input.credits, deps.packTiers)
@@ -342,6 +343,15 @@ export function createMeteringService(deps: MeteringDeps) {
         throw new ApiError('INVALID_PARAMETER', "Invalid parameter 'purchasedAt': must be an instant not in the future.", {
           parameter: 'purchasedAt',
         })
+      }
+      // A pack bought so long ago that it has already expired would be granted dead: nothing to spend.
+      const expiresAt = addMonths(purchasedAt, PACK_LIFETIME_MONTHS)
+      if (expiresAt <= at) {
+        throw new ApiError(
+          'INVALID_PARAMETER',
+          `Invalid parameter 'purchasedAt': a pack bought then expired on ${iso(expiresAt)} (packs last ${PACK_LIFETIME_MONTHS} months); give an instant within the last ${PACK_LIFETIME_MONTHS} months.`,
+          { parameter: 'purchasedAt' },
+        )
       }
       await stateOf(accountId, at)
       const lot = await ledger.addPack(accountId, {
@@ -352,7 +362,7 @@ export function createMeteringService(deps: MeteringDeps) {
       return { id: lot.id, credits: lot.credits, purchasedAt: iso(lot.startsAt), expiresAt: iso(lot.expiresAt), price }
     },
 
-    /** PUT /admin/v1/accounts/:id/subscription (D9, D12). */
+    /** PUT /admin/v1/accounts/:id/subscription: the operator sets a plan's state, allowance or limits. */
     async changeSubscription(accountId: string, patch: SubscriptionPatch): Promise<SubscriptionView> {
       const at = clock.now()
       const state = await stateOf(accountId, at)

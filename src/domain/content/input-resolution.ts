@@ -67,7 +67,7 @@ type EntityRef =
   | { kind: 'bareSlug'; slug: string }
   | { kind: 'company'; company: CompanyInput }
 
-/** The free 400 of a company page given to an endpoint that serves member profiles only (4.4, 4.5). */
+/** The free 400 of a company page given to an endpoint that serves member profiles only. */
 export const companyPageRefused = (param: string) => invalidParameter(param, 'a company page was given; this endpoint serves member profiles only.')
 
 /** A profile input: profile endpoints, `/api/v1/posts` (allowMember, companies: 'accept'), posts/updates. */

@@ -20,9 +20,10 @@ import {
   QuoteSchema,
 } from '../../contract/admin.schemas.ts'
 import { SubscriptionSchema } from '../../contract/resources.schemas.ts'
-import { described, errorResponse, REQUEST_ID, withHeaders } from '../../contract/responses.schemas.ts'
+import { CREDITS_CHARGED, described, errorResponse, REQUEST_ID, RETRY_AFTER, withHeaders } from '../../contract/responses.schemas.ts'
 import { ApiError } from '../../domain/errors.ts'
 import { strictBodyFields, strictQuery } from '../strict-input.ts'
+import { useJsonBodies } from '../json-body.ts'
 import type { AccountRecord, ApiKeyRecord } from '../../ports/account-store.ts'
 
 /** An instant in an operator's body: ISO 8601 text, or epoch milliseconds as a number or as digits. */
@@ -83,7 +84,7 @@ const NoFields = Type.Object({}, { additionalProperties: false, description: 'No
 const PackBody = Type.Object(
   {
     credits: Type.Integer({ minimum: 1 }),
-    purchasedAt: Type.Optional(Instant('not in the future; default now')),
+    purchasedAt: Type.Optional(Instant('within the last 12 months (a pack lasts 12), not in the future; default now')),
   },
   { additionalProperties: false },
 )
@@ -158,9 +159,10 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
     ...extra,
     response: <Record<number, object>>{
       ...Object.fromEntries(Object.entries(success).map(([status, body]) => [status, withHeaders(body, REQUEST_ID)])),
-      400: withHeaders(errorResponse(['INVALID_PARAMETER', 'MISSING_PARAMETER']), REQUEST_ID),
-      401: withHeaders(errorResponse(['UNAUTHENTICATED'], ': a missing or wrong admin token'), REQUEST_ID),
-      404: withHeaders(errorResponse(['NOT_FOUND']), REQUEST_ID),
+      400: withHeaders(errorResponse(['INVALID_PARAMETER', 'MISSING_PARAMETER']), REQUEST_ID, CREDITS_CHARGED),
+      401: withHeaders(errorResponse(['UNAUTHENTICATED'], ': a missing or wrong admin token'), REQUEST_ID, CREDITS_CHARGED),
+      404: withHeaders(errorResponse(['NOT_FOUND']), REQUEST_ID, CREDITS_CHARGED),
+      429: withHeaders(errorResponse(['RATE_LIMITED'], ': too many wrong tokens from this address'), REQUEST_ID, CREDITS_CHARGED, RETRY_AFTER),
     },
   })
   const json = (reply: FastifyReply, status: number, body: unknown) =>
@@ -179,17 +181,9 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
     // key, suspend, resume), and curl sends them with no bytes, often still with a JSON content type.
     // Here, and only here (this plugin's own parser; the data API keeps refusing an empty JSON body),
     // zero bytes are no body, and no body reads as `{}`: the schema then applies its defaults or names
-    // a missing required field. Non-empty bodies go through Fastify's own JSON parser, so prototype
-    // poisoning is refused exactly as elsewhere.
-    const jsonParser = admin.getDefaultJsonParser(
-      admin.initialConfig.onProtoPoisoning ?? 'error',
-      admin.initialConfig.onConstructorPoisoning ?? 'error',
-    )
-    admin.removeContentTypeParser('application/json')
-    admin.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-      if (body.length === 0) return done(null, undefined)
-      return jsonParser(req, body as string, done)
-    })
+    // a missing required field. Non-empty bodies are read as the data API reads them, so a
+    // `__proto__` field is refused naming it, exactly as there.
+    useJsonBodies(admin, { emptyIsNone: true })
     admin.addHook('preValidation', async (request) => {
       if (request.body === undefined && (request.method === 'POST' || request.method === 'PUT')) request.body = {}
       strictBodyFields(request.routeOptions.schema?.body, request.body)
@@ -204,10 +198,13 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
 
     if (deps.metrics) {
       const metrics = deps.metrics
-      admin.get('/admin/v1/metrics', { schema: schema('getMetrics', "This node's metrics in the Prometheus text format", { 200: METRICS_TEXT }) }, async (_req, reply) => {
+      const scrape = async (_req: unknown, reply: FastifyReply) => {
         const { contentType, text } = await metrics()
         return reply.code(200).type(contentType).send(text)
-      })
+      }
+      admin.get('/admin/v1/metrics', { schema: schema('getMetrics', "This node's metrics in the Prometheus text format", { 200: METRICS_TEXT }) }, scrape)
+      // The path Prometheus scrapes by default, with the same token; left out of the reference, which has the path above.
+      admin.get('/metrics', { schema: { hide: true } }, scrape)
     }
 
     admin.post('/admin/v1/accounts', { schema: schema('createAccount', 'Create an account and its first key', { 201: described(NewAccountSchema, 'Created; the key is shown only here') }, { body: NewAccountBody }) }, async (req, reply) => {
@@ -215,7 +212,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       return json(reply, 201, { account: accountView(created.account), apiKey: created.apiKey })
     })
 
-    admin.get('/admin/v1/accounts', { schema: schema('searchAccounts', 'Find accounts by id, name, key prefix or user email, newest first', { 200: described(AccountListSchema, 'OK') }, { querystring: AccountSearchQuery }) }, async (req, reply) => {
+    admin.get('/admin/v1/accounts', { schema: schema('searchAccounts', 'Find accounts by id, name, key prefix or user email, newest first', { 200: described(AccountListSchema, 'OK') }, { querystring: AccountSearchQuery }), preValidation: strictQuery(AccountSearchQuery) }, async (req, reply) => {
       const q = req.query as Type.Static<typeof AccountSearchQuery>
       const found = await deps.searchAccounts(q.query ?? '', q.limit ?? 50)
       return json(reply, 200, { accounts: found.map(accountView) })

@@ -43,6 +43,7 @@ import {
   SearchPostsResponse,
 } from '../../contract/endpoints.schemas.ts'
 import { CREDITS_CHARGED, described, errorResponse, RATE_HEADERS, REQUEST_ID, RETRY_AFTER, withHeaders } from '../../contract/responses.schemas.ts'
+import { IdempotencyHeaders, IDEMPOTENT_REPLAYED } from '../../contract/idempotency.schemas.ts'
 import type { PriceTable } from '../../domain/billing/prices.ts'
 import { BATCH_WAIT_MS, type MeteringService } from '../../domain/billing/metering.service.ts'
 import type { BatchResult } from '../../domain/content/companies.service.ts'
@@ -216,16 +217,15 @@ export const DATA_ROUTES: readonly DataRoute[] = [
     body: SearchPostsBody,
     response: SearchPostsResponse,
     errors: [...COMMON, 'INVALID_PARAMETER'],
-    // The search service parses its body itself (query grammar, cross-field rules) after the slot
-    // below, and holds the flat price through `admit` once the body is valid, before it reads.
-    parse: (body) => ({ body }),
-    admitsInService: true,
-    async serve({ body }, { metering, search, admit }, call) {
+    // The body is checked by the search's own parser (query grammar, cross-field rules), each refusal
+    // naming its field, and its cursor opened: nothing is read before the price is held.
+    parse: (body, { search }) => search.prepare(body),
+    async serve(prepared, { metering, search }, call) {
       const meter = call.meter
       // Simultaneous searches per account are capped at twice the plan's rate.
       const release = meter ? await metering.enterSearch(meter.accountId, meter.at) : undefined
       try {
-        return await search.search(body, () => admit(call))
+        return await search.run(prepared, meter ? { accountId: meter.accountId, weight: meter.rate?.limit ?? 1 } : undefined)
       } finally {
         await release?.()
       }
@@ -261,7 +261,7 @@ function responses(route: DataRoute): Record<number, object> {
     if (!codes.includes(code)) codes.push(code)
     byStatus.set(status, codes)
   }
-  const out: Record<number, object> = { 200: withHeaders(described(route.response, 'OK'), REQUEST_ID, CREDITS_CHARGED, RATE_HEADERS) }
+  const out: Record<number, object> = { 200: withHeaders(described(route.response, 'OK'), REQUEST_ID, CREDITS_CHARGED, RATE_HEADERS, IDEMPOTENT_REPLAYED) }
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     const keyed = status !== 401 && status !== 403 && status < 500
     const note = status === 403 ? '(account suspended)' : undefined
@@ -271,6 +271,8 @@ function responses(route: DataRoute): Record<number, object> {
       CREDITS_CHARGED,
       ...(keyed ? [RATE_HEADERS] : []),
       ...(status === 429 || status === 503 ? [RETRY_AFTER] : []),
+      // The answers kept for an Idempotency-Key and sent again.
+      ...(status === 400 || status === 404 ? [IDEMPOTENT_REPLAYED] : []),
     )
   }
   return out
@@ -320,8 +322,8 @@ export interface DataRouteDeps {
  * route names no rule of the price table: no route is ever served unpriced.
  */
 export function registerDataRoutes(app: FastifyInstance, deps: DataRouteDeps): void {
-  const parse: ParseContext = { requests: deps.content.requests }
-  const serve: ServeContext = { content: deps.content, search: deps.search, metering: deps.metering, admit: deps.gateway.admit }
+  const parse: ParseContext = { requests: deps.content.requests, search: deps.search }
+  const serve: ServeContext = { content: deps.content, search: deps.search, metering: deps.metering }
   for (const route of deps.routes ?? DATA_ROUTES) {
     const name = route.price as string | undefined
     const rule = name !== undefined && Object.hasOwn(deps.prices, name) ? deps.prices[route.price] : undefined
@@ -338,14 +340,16 @@ export function registerDataRoutes(app: FastifyInstance, deps: DataRouteDeps): v
       url: route.url,
       config: {
         operation: route.price,
-        ...(required.length > 0
-          ? {
-              swaggerTransform: ({ schema, url }: { schema: FastifySchema; url: string }) => ({
-                schema: { ...schema, querystring: { ...(schema.querystring as object), required } },
-                url,
-              }),
-            }
-          : {}),
+        // /openapi.json only: the header every data call may carry (the gateway checks it itself), and
+        // the required inputs.
+        swaggerTransform: ({ schema, url }: { schema: FastifySchema; url: string }) => ({
+          schema: {
+            ...schema,
+            headers: IdempotencyHeaders,
+            ...(required.length > 0 ? { querystring: { ...(schema.querystring as object), required } } : {}),
+          },
+          url,
+        }),
       },
       schema: {
         summary: route.summary,
@@ -359,6 +363,8 @@ export function registerDataRoutes(app: FastifyInstance, deps: DataRouteDeps): v
       // Bodies are checked by their parse step (or service) so each refusal names its field in its own words.
       ...(route.body ? { validatorCompiler: () => () => true } : {}),
       onRequest: deps.gateway.dataRoute,
+      // A body is part of what an Idempotency-Key names, byte for byte.
+      ...(route.body ? { preParsing: deps.gateway.bodyTap } : {}),
       ...(strict ? { preValidation: strict } : {}),
       onSend: deps.gateway.onSend,
       handler: deps.gateway.handler(route.cached ? cachedServe(route, deps.content.cache) : route, rule, { parse, serve }),

@@ -8,11 +8,12 @@
 import { adminGuard } from '../admin-guard.ts'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import Type from 'typebox'
-import { described, errorResponse, REQUEST_ID, withHeaders } from '../../contract/responses.schemas.ts'
+import { CREDITS_CHARGED, described, errorResponse, REQUEST_ID, RETRY_AFTER, withHeaders } from '../../contract/responses.schemas.ts'
 import { ORDER_STATUSES } from '../../ports/order-store.ts'
 import { MAX_ORDER_NOTE, ORDER_LIST_LIMIT, type OrdersService } from '../../payments/orders.service.ts'
 import { orderView, OrderSchema } from '../../payments/order-view.ts'
 import { strictBodyFields, strictQuery } from '../strict-input.ts'
+import { useJsonBodies } from '../json-body.ts'
 
 /** Who the history names for a move made here. */
 export const ADMIN_API_ACTOR = 'operator (admin API)'
@@ -42,9 +43,10 @@ export function registerOrderAdminRoutes(app: FastifyInstance, deps: { token: st
     ...extra,
     response: {
       200: withHeaders(success, REQUEST_ID),
-      400: withHeaders(errorResponse(['INVALID_PARAMETER', 'MISSING_PARAMETER']), REQUEST_ID),
-      401: withHeaders(errorResponse(['UNAUTHENTICATED'], ': a missing or wrong admin token'), REQUEST_ID),
-      404: withHeaders(errorResponse(['NOT_FOUND']), REQUEST_ID),
+      400: withHeaders(errorResponse(['INVALID_PARAMETER', 'MISSING_PARAMETER']), REQUEST_ID, CREDITS_CHARGED),
+      401: withHeaders(errorResponse(['UNAUTHENTICATED'], ': a missing or wrong admin token'), REQUEST_ID, CREDITS_CHARGED),
+      404: withHeaders(errorResponse(['NOT_FOUND']), REQUEST_ID, CREDITS_CHARGED),
+      429: withHeaders(errorResponse(['RATE_LIMITED'], ': too many wrong tokens from this address'), REQUEST_ID, CREDITS_CHARGED, RETRY_AFTER),
     },
   })
   const json = (reply: FastifyReply, status: number, body: unknown) =>
@@ -53,13 +55,8 @@ export function registerOrderAdminRoutes(app: FastifyInstance, deps: { token: st
   app.register(async (admin) => {
     admin.addHook('onRequest', guard)
     // As admin.routes.ts: zero bytes are no body (curl sends approve with none), read as `{}`;
-    // anything else goes through Fastify's own JSON parser.
-    const jsonParser = admin.getDefaultJsonParser(admin.initialConfig.onProtoPoisoning ?? 'error', admin.initialConfig.onConstructorPoisoning ?? 'error')
-    admin.removeContentTypeParser('application/json')
-    admin.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-      if (body.length === 0) return done(null, undefined)
-      return jsonParser(req, body as string, done)
-    })
+    // anything else is read as the API reads JSON.
+    useJsonBodies(admin, { emptyIsNone: true })
     admin.addHook('preValidation', async (request) => {
       if (request.body === undefined && request.method === 'POST') request.body = {}
       strictBodyFields(request.routeOptions.schema?.body, request.body)
