@@ -1,15 +1,16 @@
 /**
  * One tenant's cheap calls beside other tenants' searches. A victim account reads GET /profile at a
  * steady 20 a second, alone, then beside search-heavy neighbours (rps 100 accounts, each keeping 60
- * ordinary searches in flight, waiting out every 429's Retry-After), on the server as `npm start` runs
- * it. Each case is run with searches on the worker pool (the default) and walked on the event loop
+ * ordinary searches in flight, waiting out every 429's Retry-After, from a process of their own), on
+ * the server as `npm start` runs it. Each case is run with searches on the worker pool (the default) and walked on the event loop
  * (PRONET_SEARCH_WORKERS=0), in one run. Goal: the victim's p99 beside five neighbours within twice
  * its p99 alone plus 10 ms.
  *
  *   npm run bench:neighbours            (BENCH_SIZE=small for a quick run; default medium)
+ *   BENCH_DATA_DIR=<dir>: seed there once and reuse; BENCH_WORKERS=auto,0: the cases of PRONET_SEARCH_WORKERS
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { fork, spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -85,31 +86,52 @@ interface Outcome {
   retryAfters: number[]
 }
 
-async function run(s: Server, slugs: string[], neighbours: string[], victimKey: string): Promise<Outcome> {
+/**
+ * The neighbours' searches, from a process of their own (`--neighbours`): their client work would
+ * otherwise delay this process's event loop, and with it the victim's timings. Runs until told to
+ * stop, then reports its counts.
+ */
+async function neighbours(): Promise<void> {
+  const base = process.env.BENCH_BASE as string
+  const keys = (process.env.BENCH_KEYS as string).split(',')
   let on = true
-  const outcome: Outcome = { victim: [], victimErrors: 0, searches: 0, refused: 0, retryAfters: [] }
+  const counts = { searches: 0, refused: 0, retryAfters: [] as number[] }
+  process.on('message', () => {
+    on = false
+  })
   const pick = picker(7)
-  const attack = neighbours.flatMap((key) =>
-    Array.from({ length: IN_FLIGHT }, async () => {
-      while (on) {
-        const res = await fetch(`${s.base}/api/v1/search/posts`, {
-          method: 'POST',
-          headers: { 'x-api-key': key, 'content-type': 'application/json' },
-          body: JSON.stringify({ ...pick(QUERIES), maxResults: 50 }),
-        })
-        await res.arrayBuffer()
-        if (res.status === 200) outcome.searches++
-        else if (res.status === 429) {
-          outcome.refused++
-          const wait = Number(res.headers.get('retry-after'))
-          outcome.retryAfters.push(wait)
-          await sleep(wait * 1000)
-        } else throw new Error(`a neighbour's search got ${res.status}: ${await res.text()}`)
-      }
-    }),
+  await Promise.all(
+    keys.flatMap((key) =>
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (on) {
+          const res = await fetch(`${base}/api/v1/search/posts`, {
+            method: 'POST',
+            headers: { 'x-api-key': key, 'content-type': 'application/json' },
+            body: JSON.stringify({ ...pick(QUERIES), maxResults: 50 }),
+          })
+          await res.arrayBuffer()
+          if (res.status === 200) counts.searches++
+          else if (res.status === 429) {
+            counts.refused++
+            const wait = Number(res.headers.get('retry-after'))
+            counts.retryAfters.push(wait)
+            // Waits as told, but stops with the others.
+            for (let t = 0; t < wait * 10 && on; t++) await sleep(100)
+          } else throw new Error(`a neighbour's search got ${res.status}: ${await res.text()}`)
+        }
+      }),
+    ),
   )
+  process.send?.(counts, () => process.exit(0))
+}
+
+async function run(s: Server, slugs: string[], keys: string[], victimKey: string): Promise<Outcome> {
+  const outcome: Outcome = { victim: [], victimErrors: 0, searches: 0, refused: 0, retryAfters: [] }
+  const child =
+    keys.length > 0 ? fork(fileURLToPath(import.meta.url), ['--neighbours'], { env: { ...process.env, BENCH_BASE: s.base, BENCH_KEYS: keys.join(',') } }) : undefined
+  const reported = child ? new Promise<Pick<Outcome, 'searches' | 'refused' | 'retryAfters'>>((resolve) => child.once('message', resolve as (m: unknown) => void)) : undefined
   // Let the neighbours fill their queues before the victim is measured.
-  if (neighbours.length > 0) await sleep(1_000)
+  if (child) await sleep(1_500)
   const calls: Promise<void>[] = []
   const start = performance.now()
   for (let i = 0; i < SECONDS * VICTIM_RPS; i++) {
@@ -127,23 +149,29 @@ async function run(s: Server, slugs: string[], neighbours: string[], victimKey: 
     )
   }
   await Promise.all(calls)
-  on = false
-  await Promise.all(attack)
+  if (child && reported) {
+    child.send('stop')
+    Object.assign(outcome, await reported)
+  }
   return outcome
 }
 
 const ms = (x: number) => `${x.toFixed(1)} ms`
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'pronet-bench-neighbours-'))
+  // BENCH_DATA_DIR keeps the seeded store for the next run (seeding the medium network takes minutes).
+  const kept = process.env.BENCH_DATA_DIR
+  const dataDir = kept ?? mkdtempSync(join(tmpdir(), 'pronet-bench-neighbours-'))
   try {
-    const t0 = performance.now()
-    const c = await createContainer(loadConfig({ PRONET_DATA_DIR: dataDir, PRONET_SEED: 'none', LOG_LEVEL: 'silent' }), { searchWorkers: 0 })
-    await seedSynthetic(c, SIZE, () => {}, { progress: false, anchorMs: ANCHOR })
-    await c.close()
-    process.stdout.write(`seeded the ${SIZE} network in ${((performance.now() - t0) / 1000).toFixed(0)} s\n`)
+    if (!kept || !existsSync(join(dataDir, 'pronet.db'))) {
+      const t0 = performance.now()
+      const c = await createContainer(loadConfig({ PRONET_DATA_DIR: dataDir, PRONET_SEED: 'none', LOG_LEVEL: 'silent' }), { searchWorkers: 0 })
+      await seedSynthetic(c, SIZE, () => {}, { progress: false, anchorMs: ANCHOR })
+      await c.close()
+      process.stdout.write(`seeded the ${SIZE} network in ${((performance.now() - t0) / 1000).toFixed(0)} s\n`)
+    }
     const slugs = membersWithPosts(SIZE, ANCHOR, 200)
-    for (const workers of ['auto', '0']) {
+    for (const workers of (process.env.BENCH_WORKERS ?? 'auto,0').split(',')) {
       const s = await startServer(dataDir, { PRONET_SEARCH_WORKERS: workers })
       try {
         const victim = await account(s, 'victim', VICTIM_RPS + 10)
@@ -167,8 +195,9 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    rmSync(dataDir, { recursive: true, force: true })
+    if (!kept) rmSync(dataDir, { recursive: true, force: true })
   }
 }
 
-await main()
+if (process.argv.includes('--neighbours')) await neighbours()
+else await main()

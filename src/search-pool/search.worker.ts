@@ -5,6 +5,7 @@
  * only validated them and holds their price.
  */
 import Database from 'better-sqlite3'
+import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import { classifyPgError } from '../adapters/postgres/pg-errors.ts'
 import { openPostgres } from '../adapters/postgres/database.ts'
@@ -17,6 +18,17 @@ import { createSearchService } from '../domain/search/search.service.ts'
 import { createTokenSigner } from '../domain/tokens.ts'
 import type { SearchJob, SearchWorkerData } from './search-job.ts'
 import type { WireError, WorkerReply } from './worker-pool.ts'
+
+/** The search threads' nice value: lower priority than the serving thread's 0. */
+const SEARCH_NICE = 10
+
+// Below the serving thread's priority (on Linux a thread's nice value is its own): when the CPUs are
+// all busy, the kernel runs cheap calls first and searches in what is left.
+try {
+  setPriority(SEARCH_NICE)
+} catch {
+  // Not permitted here (some containers): the fair queue still orders the searches.
+}
 
 const port = parentPort
 if (!port) throw new Error('search.worker must run as a worker thread')
