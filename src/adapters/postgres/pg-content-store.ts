@@ -32,6 +32,7 @@ import { endFailedTransaction, type PgPool } from './database.ts'
 import { indexText } from './pg-search-text.ts'
 import { commentKeyOf, toCard, toComment, type CardCols, type CommentCols } from '../content-rows.ts'
 import { INT64_MAX, isStorableId } from '../../domain/content/ids.ts'
+import { authorProblem, commentProblem, idProblem } from '../../domain/content/ingest-rules.ts'
 import { docsWithCard, sameCard, type PostDocs } from '../../domain/content/post-card.ts'
 
 
@@ -51,7 +52,8 @@ const refuse = (reason: string): never => {
 }
 
 const requireId = (what: string, id: string): void => {
-  if (!isStorableId(id)) refuse(`${what} "${id}" must be a decimal without leading zeros, at most ${INT64_MAX}`)
+  const problem = idProblem(what, id)
+  if (problem !== null) refuse(problem)
 }
 
 /** A statement failed in the batch run without savepoints: run the batch again, guarded. */
@@ -367,8 +369,8 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
   }
 
   const refuseAuthor = (ref: AuthorRef, exists: boolean | null): void => {
-    if (exists === null) refuse(`unknown author kind "${String((ref as { kind: unknown }).kind)}"`)
-    if (!exists) refuse(ref.kind === 'person' ? `profile ${ref.id} does not exist` : `company ${ref.id} does not exist`)
+    const problem = authorProblem(ref, exists)
+    if (problem !== null) refuse(problem)
   }
 
   const writeComment = async (c: Client, r: CommentRow): Promise<void> => {
@@ -401,20 +403,14 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
     ])
     const links = rows[0]!
     const outcome = outcomeOf(() => {
-      if (!links.postOk) refuse(`post ${r.postId} does not exist`)
-      refuseAuthor(r.author, links.authorOk)
-      if (Number.isNaN(createdMs)) refuse(`createdAt "${r.createdAt}" is not a date`)
-      if (links.existingPost !== null && links.existingPost !== r.postId) {
-        refuse(`comment ${r.commentId} already belongs to post ${links.existingPost}`)
-      }
-      if (r.parentId !== null) {
-        requireId('parent comment id', r.parentId)
-        if (r.parentId === r.commentId) refuse(`comment ${r.commentId} cannot reply to itself`)
-        if (links.parentPost === null) refuse(`parent comment ${r.parentId} does not exist`)
-        else if (links.parentPost !== r.postId) refuse(`parent comment ${r.parentId} belongs to post ${links.parentPost}, not ${r.postId}`)
-        else if (links.parentTop !== true) refuse(`parent comment ${r.parentId} is itself a reply (replies are one level deep)`)
-        if (links.existingPost !== null && links.hasReplies) refuse(`comment ${r.commentId} has replies, so it cannot become a reply`)
-      }
+      const problem = commentProblem(r, {
+        postExists: links.postOk,
+        authorExists: links.authorOk,
+        existingPost: links.existingPost,
+        hasReplies: links.hasReplies,
+        parent: links.parentPost === null ? null : { postId: links.parentPost, topLevel: links.parentTop === true },
+      })
+      if (problem !== null) refuse(problem)
     })
     if (outcome.ok !== links.written) throw new Error(`comment ${r.commentId}: the write and its checks disagree (a bug in this adapter)`)
     if (!outcome.ok) refuse(outcome.reason)

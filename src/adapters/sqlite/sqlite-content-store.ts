@@ -22,6 +22,7 @@ import type {
 import type { SqliteDb } from './database.ts'
 import { commentKeyOf, toCard, toComment, type CardCols, type CommentCols } from '../content-rows.ts'
 import { INT64_MAX, isStorableId } from '../../domain/content/ids.ts'
+import { authorProblem, commentProblem, idProblem } from '../../domain/content/ingest-rules.ts'
 import { docsWithCard, sameCard, type PostDocs } from '../../domain/content/post-card.ts'
 
 /** A failing row: the reason goes back to the caller, the row's savepoint is rolled back. */
@@ -32,7 +33,8 @@ const refuse = (reason: string): never => {
 }
 
 const requireId = (what: string, id: string): void => {
-  if (!isStorableId(id)) refuse(`${what} "${id}" must be a decimal without leading zeros, at most ${INT64_MAX}`)
+  const problem = idProblem(what, id)
+  if (problem !== null) refuse(problem)
 }
 
 /** Card columns of a person or company joined on (kind, id); `a` is the alias of the linking table. */
@@ -245,14 +247,13 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
             (SELECT count(*) FROM profile_reactions) AS profileReactions`,
   )
 
+  /** Whether the referenced person or company is stored; null for an unknown kind. */
+  const authorExists = (ref: AuthorRef): boolean | null =>
+    ref.kind === 'person' ? profileExists.get(ref.id) !== undefined : ref.kind === 'company' ? companyExists.get(ref.id) !== undefined : null
+
   const requireAuthor = (ref: AuthorRef): void => {
-    if (ref.kind === 'person') {
-      if (profileExists.get(ref.id) === undefined) refuse(`profile ${ref.id} does not exist`)
-    } else if (ref.kind === 'company') {
-      if (companyExists.get(ref.id) === undefined) refuse(`company ${ref.id} does not exist`)
-    } else {
-      refuse(`unknown author kind "${String((ref as { kind: unknown }).kind)}"`)
-    }
+    const problem = authorProblem(ref, authorExists(ref))
+    if (problem !== null) refuse(problem)
   }
 
   /** The card of an existing author; refuses an unknown one (a post's author is a checked link). */
@@ -336,26 +337,19 @@ export function createSqliteContentStore(db: SqliteDb): ContentStore {
   }
 
   const writeComment = (r: CommentRow): void => {
-    requireId('comment id', r.commentId)
-    requirePost(r.postId)
-    requireAuthor(r.author)
+    const stored = (id: string | null) =>
+      id !== null && isStorableId(id) ? (commentLinks.get(id) as { postId: string; topLevel: number; hasReplies: number } | undefined) : undefined
+    const existing = stored(r.commentId)
+    const parent = stored(r.parentId)
+    const problem = commentProblem(r, {
+      postExists: isStorableId(r.postId) && postExists.get(r.postId) !== undefined,
+      authorExists: authorExists(r.author),
+      existingPost: existing?.postId ?? null,
+      hasReplies: existing?.hasReplies === 1,
+      parent: parent ? { postId: parent.postId, topLevel: parent.topLevel === 1 } : null,
+    })
+    if (problem !== null) refuse(problem)
     const createdMs = Date.parse(r.createdAt)
-    if (Number.isNaN(createdMs)) refuse(`createdAt "${r.createdAt}" is not a date`)
-    const existing = commentLinks.get(r.commentId) as { postId: string; topLevel: number; hasReplies: number } | undefined
-    if (existing !== undefined && existing.postId !== r.postId) {
-      refuse(`comment ${r.commentId} already belongs to post ${existing.postId}`)
-    }
-    if (r.parentId !== null) {
-      requireId('parent comment id', r.parentId)
-      if (r.parentId === r.commentId) refuse(`comment ${r.commentId} cannot reply to itself`)
-      const parent = commentLinks.get(r.parentId) as { postId: string; topLevel: number } | undefined
-      if (parent === undefined) refuse(`parent comment ${r.parentId} does not exist`)
-      else if (parent.postId !== r.postId) refuse(`parent comment ${r.parentId} belongs to post ${parent.postId}, not ${r.postId}`)
-      else if (parent.topLevel !== 1) refuse(`parent comment ${r.parentId} is itself a reply (replies are one level deep)`)
-      if (existing !== undefined && existing.hasReplies === 1) {
-        refuse(`comment ${r.commentId} has replies, so it cannot become a reply`)
-      }
-    }
     upsertComment.run(
       r.commentId,
       r.postId,
