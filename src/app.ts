@@ -49,7 +49,9 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     createCredentialThrottle({ now: c.monotonic, limit: c.config.authFailureLimit, windowMs: c.config.authFailureWindowMs }),
   )
   const secure = securityHeaders({ https: c.config.publicUrl.startsWith('https:') })
-  const clientErrors = createClientErrors({ timeouts: timeouts.http, headerLines: secure.lines })
+  // One generator for every request id, the parser's refusals (answered before Fastify sees them) included.
+  const newRequestId = requestIds()
+  const clientErrors = createClientErrors({ timeouts: timeouts.http, headerLines: secure.lines, requestId: newRequestId })
   const app = Fastify({
     // A path Fastify's router cannot read (a malformed percent-escape: /api/v1/prof%ile) or a path
     // parameter over its length would get Fastify's own body and code (FST_ERR_BAD_URL, 414) and go
@@ -76,7 +78,7 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     // Request ids name debits in the ledger and come back as X-Request-Id: a per-process random
     // prefix and a counter, unique across restarts; no header is trusted for them.
     requestIdHeader: false,
-    genReqId: requestIds(),
+    genReqId: newRequestId,
     // Fastify's own answer while closing is a 503 without the API's error envelope, Retry-After or a
     // usage line; ours is below (the closing hooks and the gateway).
     return503OnClosing: false,

@@ -3,6 +3,7 @@ import Value from 'typebox/value'
 import { packTiersFrom, type PriceTier } from '../domain/billing/pack-pricing.ts'
 import { pricesWithOverrides, type PriceTable } from '../domain/billing/prices.ts'
 import { PROFILE_COUNT_RULE, profileCountProblem } from '../synth/network-plan.ts'
+import { parseLiveSource, type LiveSourceConfig } from '../live-source/live-source-config.ts'
 
 /** Environment variables of the operator interface (a stable interface: the README documents them). */
 export const EnvSchema = Type.Object({
@@ -34,6 +35,13 @@ export const EnvSchema = Type.Object({
   PRONET_SEARCH_WORKERS: Type.Optional(Type.String()),
   PRONET_AUTH_FAILURE_LIMIT: Type.Optional(Type.String()),
   PRONET_AUTH_FAILURE_WINDOW_MS: Type.Optional(Type.String()),
+  PRONET_SOURCE: Type.Enum(['store', 'upstream', 'upstream-only'] as const, { default: 'store' }),
+  PRONET_UPSTREAM_URL: Type.Optional(Type.String()),
+  PRONET_UPSTREAM_KEY: Type.Optional(Type.String()),
+  PRONET_UPSTREAM_RPS: Type.Optional(Type.String()),
+  PRONET_UPSTREAM_TIMEOUT_MS: Type.Optional(Type.String()),
+  PRONET_FRESHNESS: Type.Optional(Type.String()),
+  PRONET_SERVE_STALE_S: Type.Optional(Type.String()),
 })
 
 export type SeedSize = 'none' | 'small' | 'medium' | 'large' | number
@@ -92,6 +100,11 @@ export interface Config {
   /** Wrong API keys or admin tokens one client address may send per window before the rest get 429; 0: no limit. */
   readonly authFailureLimit: number
   readonly authFailureWindowMs: number
+  /**
+   * Where data records come from beyond the store: an upstream service speaking this API, read through
+   * (`upstream`) or forwarded every call (`upstream-only`); undefined when the store alone serves.
+   */
+  readonly liveSource: LiveSourceConfig | undefined
 }
 
 export class ConfigError extends Error {}
@@ -244,6 +257,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       e.STRIPE_SECRET_KEY !== undefined && e.STRIPE_WEBHOOK_SECRET !== undefined
         ? { secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET }
         : undefined,
+    liveSource: table(() => parseLiveSource(e)),
   })
 }
 

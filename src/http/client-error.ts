@@ -30,6 +30,8 @@ export function createClientErrors(options: {
   timeouts: { headersTimeout: number; requestTimeout: number }
   /** Header lines every answer carries (security headers), each ending in CRLF. */
   headerLines: string
+  /** A new request id (the app's own generator), so this answer carries X-Request-Id as every answer does. */
+  requestId: () => string
 }): ClientErrors {
   /** Per connection, the responses of its requests that are not done (see `done`), oldest first. */
   const owed = new WeakMap<object, ServerResponse[]>()
@@ -69,13 +71,13 @@ export function createClientErrors(options: {
     HPE_CHUNK_EXTENSIONS_OVERFLOW: "The request's chunk extensions are too large.",
     ERR_HTTP_REQUEST_TIMEOUT: `The request did not arrive in time (${limits}); send it again.`,
   }
-  /** Each answer whole, written once here: the status line, the headers and the envelope. */
-  const render = (message: string): string => {
+  /** Each answer whole but for its request id, made once here: the status line, the headers and the envelope. */
+  const render = (message: string): { head: string; rest: string } => {
     const body = JSON.stringify(new ApiError('INVALID_PARAMETER', message).toBody())
-    return (
-      'HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\n' +
-      `content-length: ${Buffer.byteLength(body)}\r\nx-credits-charged: 0\r\n${options.headerLines}connection: close\r\n\r\n${body}`
-    )
+    return {
+      head: 'HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\n',
+      rest: `content-length: ${Buffer.byteLength(body)}\r\nx-credits-charged: 0\r\n${options.headerLines}connection: close\r\n\r\n${body}`,
+    }
   }
   const answers = new Map(Object.entries(messages).map(([code, message]) => [code, render(message)]))
   const notHttp = render('The request is not valid HTTP/1.1.')
@@ -83,7 +85,10 @@ export function createClientErrors(options: {
   return {
     handle(error, socket) {
       const left = error.code === 'ECONNRESET' || error.code === 'HPE_INVALID_EOF_STATE'
-      if (!left && socket.writable && answerable(socket)) socket.write(answers.get(error.code ?? '') ?? notHttp)
+      if (!left && socket.writable && answerable(socket)) {
+        const answer = answers.get(error.code ?? '') ?? notHttp
+        socket.write(`${answer.head}x-request-id: ${options.requestId()}\r\n${answer.rest}`)
+      }
       socket.destroy()
     },
     watch(server) {

@@ -92,6 +92,8 @@ function expectFreeRefusal(res: Response | undefined, message: RegExp): void {
   expect(r.status, r.body).toBe(400)
   expect(r.headers['content-type']).toBe('application/json; charset=utf-8')
   expect(r.headers['x-credits-charged']).toBe('0')
+  // The same request ids as every other answer: the app's prefix and a counter.
+  expect(r.headers['x-request-id']).toMatch(/^[\w-]{8}-[0-9a-z]+$/)
   expect(r.headers['x-content-type-options']).toBe('nosniff')
   expect(r.headers['cache-control']).toBe('no-store')
   expect(r.headers['content-security-policy']).toMatch(/^default-src 'none'/)

@@ -171,6 +171,19 @@ describe('startup failures the operator can fix: one line naming the setting, no
     expect(r.code).toBe(2)
   })
 
+  it('a live source asked for, which this release cannot serve from, stops the start (exit 2) without naming the key', async () => {
+    const r = await runToExit({
+      ...baseEnv(tempDir()),
+      PRONET_SOURCE: 'upstream',
+      PRONET_UPSTREAM_URL: 'https://upstream.example',
+      PRONET_UPSTREAM_KEY: 'pk_upstream-secret-value',
+      PRONET_UPSTREAM_RPS: '5',
+    })
+    expectOneLine(r, /^pronet: invalid environment: PRONET_SOURCE=upstream is not available in this release; use store/)
+    expect(r.code).toBe(2)
+    expect(r.stderr).not.toContain('pk_upstream-secret-value')
+  })
+
   it('a PRONET_DATA_DIR under a regular file', async () => {
     const file = join(tempDir(), 'a-file')
     writeFileSync(file, 'not a directory')
