@@ -5,6 +5,7 @@
  *
  * Conventions: `Nullable(x)` = present, possibly null. `Type.Optional(x)` = may be omitted.
  * Objects are closed (additionalProperties: false) so a stray field is caught by the tests.
+ * Long because it is the whole contract of the resources, read top to bottom like the API's reference.
  */
 import Type, { type TSchema } from 'typebox'
 

@@ -3,6 +3,8 @@
  * and members, and the operator's sign-in. Every secret (session ids, the tokens in mailed links) is
  * 32 random bytes, handed out once and stored only as its SHA-256. Answers never tell whether an email
  * belongs to a user: sign-in refuses alike, a reset request always answers the same.
+ * Long because each flow (sign-up, sessions, mailed links, members) shares the same token and
+ * throttle helpers; they are kept together so the rules on secrets stay in one place.
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { AccountsService, CreatedKey } from '../domain/accounts/accounts.service.ts'

@@ -3,6 +3,8 @@
  * job, headline, flags), because posts, reactions and recommendations need other members' cards; the
  * full profile (career, education, skills…) and the member's articles are built when the profile is
  * emitted, from the member's own random stream.
+ * Long because every section of a profile is drawn here, in the one order that keeps a seed's
+ * network byte-identical from release to release.
  */
 import type { ArticleRecord } from '../contract/ingest.schemas.ts'
 import type { Profile } from '../contract/resources.schemas.ts'

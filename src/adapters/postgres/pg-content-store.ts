@@ -3,6 +3,7 @@
  * database. It keeps the SQLite adapter's behaviour row for row: the same checks in the same order
  * with the same reasons, upserts by id, the same orderings. Activity, comment and article ids are
  * bigint columns bound as decimal strings and read back as strings (database.ts parses int8 so).
+ * Long because it is one port's whole adapter, its SQL beside the code that runs it.
  *
  * A batch is one transaction (the cost of a write is per commit). Every row is checked before it
  * writes anything, so a refused row needs no undo and the batch runs without savepoints: released

@@ -3,6 +3,9 @@
  * documents go out exactly as stored. Activity, comment and article ids are 64-bit integers in the
  * tables but never JS numbers here (they exceed 2^53): they are bound as decimal strings, which the
  * columns' integer affinity converts exactly, and read back with CAST(... AS TEXT).
+ *
+ * Long because it is one port's whole adapter: its prepared statements and the writes and reads that
+ * share them; the rules rows keep are in domain/content/ingest-rules.ts.
  */
 import type {
   ArticleRow,
