@@ -1,4 +1,5 @@
 /** Small pieces several benchmarks share. */
+import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DEFAULT_NETWORK_SEED } from '../src/seed.ts'
@@ -45,4 +46,22 @@ export function startScriptNodeFlags(projectRoot: string): string[] {
   const pkg = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { scripts?: { start?: string } }
   const words = (pkg.scripts?.start ?? '').split(/\s+/)
   return words[0] === 'node' ? words.slice(1).filter((w) => w.startsWith('--')) : []
+}
+
+/**
+ * Starts the built server (`main`) as a process with `env` on top of this one's, and resolves once it
+ * says where it listens; rejects with its output if it exits first. Its stderr goes to this one's.
+ */
+export async function startServerProcess(main: string, env: Record<string, string>, nodeFlags: string[] = []): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [...nodeFlags, main], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  let out = ''
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.setEncoding('utf8').on('data', (s: string) => {
+      out += s
+      const m = /pronet listening on http:\/\/[^\s:]+:(\d+)/.exec(out)
+      if (m) resolve(Number(m[1]))
+    })
+    child.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening:\n${out}`)))
+  })
+  return { child, port }
 }

@@ -9,7 +9,7 @@
  *   npm run bench:neighbours            (BENCH_SIZE=small for a quick run; default medium)
  *   BENCH_DATA_DIR=<dir>: seed there once and reuse; BENCH_WORKERS=auto,0: the cases of PRONET_SEARCH_WORKERS
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process'
+import { fork, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url'
 import { loadConfig } from '../src/config/config.ts'
 import { createContainer } from '../src/container.ts'
 import { seedSynthetic } from '../src/seed.ts'
-import { membersWithPosts, picker, quantile, startScriptNodeFlags } from './bench-helpers.ts'
+import { membersWithPosts, picker, quantile, startScriptNodeFlags, startServerProcess } from './bench-helpers.ts'
 
 const SIZE = (process.env.BENCH_SIZE ?? 'medium') as 'small' | 'medium'
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15)
@@ -45,19 +45,11 @@ interface Server {
 }
 
 async function startServer(dataDir: string, env: Record<string, string>): Promise<Server> {
-  const child = spawn(process.execPath, [...startScriptNodeFlags(ROOT), MAIN], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', PRONET_DATA_DIR: dataDir, PRONET_SEED: 'none', PRONET_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  let out = ''
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout!.setEncoding('utf8').on('data', (s: string) => {
-      out += s
-      const m = /pronet listening on http:\/\/[^\s:]+:(\d+)/.exec(out)
-      if (m) resolve(Number(m[1]))
-    })
-    child.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening:\n${out}`)))
-  })
+  const { child, port } = await startServerProcess(
+    MAIN,
+    { PORT: '0', HOST: '127.0.0.1', PRONET_DATA_DIR: dataDir, PRONET_SEED: 'none', PRONET_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', ...env },
+    startScriptNodeFlags(ROOT),
+  )
   return { child, base: `http://127.0.0.1:${port}` }
 }
 

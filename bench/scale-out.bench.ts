@@ -12,7 +12,7 @@
  *   npm run bench:scale-out
  *   BENCH_SECONDS=8 BENCH_ROUNDS=3 BENCH_PROFILES=300 npm run bench:scale-out
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -22,6 +22,7 @@ import pg from 'pg'
 import { loadConfig } from '../src/config/config.ts'
 import { createContainer } from '../src/container.ts'
 import { seedSynthetic } from '../src/seed.ts'
+import { startServerProcess } from './bench-helpers.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
@@ -41,19 +42,11 @@ interface Node {
 }
 
 async function startNode(name: string, env: Record<string, string>): Promise<Node> {
-  const child = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', PRONET_SEED: 'none', PRONET_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  let out = ''
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout!.setEncoding('utf8').on('data', (s: string) => {
-      out += s
-      const m = /pronet listening on http:\/\/[^\s:]+:(\d+)/.exec(out)
-      if (m) resolve(Number(m[1]))
-    })
-    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before listening:\n${out}`)))
-  })
+  const { child, port } = await startServerProcess(MAIN, { PORT: '0', HOST: '127.0.0.1', PRONET_SEED: 'none', PRONET_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', ...env }).catch(
+    (e: Error) => {
+      throw new Error(`${name}: ${e.message}`)
+    },
+  )
   const res = await fetch(`http://127.0.0.1:${port}/admin/v1/accounts`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },

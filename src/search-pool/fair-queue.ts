@@ -41,12 +41,6 @@ export class FairQueue<T> {
     return this.waiting
   }
 
-  /** Jobs of the account waiting. */
-  depth(accountId: string): number {
-    const lane = this.lanes.get(accountId)
-    return lane ? lane.jobs.length - lane.head : 0
-  }
-
   /** Queues a job of the account; `weight` (> 0) is its share when the pool is contended. */
   push(accountId: string, weight: number, item: T): void {
     let lane = this.lanes.get(accountId)
@@ -93,18 +87,6 @@ export class FairQueue<T> {
     }
     this.compact(bestId, best)
     return { accountId: bestId, item: job.item, passedBy: job.passedBy }
-  }
-
-  /** Removes a waiting job (its caller gave up); true when it was still waiting. */
-  remove(accountId: string, item: T): boolean {
-    const lane = this.lanes.get(accountId)
-    if (!lane) return false
-    const at = lane.jobs.findIndex((j, i) => i >= lane.head && j.item === item)
-    if (at < 0) return false
-    lane.jobs.splice(at, 1)
-    this.waiting--
-    this.compact(accountId, lane)
-    return true
   }
 
   /** Lanes with nothing waiting are forgotten once the virtual time has passed their last finish. */

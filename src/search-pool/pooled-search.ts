@@ -50,15 +50,10 @@ export function createPooledSearch(opts: PooledSearchOptions): PooledSearch {
     prepare: inner.prepare,
     async run(prepared, who) {
       if (!who) return inner.run(prepared)
-      const ticket = pool.admit(who.accountId, who.weight)
-      const result = await ticket.run({ prepared, now: opts.clock.now(), version: opts.version() })
+      const result = await pool.run(who.accountId, who.weight, { prepared, now: opts.clock.now(), version: opts.version() })
       return { body: result.parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength)) }
     },
-    async search(body, admit) {
-      const prepared = inner.prepare(body)
-      await admit()
-      return inner.run(prepared)
-    },
+    search: inner.search,
     close: () => pool.close(),
   }
 }

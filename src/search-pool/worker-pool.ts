@@ -8,7 +8,7 @@
  * interleave.
  */
 import type { Worker } from 'node:worker_threads'
-import { ApiError } from '../domain/errors.ts'
+import { ApiError, nodeClosing } from '../domain/errors.ts'
 import { FairQueue } from './fair-queue.ts'
 
 /** Seconds of its share of the pool an account may have queued. */
@@ -69,17 +69,12 @@ interface Slot<P, R> {
   job: (Job<P, R> & { id: number; startedAt: number }) | null
 }
 
-/** A place in an account's queue, held from admission until the job is handed over or given up. */
-export interface Ticket<P, R> {
-  run(payload: P): Promise<R>
-  /** Gives the place up without running (the call was refused after admission, e.g. 402). */
-  cancel(): void
-}
-
 export interface WorkerPool<P, R> {
-  /** A place in the account's queue, or 429 RATE_LIMITED with Retry-After when its queue is full. */
-  admit(accountId: string, weight: number): Ticket<P, R>
-  stats(): { workers: number; waiting: number; running: number }
+  /**
+   * Queues the job in the account's lane and resolves to its result; rejects at once with 429
+   * RATE_LIMITED and Retry-After when the account's queue is full.
+   */
+  run(accountId: string, weight: number, payload: P): Promise<R>
   close(): Promise<void>
 }
 
@@ -176,8 +171,8 @@ export function createWorkerPool<P, R>(opts: WorkerPoolOptions): WorkerPool<P, R
   for (let i = 0; i < opts.size; i++) slots.push({ worker: undefined, job: null })
 
   return {
-    admit(accountId, weight) {
-      if (closed) throw new ApiError('SERVICE_UNAVAILABLE', 'The node is closing; retry on another.', undefined, { 'retry-after': '1' })
+    async run(accountId, weight, payload) {
+      if (closed) throw nodeClosing()
       const w = weight > 0 ? weight : 1
       const mine = active.get(accountId)
       // Milliseconds of pool time a second the account gets while every account using the pool now does.
@@ -196,30 +191,14 @@ export function createWorkerPool<P, R>(opts: WorkerPoolOptions): WorkerPool<P, R
         )
       }
       enter(accountId, w)
-      let used = false
-      return {
-        run(payload) {
-          if (used) return Promise.reject(new Error('a pool ticket runs once'))
-          used = true
-          return new Promise<R>((resolve, reject) => {
-            queue.push(accountId, w, { accountId, payload, enqueuedAt: opts.monotonic(), resolve, reject })
-            dispatch()
-          })
-        },
-        cancel() {
-          if (used) return
-          used = true
-          leave(accountId)
-        },
-      }
-    },
-    stats() {
-      return { workers: slots.length, waiting: queue.size, running: slots.filter((s) => s.job).length }
+      return new Promise<R>((resolve, reject) => {
+        queue.push(accountId, w, { accountId, payload, enqueuedAt: opts.monotonic(), resolve, reject })
+        dispatch()
+      })
     },
     async close() {
       closed = true
-      const error = new ApiError('SERVICE_UNAVAILABLE', 'The node is closing; retry on another.', undefined, { 'retry-after': '1' })
-      for (let t = queue.take(); t; t = queue.take()) t.item.reject(error)
+      for (let t = queue.take(); t; t = queue.take()) t.item.reject(nodeClosing())
       // Each worker is asked to close its connections first (a database is dropped only once nobody is
       // connected); one that does not within a few seconds is stopped.
       await Promise.all(

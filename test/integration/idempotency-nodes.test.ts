@@ -14,7 +14,7 @@ import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config/config.ts'
 import { createContainer, type Container } from '../../src/container.ts'
 import { KEY_LEASE_MS } from '../../src/ports/ledger.ts'
-import type { SearchIndex } from '../../src/ports/search-index.ts'
+import { searchGate } from '../helpers/search-index-spy.ts'
 import { fixtureRecords } from '../helpers/ingest-fixtures.ts'
 import { createTestDatabase, postgresAvailable } from '../helpers/postgres.ts'
 import { REDIS_URL, redisAvailable } from '../helpers/redis.ts'
@@ -27,27 +27,10 @@ describe.skipIf(!available)('Idempotency-Key on two nodes sharing one store', ()
   let db: { url: string; drop(): Promise<void> }
   const clock = createManualClock(NOW)
   const nodes: { c: Container; app: FastifyInstance }[] = []
-  /** While armed, node A's next search waits at its index until released. */
-  const gate = { armed: false, entered: () => {}, open: () => {} }
+  /** Holds a search at its index while a repeat is sent (on node A). */
+  const gate = searchGate()
   let accountId: string
   let apiKey: string
-
-  const gated = (index: SearchIndex): SearchIndex =>
-    new Proxy(index, {
-      get(target, name, receiver) {
-        const fn = Reflect.get(target, name, receiver) as unknown
-        if (typeof fn !== 'function') return fn
-        return async (...args: unknown[]) => {
-          if (gate.armed) {
-            gate.armed = false
-            const released = new Promise<void>((resolve) => (gate.open = resolve))
-            gate.entered()
-            await released
-          }
-          return (fn as (...a: unknown[]) => unknown).apply(target, args)
-        }
-      },
-    })
 
   beforeAll(async () => {
     db = await createTestDatabase('pronet_keys_nodes')
@@ -60,7 +43,7 @@ describe.skipIf(!available)('Idempotency-Key on two nodes sharing one store', ()
         DATABASE_URL: db.url,
         REDIS_URL,
       })
-      const c = await createContainer(config, { clock, ...(name === 'a' ? { wrapSearchIndex: gated } : {}) })
+      const c = await createContainer(config, { clock, ...(name === 'a' ? { wrapSearchIndex: gate.wrap } : {}) })
       nodes.push({ c, app: await buildApp(c) })
     }
     const first = nodes[0]!.c
@@ -90,8 +73,7 @@ describe.skipIf(!available)('Idempotency-Key on two nodes sharing one store', ()
 
   it('a repeat on the other node waits for the first call and gets its answer, billed once', async () => {
     const key = `nodes-${randomBytes(4).toString('hex')}`
-    const entered = new Promise<void>((resolve) => (gate.entered = resolve))
-    gate.armed = true
+    const entered = gate.arm()
     const first = search(0, key)
     await entered
     let repeated = false

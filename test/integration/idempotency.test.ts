@@ -8,7 +8,7 @@
 import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { DATA_ROUTES } from '../../src/http/routes/data.routes.ts'
-import type { SearchIndex } from '../../src/ports/search-index.ts'
+import { searchGate } from '../helpers/search-index-spy.ts'
 import { COMPANY_ID, fixtureRecords } from '../helpers/ingest-fixtures.ts'
 import { ADMIN_TOKEN, expectError, makeTestApp, type TestApp } from '../helpers/test-app.ts'
 
@@ -17,34 +17,15 @@ const DAY = 24 * 3_600_000
 const PROFILE = '/api/v1/profile?profileUrlOrUrn=member-1'
 
 /** While armed, a search waits at the index until released: a call that is still running. */
-const gate = {
-  armed: false,
-  entered: undefined as (() => void) | undefined,
-  open: undefined as (() => void) | undefined,
-}
-const gated = (index: SearchIndex): SearchIndex =>
-  new Proxy(index, {
-    get(target, name, receiver) {
-      const fn = Reflect.get(target, name, receiver) as unknown
-      if (typeof fn !== 'function') return fn
-      return async (...args: unknown[]) => {
-        if (gate.armed) {
-          gate.armed = false
-          const released = new Promise<void>((resolve) => (gate.open = resolve))
-          gate.entered?.()
-          await released
-        }
-        return (fn as (...a: unknown[]) => unknown).apply(target, args)
-      }
-    },
-  })
+/** Holds a search at its index while a repeat is sent. */
+const gate = searchGate()
 
 let t: TestApp
 let serial = 0
 const newKey = () => `key-${++serial}-${Math.random().toString(36).slice(2, 8)}`
 
 beforeAll(async () => {
-  t = await makeTestApp({ nowMs: NOW, records: fixtureRecords(), overrides: { wrapSearchIndex: gated } })
+  t = await makeTestApp({ nowMs: NOW, records: fixtureRecords(), overrides: { wrapSearchIndex: gate.wrap } })
 })
 afterAll(async () => t.close())
 
@@ -224,8 +205,7 @@ describe('a repeat while the first call runs', () => {
     const a = await account({ name: 'concurrent', plan: 'custom', creditsLimit: 100, rpsLimit: 100 })
     const key = newKey()
     const body = JSON.stringify({ query: 'hiring AND remote' })
-    const entered = new Promise<void>((resolve) => (gate.entered = resolve))
-    gate.armed = true
+    const entered = gate.arm()
     const first = post('/api/v1/search/posts', a.key, body, key)
     await entered
     let secondDone = false
@@ -233,7 +213,7 @@ describe('a repeat while the first call runs', () => {
     // The repeat is in: it has nothing to do but wait for the first.
     for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r))
     expect(secondDone).toBe(false)
-    gate.open?.()
+    gate.open()
     const [one, two] = await Promise.all([first, second])
     expect(one.statusCode, one.body).toBe(200)
     expect(one.headers['x-credits-charged']).toBe('1')

@@ -1,6 +1,6 @@
 /**
  * Answers kept under an Idempotency-Key when PostgreSQL loses a settle's COMMIT (the TCP proxy of
- * test/helpers/pg-proxy.ts cuts the connection right after, or instead of, forwarding it). The
+ * test/helpers/pg-setting.proxy.ts cuts the connection right after, or instead of, forwarding it). The
  * answer is written in the settle's transaction, so it follows the debit through every recovery:
  *  (a) a COMMIT applied whose reply was lost: the settle resolves as settled, and the answer is kept once;
  *  (b) a transaction that never reached COMMIT is applied once on a fresh connection, answer included;
@@ -10,83 +10,24 @@
  *  (c') unless the answer had meanwhile been repeated to a retry with the key: the client has what it
  *      was billed for, and the settle stands as it committed.
  * And answers older than the retention are pruned, as settled_requests rows are.
- * Verification reads go straight to PostgreSQL, never through the proxy.
+ * Verification reads go straight to PostgreSQL, never through the setting.proxy.
  */
-import { randomBytes } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { migratePostgres, openPostgres, type PgPool } from '../../src/adapters/postgres/database.ts'
+import { describe, expect, it } from 'vitest'
+import { openPostgres } from '../../src/adapters/postgres/database.ts'
 import { isPgUnavailable } from '../../src/adapters/postgres/pg-errors.ts'
-import { createPgLedger, type PgLedgerOptions } from '../../src/adapters/postgres/pg-ledger.ts'
+import { createPgLedger } from '../../src/adapters/postgres/pg-ledger.ts'
 import type { AnswerToKeep, Hold, KeptAnswer, KeyClaim, Ledger, UsageLine } from '../../src/ports/ledger.ts'
-import { ADMIN_URL, createTestDatabase, postgresAvailable } from '../helpers/postgres.ts'
-import { startPgProxy, type PgProxy } from '../helpers/pg-proxy.ts'
+import { postgresAvailable } from '../helpers/postgres.ts'
+import { lostCommitSetting, newLotId, settleCommit, T0 } from '../helpers/pg-lost-commit.ts'
 
 const up = await postgresAvailable()
-const newLotId = () => `lot_${randomBytes(6).toString('hex')}`
-const T0 = Date.UTC(2027, 2, 10, 12)
-
-/** The query carrying a billing group's writes and its COMMIT. */
-const settleCommit = (sql: string) => sql.includes('INSERT INTO settled_requests') && /COMMIT\s*$/.test(sql)
 
 const ANSWER: KeptAnswer = { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: Buffer.from('{"id":"kept"}') }
 
-interface LogLine {
-  level: 'warn' | 'error'
-  obj: Record<string, unknown>
-  msg: string
-}
-
 describe.skipIf(!up)('PostgreSQL ledger: answers kept under a key when a COMMIT is lost', () => {
-  let db: { url: string; drop(): Promise<void> }
-  let direct: PgPool
-  let proxy: PgProxy
+  const setting = lostCommitSetting('pronet_keys_doubt')
+  const { node, account } = setting
   let seq = 0
-
-  beforeAll(async () => {
-    db = await createTestDatabase('pronet_keys_doubt')
-    direct = openPostgres(db.url, { max: 4 })
-    await migratePostgres(direct)
-    const admin = new URL(ADMIN_URL)
-    proxy = await startPgProxy({ host: admin.hostname, port: Number(admin.port || 5432) })
-  })
-  afterAll(async () => {
-    await proxy?.close()
-    await direct?.end()
-    await db?.drop()
-  })
-
-  /** A node whose pool goes through the proxy. */
-  function node(options: Partial<PgLedgerOptions> = {}) {
-    const pool = openPostgres(proxy.url(db.url), { max: 4 })
-    const logs: LogLine[] = []
-    const ledger = createPgLedger(pool, {
-      newLotId,
-      logger: {
-        warn: (obj, msg) => logs.push({ level: 'warn', obj: obj as Record<string, unknown>, msg }),
-        error: (obj, msg) => logs.push({ level: 'error', obj: obj as Record<string, unknown>, msg }),
-      },
-      ...options,
-    })
-    let closed: Promise<void> | undefined
-    return {
-      ledger,
-      logs,
-      close() {
-        closed ??= ledger.close().then(() => pool.end())
-        return closed
-      },
-    }
-  }
-
-  async function account(creditsLimit: number): Promise<string> {
-    const id = `acc_${randomBytes(6).toString('hex')}`
-    await direct.query(
-      `INSERT INTO accounts (id, name, created_at, suspended_at, plan, status, credits_limit, rps_limit, anchor_at)
-       VALUES ($1, 't', $2, NULL, 'custom', 'active', $3, 10, $2)`,
-      [id, T0, creditsLimit],
-    )
-    return id
-  }
 
   const line = (accountId: string, credits: number): UsageLine => ({
     accountId,
@@ -108,7 +49,7 @@ describe.skipIf(!up)('PostgreSQL ledger: answers kept under a key when a COMMIT 
 
   const keptRows = async (accountId: string) =>
     (
-      await direct.query<{ idem_key: string; state: string; request_id: string | null; status: number | null; body: Buffer | null; replayed: boolean }>(
+      await setting.direct.query<{ idem_key: string; state: string; request_id: string | null; status: number | null; body: Buffer | null; replayed: boolean }>(
         'SELECT idem_key, state, request_id, status, body, replayed FROM idempotency_keys WHERE account_id = $1 ORDER BY idem_key',
         [accountId],
       )
@@ -116,7 +57,7 @@ describe.skipIf(!up)('PostgreSQL ledger: answers kept under a key when a COMMIT 
 
   const debits = async (accountId: string) =>
     (
-      await direct.query<{ request_id: string; kind: string; delta: number }>(
+      await setting.direct.query<{ request_id: string; kind: string; delta: number }>(
         `SELECT request_id, kind, delta FROM ledger_entries WHERE account_id = $1 AND kind <> 'grant' ORDER BY id`,
         [accountId],
       )
@@ -124,14 +65,14 @@ describe.skipIf(!up)('PostgreSQL ledger: answers kept under a key when a COMMIT 
 
   const usage = async (accountId: string) =>
     (
-      await direct.query<{ status: number; requests: number; billable: number; credits: number }>(
+      await setting.direct.query<{ status: number; requests: number; billable: number; credits: number }>(
         'SELECT status, requests::int, billable::int, credits::int FROM usage_daily WHERE account_id = $1 ORDER BY status',
         [accountId],
       )
     ).rows
 
   const settledState = async (requestId: string) =>
-    (await direct.query<{ state: string }>('SELECT state FROM settled_requests WHERE request_id = $1', [requestId])).rows[0]?.state
+    (await setting.direct.query<{ state: string }>('SELECT state FROM settled_requests WHERE request_id = $1', [requestId])).rows[0]?.state
 
   async function until(what: string, check: () => Promise<boolean>, ms = 15_000): Promise<void> {
     const end = Date.now() + ms
@@ -147,7 +88,7 @@ describe.skipIf(!up)('PostgreSQL ledger: answers kept under a key when a COMMIT 
       const id = await account(10)
       const { claim, hold, keep } = await start(n.ledger, id, 3)
       const l = line(id, 3)
-      const fired = proxy.arm({ match: settleCommit, effect: 'apply', outageMs: 400 })
+      const fired = setting.proxy.arm({ match: settleCommit, effect: 'apply', outageMs: 400 })
       const settled = n.ledger.settle(hold, l, keep)
       await fired
       expect(await settled).toEqual({ ok: true, charged: 3 })
@@ -165,7 +106,7 @@ describe.skipIf(!up)('PostgreSQL ledger: answers kept under a key when a COMMIT 
       const id = await account(10)
       const { claim, hold, keep } = await start(n.ledger, id, 4)
       const l = line(id, 4)
-      const fired = proxy.arm({ match: settleCommit, effect: 'drop', outageMs: 300 })
+      const fired = setting.proxy.arm({ match: settleCommit, effect: 'drop', outageMs: 300 })
       const settled = n.ledger.settle(hold, l, keep)
       await fired
       // Nothing of it reached the server: the key is still only claimed.
@@ -184,7 +125,7 @@ describe.skipIf(!up)('PostgreSQL ledger: answers kept under a key when a COMMIT 
       const id = await account(10)
       const { claim, hold, keep } = await start(n.ledger, id, 3)
       const l = line(id, 3)
-      const fired = proxy.arm({ match: settleCommit, effect: 'apply', outageMs: 2_500 })
+      const fired = setting.proxy.arm({ match: settleCommit, effect: 'apply', outageMs: 2_500 })
       const settled = n.ledger.settle(hold, l, keep)
       await fired
       await expect(settled).rejects.toSatisfy(isPgUnavailable)
@@ -208,19 +149,19 @@ describe.skipIf(!up)('PostgreSQL ledger: answers kept under a key when a COMMIT 
   it("(c') found committed after its answer was repeated to a retry: the settle stands as it committed", async () => {
     // The background check runs only at close here, after the retry has been answered.
     const n = node({ settleDeadlineMs: 600, inDoubtCheckMs: 600_000 })
-    const other = openPostgres(db.url, { max: 2 })
+    const other = openPostgres(setting.url, { max: 2 })
     const elsewhere = createPgLedger(other, { newLotId })
     try {
       const id = await account(10)
       const { claim, hold, keep } = await start(n.ledger, id, 3)
       const l = line(id, 3)
-      const fired = proxy.arm({ match: settleCommit, effect: 'apply', outageMs: 2_500 })
+      const fired = setting.proxy.arm({ match: settleCommit, effect: 'apply', outageMs: 2_500 })
       const settled = n.ledger.settle(hold, l, keep)
       await fired
       await expect(settled).rejects.toSatisfy(isPgUnavailable)
       // The client, answered 503, retries with its key on another node: the answer it was billed for.
       expect(await elsewhere.claimKey({ accountId: id, key: claim.key, fingerprint: 'fp', at: T0 + 1 })).toEqual({ state: 'answered', answer: ANSWER })
-      proxy.heal()
+      setting.proxy.heal()
       await n.close()
       expect(await settledState(l.requestId)).toBe('settled')
       expect(await debits(id)).toEqual([{ request_id: l.requestId, kind: 'debit', delta: -3 }])
@@ -231,7 +172,7 @@ describe.skipIf(!up)('PostgreSQL ledger: answers kept under a key when a COMMIT 
         expect.objectContaining({ obj: expect.objectContaining({ accountId: id, requestIds: [l.requestId] }) }),
       ])
     } finally {
-      proxy.heal()
+      setting.proxy.heal()
       await n.close()
       await elsewhere.close()
       await other.end()

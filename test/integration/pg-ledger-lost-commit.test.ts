@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL ledger when the connection is lost around a settle's COMMIT, made deterministic by a
- * TCP proxy between the ledger's pool and the server (test/helpers/pg-proxy.ts) that cuts every
+ * TCP proxy between the ledger's pool and the server (test/helpers/pg-setting.proxy.ts) that cuts every
  * connection right after (or instead of) forwarding the COMMIT, then refuses connections for a while:
  *  (a) a COMMIT that was applied but whose reply was lost resolves as settled once the database
  *      answers again: one debit, usage counted once;
@@ -12,87 +12,25 @@
  *      is compensated (credits back on the same lot by an 'adjust' entry, usage moved to a free 503),
  *      one that had not is fenced and counted under 503, and the ledger stays append-only and
  *      balanced per lot.
- * Verification reads go straight to PostgreSQL, never through the proxy.
+ * Verification reads go straight to PostgreSQL, never through the setting.proxy.
  */
-import { randomBytes } from 'node:crypto'
-import { Registry } from 'prom-client'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { migratePostgres, openPostgres, type PgPool } from '../../src/adapters/postgres/database.ts'
+import type { Registry } from 'prom-client'
+import { describe, expect, it } from 'vitest'
 import { isPgUnavailable } from '../../src/adapters/postgres/pg-errors.ts'
-import { createPgLedger, type PgLedgerOptions } from '../../src/adapters/postgres/pg-ledger.ts'
 import type { Hold, Ledger, UsageLine } from '../../src/ports/ledger.ts'
-import { ADMIN_URL, createTestDatabase, postgresAvailable } from '../helpers/postgres.ts'
-import { startPgProxy, type PgProxy } from '../helpers/pg-proxy.ts'
+import { postgresAvailable } from '../helpers/postgres.ts'
+import { lostCommitSetting, settleCommit, T0 } from '../helpers/pg-lost-commit.ts'
 
 const up = await postgresAvailable()
-const newLotId = () => `lot_${randomBytes(6).toString('hex')}`
-const T0 = Date.UTC(2027, 2, 10, 12)
 const DAY = '2027-03-10'
 
-/** The query carrying a billing group's writes and its COMMIT. */
-const settleCommit = (sql: string) => sql.includes('INSERT INTO settled_requests') && /COMMIT\s*$/.test(sql)
 /** The single implicit transaction of a usage-only line or a free settle (no BEGIN, no COMMIT). */
 const freeSettle = (sql: string) => !sql.startsWith('BEGIN') && sql.includes('INSERT INTO settled_requests')
 
-interface LogLine {
-  level: 'warn' | 'error'
-  obj: Record<string, unknown>
-  msg: string
-}
-
 describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () => {
-  let db: { url: string; drop(): Promise<void> }
-  let direct: PgPool
-  let proxy: PgProxy
+  const setting = lostCommitSetting('pronet_doubt')
+  const { node, account } = setting
   let seq = 0
-
-  beforeAll(async () => {
-    db = await createTestDatabase('pronet_doubt')
-    direct = openPostgres(db.url, { max: 4 })
-    await migratePostgres(direct)
-    const admin = new URL(ADMIN_URL)
-    proxy = await startPgProxy({ host: admin.hostname, port: Number(admin.port || 5432) })
-  })
-  afterAll(async () => {
-    await proxy?.close()
-    await direct?.end()
-    await db?.drop()
-  })
-
-  /** A node whose pool goes through the proxy. */
-  function node(options: Partial<PgLedgerOptions> = {}, idleInTransactionTimeoutMs?: number) {
-    const pool = openPostgres(proxy.url(db.url), { max: 4, idleInTransactionTimeoutMs })
-    const logs: LogLine[] = []
-    const registry = new Registry()
-    const ledger = createPgLedger(pool, {
-      newLotId,
-      registry,
-      logger: {
-        warn: (obj, msg) => logs.push({ level: 'warn', obj: obj as Record<string, unknown>, msg }),
-        error: (obj, msg) => logs.push({ level: 'error', obj: obj as Record<string, unknown>, msg }),
-      },
-      ...options,
-    })
-    return {
-      ledger,
-      logs,
-      registry,
-      async close() {
-        await ledger.close()
-        await pool.end()
-      },
-    }
-  }
-
-  async function account(creditsLimit: number): Promise<string> {
-    const id = `acc_${randomBytes(6).toString('hex')}`
-    await direct.query(
-      `INSERT INTO accounts (id, name, created_at, suspended_at, plan, status, credits_limit, rps_limit, anchor_at)
-       VALUES ($1, 't', $2, NULL, 'custom', 'active', $3, 10, $2)`,
-      [id, T0, creditsLimit],
-    )
-    return id
-  }
 
   const line = (accountId: string, credits: number, status = 200, endpoint = '/api/v1/profile'): UsageLine => ({
     accountId,
@@ -111,7 +49,7 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
 
   const entries = async (accountId: string) =>
     (
-      await direct.query<{ lot_id: string; kind: string; delta: number; request_id: string | null }>(
+      await setting.direct.query<{ lot_id: string; kind: string; delta: number; request_id: string | null }>(
         'SELECT lot_id, kind, delta, request_id FROM ledger_entries WHERE account_id = $1 ORDER BY id',
         [accountId],
       )
@@ -119,22 +57,22 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
 
   const usage = async (accountId: string) =>
     (
-      await direct.query<{ status: number; requests: number; billable: number; credits: number }>(
+      await setting.direct.query<{ status: number; requests: number; billable: number; credits: number }>(
         'SELECT status, requests::int, billable::int, credits::int FROM usage_daily WHERE account_id = $1 AND day = $2 ORDER BY endpoint, status',
         [accountId, DAY],
       )
     ).rows
 
   const settledRow = async (requestId: string) =>
-    (await direct.query<{ credits: number; state: string }>('SELECT credits, state FROM settled_requests WHERE request_id = $1', [requestId])).rows[0]
+    (await setting.direct.query<{ credits: number; state: string }>('SELECT credits, state FROM settled_requests WHERE request_id = $1', [requestId])).rows[0]
 
   /** Hold rows that reserve credits (a hold of 0 credits reserves nothing). */
   const holdsLeft = async (accountId: string) =>
-    (await direct.query<{ n: number }>('SELECT count(*)::int AS n FROM credit_holds WHERE account_id = $1 AND credits > 0', [accountId])).rows[0]?.n
+    (await setting.direct.query<{ n: number }>('SELECT count(*)::int AS n FROM credit_holds WHERE account_id = $1 AND credits > 0', [accountId])).rows[0]?.n
 
   /** Per lot, SUM(delta) = remaining and remaining within [0, credits]; returns the lots' remaining. */
   async function balanced(accountId: string): Promise<number[]> {
-    const r = await direct.query<{ id: string; credits: number; remaining: number; sum: string | null }>(
+    const r = await setting.direct.query<{ id: string; credits: number; remaining: number; sum: string | null }>(
       `SELECT l.id, l.credits, l.remaining, (SELECT sum(e.delta) FROM ledger_entries e WHERE e.lot_id = l.id) AS sum
        FROM credit_lots l WHERE l.account_id = $1 ORDER BY l.seq`,
       [accountId],
@@ -166,8 +104,8 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
       const id = await account(10)
       const h = await hold(n.ledger, id, 3)
       const l = line(id, 3)
-      const fired = proxy.arm({ match: settleCommit, effect: 'apply', outageMs: 400 })
-      const before = proxy.connections
+      const fired = setting.proxy.arm({ match: settleCommit, effect: 'apply', outageMs: 400 })
+      const before = setting.proxy.connections
       let answered = false
       const settled = n.ledger.settle(h, l).finally(() => (answered = true))
       await fired
@@ -176,7 +114,7 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
       expect(answered).toBe(false)
       expect(await settled).toEqual({ ok: true, charged: 3 })
       // The answer came over a connection opened after the outage.
-      expect(proxy.connections).toBeGreaterThan(before)
+      expect(setting.proxy.connections).toBeGreaterThan(before)
       const debits = (await entries(id)).filter((e) => e.kind === 'debit')
       expect(debits).toEqual([expect.objectContaining({ delta: -3, request_id: l.requestId })])
       expect(await balanced(id)).toEqual([7])
@@ -195,7 +133,7 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
       const id = await account(10)
       const holds = [await hold(n.ledger, id, 1), await hold(n.ledger, id, 2), await hold(n.ledger, id, 1)]
       const lines = [line(id, 1), line(id, 2, 200, '/api/v1/company'), line(id, 0, 500)]
-      const fired = proxy.arm({ match: settleCommit, effect: 'apply', outageMs: 400 })
+      const fired = setting.proxy.arm({ match: settleCommit, effect: 'apply', outageMs: 400 })
       // The first call starts a transaction alone; the next ones wait for it and travel together.
       const [first, a, b, late] = await Promise.allSettled([
         n.ledger.hold(id, 0, T0),
@@ -236,7 +174,7 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
     try {
       const id = await account(10)
       const l = line(id, 0, 402)
-      const fired = proxy.arm({ match: freeSettle, effect: 'apply', outageMs: 300 })
+      const fired = setting.proxy.arm({ match: freeSettle, effect: 'apply', outageMs: 300 })
       expect(await n.ledger.settle(null, l)).toEqual({ ok: true, charged: 0 })
       await fired
       expect(await usage(id)).toEqual([{ status: 402, requests: 1, billable: 0, credits: 0 }])
@@ -252,7 +190,7 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
       const id = await account(10)
       const h = await hold(n.ledger, id, 4)
       const l = line(id, 4)
-      const fired = proxy.arm({ match: settleCommit, effect: 'drop', outageMs: 300 })
+      const fired = setting.proxy.arm({ match: settleCommit, effect: 'drop', outageMs: 300 })
       const settled = n.ledger.settle(h, l)
       await fired
       // Nothing of it reached the server: its transaction was rolled back there.
@@ -273,7 +211,7 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
       const id = await account(10)
       const h = await hold(n.ledger, id, 10)
       const l = line(id, 0, 500)
-      const fired = proxy.arm({ match: freeSettle, effect: 'drop', outageMs: 300 })
+      const fired = setting.proxy.arm({ match: freeSettle, effect: 'drop', outageMs: 300 })
       expect(await n.ledger.settle(h, l)).toEqual({ ok: true, charged: 0 })
       await fired
       expect(await usage(id)).toEqual([{ status: 500, requests: 1, billable: 0, credits: 0 }])
@@ -290,14 +228,14 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
       const id = await account(10)
       const h = await hold(n.ledger, id, 2)
       const l = line(id, 2)
-      const fired = proxy.arm({ match: settleCommit, effect: 'hang', outageMs: 600 })
+      const fired = setting.proxy.arm({ match: settleCommit, effect: 'hang', outageMs: 600 })
       const started = Date.now()
       const settled = n.ledger.settle(h, l)
       await fired
       // The session that took the account's lock is still there, idle in its transaction.
       const idleInTransaction = async () =>
         (
-          await direct.query<{ n: number }>(
+          await setting.direct.query<{ n: number }>(
             `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'`,
           )
         ).rows[0]?.n
@@ -311,7 +249,7 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
       expect(await usage(id)).toEqual([{ status: 200, requests: 1, billable: 1, credits: 2 }])
       expect(n.logs).toEqual([])
     } finally {
-      proxy.heal()
+      setting.proxy.heal()
       await n.close()
     }
   })
@@ -324,7 +262,7 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
       const h2 = await hold(n.ledger, id, 2)
       const committed = line(id, 3)
       const rolledBack = line(id, 2)
-      const fired = proxy.arm({ match: settleCommit, effect: 'apply', outageMs: 2_500 })
+      const fired = setting.proxy.arm({ match: settleCommit, effect: 'apply', outageMs: 2_500 })
       const first = n.ledger.settle(h1, committed)
       await fired
       // During the outage: this one never gets a connection, so it certainly did not commit.
@@ -361,10 +299,10 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
       // One warning per request in doubt; the background check meets them in whichever order their settles were refused.
       expect(n.logs.filter((x) => x.level === 'warn').map((x) => x.obj.requestId as string).sort()).toEqual([committed.requestId, rolledBack.requestId].sort())
       // Append-only still holds for the compensation's rows.
-      await expect(direct.query(`UPDATE ledger_entries SET delta = 0 WHERE account_id = $1`, [id])).rejects.toThrow(/append-only/)
+      await expect(setting.direct.query(`UPDATE ledger_entries SET delta = 0 WHERE account_id = $1`, [id])).rejects.toThrow(/append-only/)
       // A second compensation of the same request on the same lot is refused by the database.
       await expect(
-        direct.query(`INSERT INTO ledger_entries (account_id, lot_id, at, kind, delta, request_id) VALUES ($1, $2, $3, 'adjust', 3, $4)`, [
+        setting.direct.query(`INSERT INTO ledger_entries (account_id, lot_id, at, kind, delta, request_id) VALUES ($1, $2, $3, 'adjust', 3, $4)`, [
           id,
           lot,
           T0,
@@ -381,7 +319,7 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
     try {
       const id = await account(10)
       const l = line(id, 0, 402)
-      const fired = proxy.arm({ match: freeSettle, effect: 'apply', outageMs: 1_500 })
+      const fired = setting.proxy.arm({ match: freeSettle, effect: 'apply', outageMs: 1_500 })
       const settled = n.ledger.settle(null, l)
       await fired
       await expect(settled).rejects.toSatisfy(isPgUnavailable)
@@ -400,7 +338,7 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
       const id = await account(10)
       const h = await hold(n.ledger, id, 1)
       const l = line(id, 1)
-      const fired = proxy.arm({ match: settleCommit, effect: 'apply', outageMs: 60_000 })
+      const fired = setting.proxy.arm({ match: settleCommit, effect: 'apply', outageMs: 60_000 })
       const settled = n.ledger.settle(h, l)
       await fired
       await expect(settled).rejects.toSatisfy(isPgUnavailable)
@@ -412,7 +350,7 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
       // Not compensated: the residual risk, left to the operator.
       expect(await settledRow(l.requestId)).toEqual({ credits: 1, state: 'settled' })
     } finally {
-      proxy.heal()
+      setting.proxy.heal()
       if (!closed) await n.close()
     }
   })

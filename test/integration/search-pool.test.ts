@@ -101,13 +101,18 @@ describe('searches on the worker pool', () => {
     let flooding = true
     const statuses = new Map<number, number>()
     const retryAfters: string[] = []
+    /** What each refusal of the flood said it charged, and the plan rate every answer stated. */
+    const refusalCharges = new Set<string>()
+    const rateLimits = new Set<string>()
     const flood = busy.flatMap((key) =>
       Array.from({ length: 60 }, async () => {
         while (flooding) {
           const res = await post({ query: 'the', maxResults: 50 }, key)
           statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1)
+          rateLimits.add(String(res.headers['x-ratelimit-limit']))
           if (res.statusCode === 429 || res.statusCode === 503) {
             retryAfters.push(String(res.headers['retry-after']))
+            refusalCharges.add(String(res.headers['x-credits-charged']))
             // A client told to wait does; the budget's clock is the test's, so a short real pause stands for it.
             await new Promise((r) => setTimeout(r, 20))
           }
@@ -137,5 +142,8 @@ describe('searches on the worker pool', () => {
     // past a second under this load, a free 503), with a whole-second Retry-After.
     expect([...statuses.keys()].filter((s) => s !== 200 && s !== 429 && s !== 503)).toEqual([])
     for (const r of retryAfters) expect(Number.isInteger(Number(r)) && Number(r) >= 1).toBe(true)
+    // Refusals are free, and every answer of a data route states the plan's rate.
+    expect([...refusalCharges].filter((c) => c !== '0')).toEqual([])
+    expect([...rateLimits]).toEqual(['100'])
   })
 })

@@ -59,14 +59,4 @@ describe('fair queue across accounts', () => {
       ['a1', 1],
     ])
   })
-
-  it('removes a waiting job its caller gave up', () => {
-    const q = new FairQueue<string>()
-    q.push('a', 1, 'x')
-    q.push('a', 1, 'y')
-    expect(q.remove('a', 'x')).toBe(true)
-    expect(q.remove('a', 'x')).toBe(false)
-    expect(q.depth('a')).toBe(1)
-    expect(drain(q).map((t) => t.item)).toEqual(['y'])
-  })
 })

@@ -37,16 +37,14 @@ function make(observed: { account: string; passedBy: number }[] = [], failures: 
 describe('worker pool with fair admission', () => {
   it('runs jobs on a worker and returns their results', async () => {
     const p = make()
-    const results = await Promise.all([1, 2, 3].map((i) => p.admit('a', 5).run({ ms: 1, tag: `t${i}` })))
+    const results = await Promise.all([1, 2, 3].map((i) => p.run('a', 5, { ms: 1, tag: `t${i}` })))
     expect(results).toEqual(['t1', 't2', 't3'])
-    expect(p.stats()).toEqual({ workers: 1, waiting: 0, running: 0 })
   })
 
   it('rebuilds an API error raised in the worker', async () => {
     const p = make()
     const error = await p
-      .admit('a', 5)
-      .run({ ms: 0, tag: 'x', fail: true })
+      .run('a', 5, { ms: 0, tag: 'x', fail: true })
       .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ApiError)
     expect((error as ApiError).code).toBe('INVALID_PARAMETER')
@@ -56,42 +54,36 @@ describe('worker pool with fair admission', () => {
   it('refuses an account past its queue with 429 and a Retry-After of whole seconds, and admits it again once drained', async () => {
     const p = make()
     // Teach the pool this account's jobs are slow (400 ms): its one-second share then holds two.
-    await p.admit('slow', 5).run({ ms: 400, tag: 'warm' })
-    const running = [p.admit('slow', 5).run({ ms: 400, tag: 'a' }), p.admit('slow', 5).run({ ms: 400, tag: 'b' })]
-    let refusal: unknown
-    try {
-      p.admit('slow', 5)
-    } catch (e) {
-      refusal = e
-    }
+    await p.run('slow', 5, { ms: 400, tag: 'warm' })
+    const running = [p.run('slow', 5, { ms: 400, tag: 'a' }), p.run('slow', 5, { ms: 400, tag: 'b' })]
+    const refusal = await p.run('slow', 5, { ms: 1, tag: 'refused' }).catch((e: unknown) => e)
     expect(refusal).toBeInstanceOf(ApiError)
     expect((refusal as ApiError).code).toBe('RATE_LIMITED')
     const retryAfter = Number((refusal as ApiError).headers?.['retry-after'])
     expect(Number.isInteger(retryAfter) && retryAfter >= 1).toBe(true)
     // Another account is not refused for this one's queue.
-    const other = p.admit('other', 5).run({ ms: 1, tag: 'o' })
+    const other = p.run('other', 5, { ms: 1, tag: 'o' })
     // A client that waits as told finds a place.
     await new Promise((r) => setTimeout(r, retryAfter * 1000))
-    expect(() => p.admit('slow', 5).cancel()).not.toThrow()
+    expect(await p.run('slow', 5, { ms: 1, tag: 'later' })).toBe('later')
     expect(await Promise.all([...running, other])).toEqual(['a', 'b', 'o'])
   })
 
   it('always admits MIN_QUEUED jobs of an account', async () => {
     const p = make()
     // Jobs of 600 ms: a second of the pool holds one, yet two are admitted.
-    await p.admit('a', 1).run({ ms: 600, tag: 'warm' })
-    const tickets = Array.from({ length: MIN_QUEUED }, () => p.admit('a', 1))
-    expect(tickets).toHaveLength(MIN_QUEUED)
-    expect(() => p.admit('a', 1)).toThrow(ApiError)
-    for (const t of tickets) t.cancel()
+    await p.run('a', 1, { ms: 600, tag: 'warm' })
+    const admitted = Array.from({ length: MIN_QUEUED }, (_, i) => p.run('a', 1, { ms: 1, tag: `m${i}` }))
+    await expect(p.run('a', 1, { ms: 1, tag: 'over' })).rejects.toBeInstanceOf(ApiError)
+    expect(await Promise.all(admitted)).toEqual(Array.from({ length: MIN_QUEUED }, (_, i) => `m${i}`))
   })
 
   it('serves a quiet account next, behind no backlog of a busy one', async () => {
     const observed: { account: string; passedBy: number }[] = []
     const p = make(observed)
-    const busy = Array.from({ length: 8 }, (_, i) => p.admit('busy', 100).run({ ms: 20, tag: `b${i}` }))
+    const busy = Array.from({ length: 8 }, (_, i) => p.run('busy', 100, { ms: 20, tag: `b${i}` }))
     await new Promise((r) => setTimeout(r, 30))
-    const quiet = await p.admit('quiet', 5).run({ ms: 1, tag: 'q' })
+    const quiet = await p.run('quiet', 5, { ms: 1, tag: 'q' })
     await Promise.all(busy)
     expect(quiet).toBe('q')
     const q = observed.find((o) => o.account === 'quiet')
@@ -105,11 +97,10 @@ describe('worker pool with fair admission', () => {
     const failures: unknown[] = []
     const p = make([], failures)
     const error = await p
-      .admit('a', 5)
-      .run({ ms: 0, tag: 'x', crash: true })
+      .run('a', 5, { ms: 0, tag: 'x', crash: true })
       .catch((e: unknown) => e)
     expect((error as ApiError).code).toBe('INTERNAL_ERROR')
     expect(failures).toHaveLength(1)
-    expect(await p.admit('a', 5).run({ ms: 0, tag: 'after' })).toBe('after')
+    expect(await p.run('a', 5, { ms: 0, tag: 'after' })).toBe('after')
   })
 })
