@@ -225,7 +225,14 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
 
   registerMetaRoutes(app)
   registerAccountRoutes(app, { gateway, metering: c.metering, usage: c.usage })
-  registerDataRoutes(app, { content: c.content, search: c.search, gateway, metering: c.metering, prices: c.config.prices })
+  registerDataRoutes(app, {
+    content: c.content,
+    search: c.search,
+    gateway,
+    metering: c.metering,
+    prices: c.config.prices,
+    ...(c.live ? { live: c.live.routes } : {}),
+  })
   const searchAccounts = createAccountSearch({ accounts: c.accountStore, identity: c.identityStore })
   await registerConsole(app, {
     identity: c.identity,

@@ -65,6 +65,11 @@ import type { StoreSettings } from './ports/store-settings.ts'
 import type { FirstStartStore } from './ports/first-start-store.ts'
 import type { Ledger } from './ports/ledger.ts'
 import type { RateLimiter } from './ports/rate-limiter.ts'
+import type { LiveAnswerStore } from './ports/live-answers.ts'
+import { createSqliteLiveAnswers } from './adapters/sqlite/sqlite-live-answers.ts'
+import { createPgLiveAnswers } from './adapters/postgres/pg-live-answers.ts'
+import { createRedisFetchLocks } from './adapters/redis/redis-fetch-locks.ts'
+import { createLiveWiring, type LiveWiring } from './live-source/live-wiring.ts'
 
 export interface Container {
   config: Config
@@ -96,6 +101,8 @@ export interface Container {
   metering: MeteringService
   usage: UsageReporter
   search: SearchService
+  /** A live-source node's upstream, kept answers and routes (PRONET_SOURCE upstream or upstream-only); none on a store node. */
+  live: LiveWiring | undefined
   /** This node's metrics (Prometheus), served at GET /metrics, GET /admin/v1/metrics and on METRICS_PORT. */
   metrics: Registry
   /** The request, credit, refusal and cache series on `metrics`, and where a queue of work registers its own. */
@@ -146,6 +153,8 @@ export interface ContainerOverrides {
    * can read); default the log at warn. The CLI writes them to stderr, keeping its stdout (--json) clean.
    */
   notice?: (line: string) => void
+  /** The live source's HTTP client's fetch (tests put a faulty upstream behind it). */
+  upstreamFetch?: typeof fetch
   /** Log lines go to stderr instead of stdout (the CLI: a Redis it cannot reach must not log into --json output). */
   logToStderr?: boolean
 }
@@ -187,6 +196,8 @@ interface Stores {
   settings: StoreSettings
   ledger: Ledger
   searchIndex: SearchIndex
+  /** Upstream answers a live-source node keeps. */
+  liveAnswers: LiveAnswerStore
   /** What a search worker opens its own read connection to; none for an in-memory store. */
   searchStore: SearchWorkerData['store'] | undefined
   secret: string | Buffer
@@ -277,6 +288,7 @@ function sqliteStores(config: Config, overrides: ContainerOverrides, logger: Log
     settings,
     ledger,
     searchIndex: createSqliteSearchIndex(db),
+    liveAnswers: createSqliteLiveAnswers(db),
     searchStore: sqlitePath === ':memory:' ? undefined : { kind: 'sqlite', path: sqlitePath },
     secret: sqlitePath === ':memory:' && !config.secret ? randomBytes(32) : loadSecret(config),
     classifyError: classifySqliteError,
@@ -324,6 +336,7 @@ async function postgresStores(config: Config, url: string, logger: Logger, metri
     settings,
     ledger,
     searchIndex: createPgSearchIndex(pool),
+    liveAnswers: createPgLiveAnswers(pool),
     searchStore: { kind: 'postgres', url },
     secret,
     classifyError: classifyPgError,
@@ -418,6 +431,26 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     accounts.flushKeyUses().catch((err: unknown) => logger.warn({ err }, 'could not record when keys were last used; tried again shortly'))
   const keyUses = setInterval(() => void flushKeyUses(), KEY_USES_FLUSH_MS)
   keyUses.unref()
+  const writer = createContentWriter({ store: contentStore, clock, platformHost })
+  const live = config.liveSource
+    ? createLiveWiring({
+        config: config.liveSource,
+        limiter,
+        answers: stores.liveAnswers,
+        // Nodes sharing a Redis fetch each answer once between them.
+        locks: config.redisUrl ? await createRedisFetchLocks({ url: config.redisUrl }) : undefined,
+        writer,
+        tokens,
+        prices: config.prices,
+        platformHost,
+        clock,
+        monotonic,
+        sleep,
+        logger,
+        registry: metrics,
+        ...(overrides.upstreamFetch ? { fetch: overrides.upstreamFetch } : {}),
+      })
+    : undefined
 
   return {
     config,
@@ -430,7 +463,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     orderStore: stores.orderStore,
     firstStart: stores.firstStart,
     settings: stores.settings,
-    writer: createContentWriter({ store: contentStore, clock, platformHost }),
+    writer,
     tokens,
     content: createContentService({ store: contentStore, clock, tokens, platformHost, cache }),
     accounts,
@@ -460,6 +493,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     }),
     usage: createUsageReporter({ ledger, clock }),
     search,
+    live,
     metrics,
     observability,
     classifyError: stores.classifyError,
@@ -473,6 +507,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
         await flushKeyUses()
         testClock?.stop()
         await limiter.close()
+        await live?.close()
         await bus?.close()
         await stores.close()
       })()

@@ -24,11 +24,6 @@ const HOUSEKEEPING_MS = 60 * 60 * 1000
 
 export async function serve(config: Config): Promise<void> {
   const say = (line: string) => process.stdout.write(`${line}\n`)
-  // The live source's settings are read and checked, but serving from an upstream is not built yet:
-  // a node asked to would otherwise serve only its own store while the operator believes otherwise.
-  if (config.liveSource) {
-    throw new ConfigError(`invalid environment: PRONET_SOURCE=${config.liveSource.mode} is not available in this release; use store (the default)`)
-  }
   // Both checked before the first start, which may take minutes, rather than failing after it.
   if (!config.databaseUrl) checkDataDir(config.dataDir)
   await checkBindable(config.host, config.port)

@@ -222,6 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       throw new ConfigError(`invalid environment: ${(err as Error).message}`)
     }
   }
+  const liveSource = table(() => parseLiveSource(e))
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
@@ -230,7 +231,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
     adminToken: e.PRONET_ADMIN_TOKEN,
-    seed: parseSeed(e.PRONET_SEED),
+    // A gateway in front of a live source starts with an empty store unless a network is asked for.
+    seed: parseSeed((env.PRONET_SEED ?? '') === '' && liveSource ? 'none' : e.PRONET_SEED),
     testClock: parseTestClock(e.PRONET_TEST_CLOCK),
     secret: e.PRONET_SECRET,
     platformHost: e.PRONET_PLATFORM_HOST.toLowerCase(),
@@ -257,7 +259,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       e.STRIPE_SECRET_KEY !== undefined && e.STRIPE_WEBHOOK_SECRET !== undefined
         ? { secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET }
         : undefined,
-    liveSource: table(() => parseLiveSource(e)),
+    liveSource,
   })
 }
 

@@ -296,6 +296,7 @@ export function createGateway(deps: GatewayDeps) {
       }
       const delivered = await route.serve(parsed, ctx.serve, request)
       if (meter) meter.found = delivered.found
+      if (delivered.headers) reply.headers(delivered.headers)
       // The body is returned, not `reply`: an async handler resolving to the reply (a thenable) makes
       // Fastify watch the response stream for its end, about 1.5 µs of listeners per request.
       reply.type(JSON_TYPE)

@@ -21,31 +21,71 @@ export interface UpstreamBudgetOptions {
   sleep: (ms: number) => Promise<void>
   /** The longest a caller waits for its turn before it is refused. */
   maxWaitMs: number
+  /** How much longer than a second this node keeps its own sends apart (default ARRIVAL_MARGIN_MS). */
+  arrivalMarginMs?: number
 }
 
 export interface UpstreamBudget {
-  /** Resolves when one request to the upstream may be sent; throws a 503 SERVICE_UNAVAILABLE past maxWaitMs. */
-  acquire(): Promise<void>
+  /**
+   * Resolves when a request costing `units` of the upstream's rate budget (1; 2 for the engagement
+   * view) may be sent; throws a 503 SERVICE_UNAVAILABLE past maxWaitMs.
+   */
+  acquire(units?: number): Promise<void>
   /** Holds every caller on this node for `ms` (the upstream's own Retry-After on a 429). */
   pause(ms: number): void
+  /** What this node sees of the budget now. */
+  figures(): BudgetFigures
+}
+
+export interface BudgetFigures {
+  /** The upstream plan's requests per second, for all nodes together. */
+  rps: number
+  /** Units this node sent in the last second. */
+  sentLastSecond: number
+  /** Calls on this node waiting for their turn. */
+  waiting: number
+  /** How long this node is still paused by the upstream's 429 (0 when not). */
+  pausedForMs: number
 }
 
 interface Waiter {
+  units: number
   deadline: number
   resolve: () => void
   reject: (e: unknown) => void
 }
 
 const SECOND_MS = 1000
+/**
+ * The upstream counts a request when it arrives, a little after we counted it when sent, and by a
+ * delay that varies. A unit sent the instant an earlier one left our window could land inside the
+ * upstream's; this node also keeps its own sends this much longer than a second apart.
+ */
+export const ARRIVAL_MARGIN_MS = 50
 
 export function createUpstreamBudget(opts: UpstreamBudgetOptions): UpstreamBudget {
   const { limiter, rps, clock, sleep, maxWaitMs } = opts
+  const margin = opts.arrivalMarginMs ?? ARRIVAL_MARGIN_MS
   if (!Number.isInteger(rps) || rps < 1) throw new Error('upstream budget: rps must be a whole number of at least 1')
   const queue: Waiter[] = []
   let pausedUntil = -Infinity
   let pumping = false
   /** While the first waiter sleeps: when it next asks the limiter, so a newcomer learns its wait at once. */
   let resumeAt: number | undefined
+  /** This node's sends (instant, units) within the last second and its margin. */
+  const sent: { at: number; units: number }[] = []
+
+  /** How long until `units` more fit this node's own record of the last second and its margin. */
+  function localWaitMs(at: number, units: number): number {
+    while (sent.length > 0 && (sent[0] as { at: number }).at <= at - SECOND_MS - margin) sent.shift()
+    let inWindow = sent.reduce((n, s) => n + s.units, 0)
+    for (const s of sent) {
+      if (inWindow + units <= rps) return 0
+      inWindow -= s.units
+      if (inWindow + units <= rps) return Math.max(1, s.at + SECOND_MS + margin - at)
+    }
+    return 0
+  }
 
   /**
    * Refuses every waiter that cannot be served by its deadline. The waiter at place i needs i more
@@ -70,17 +110,22 @@ export function createUpstreamBudget(opts: UpstreamBudgetOptions): UpstreamBudge
       while (queue.length > 0) {
         const at = clock.now()
         let waitMs: number
+        const first = queue[0] as Waiter
+        const local = localWaitMs(at, first.units)
         if (at < pausedUntil) {
           waitMs = pausedUntil - at
+        } else if (local > 0) {
+          waitMs = local
         } else {
           let decision
           try {
-            decision = await limiter.take(UPSTREAM_BUDGET_KEY, rps, 1, at)
+            decision = await limiter.take(UPSTREAM_BUDGET_KEY, rps, first.units, at)
           } catch (e) {
             queue.shift()?.reject(e)
             continue
           }
           if (decision.ok) {
+            sent.push({ at: clock.now(), units: first.units })
             queue.shift()?.resolve()
             continue
           }
@@ -98,13 +143,23 @@ export function createUpstreamBudget(opts: UpstreamBudgetOptions): UpstreamBudge
   }
 
   return {
-    acquire() {
+    acquire(units = 1) {
+      if (units > rps) return Promise.reject(refusal(Infinity, false))
       return new Promise<void>((resolve, reject) => {
         const at = clock.now()
-        queue.push({ deadline: at + Math.max(0, maxWaitMs), resolve, reject })
+        queue.push({ units, deadline: at + Math.max(0, maxWaitMs), resolve, reject })
         if (resumeAt !== undefined) refuseHopeless(at, Math.max(0, resumeAt - at))
         void pump()
       })
+    },
+    figures() {
+      const at = clock.now()
+      return {
+        rps,
+        sentLastSecond: sent.filter((x) => x.at > at - SECOND_MS).reduce((n, x) => n + x.units, 0),
+        waiting: queue.length,
+        pausedForMs: Math.max(0, pausedUntil - at),
+      }
     },
     pause(ms) {
       if (!(ms > 0)) return

@@ -21,6 +21,8 @@ export interface UpstreamAnswer {
   /** 200 carries the record; 404 says the record does not exist, which the caller answers as its own 404. */
   status: 200 | 404
   body: unknown
+  /** The body as the upstream wrote it (a record kept and served again goes out byte for byte). */
+  text: string
   /** What the upstream billed us for this call, when it said. */
   creditsCharged: number | undefined
   retryAfterS?: number
@@ -126,7 +128,8 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
         log('warn', `status:${status}`, { ...where, upstreamStatus: status }, 'the live data source answered with a failure')
         throw upstreamError()
       }
-      const body = parseJson(await readCapped(res, maxBodyBytes))
+      const text = await readCapped(res, maxBodyBytes)
+      const body = parseJson(text)
       if (status === 404) {
         const code = (body as { code?: unknown } | null)?.code
         if (typeof code !== 'string' || !ABSENT_CODES.has(code)) throw new Unusable('a 404 that does not say which record is missing')
@@ -138,6 +141,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
       return {
         status,
         body,
+        text,
         creditsCharged: readCredits(res.headers.get('x-credits-charged')),
         ...(retryAfterMs === undefined ? {} : { retryAfterS: Math.ceil(retryAfterMs / 1000) }),
       }

@@ -171,15 +171,15 @@ describe('startup failures the operator can fix: one line naming the setting, no
     expect(r.code).toBe(2)
   })
 
-  it('a live source asked for, which this release cannot serve from, stops the start (exit 2) without naming the key', async () => {
+  it('a live source with a bad setting stops the start (exit 2) naming the setting, never the key', async () => {
     const r = await runToExit({
       ...baseEnv(tempDir()),
       PRONET_SOURCE: 'upstream',
       PRONET_UPSTREAM_URL: 'https://upstream.example',
       PRONET_UPSTREAM_KEY: 'pk_upstream-secret-value',
-      PRONET_UPSTREAM_RPS: '5',
+      PRONET_UPSTREAM_RPS: 'lots',
     })
-    expectOneLine(r, /^pronet: invalid environment: PRONET_SOURCE=upstream is not available in this release; use store/)
+    expectOneLine(r, /^pronet: invalid environment: PRONET_UPSTREAM_RPS /)
     expect(r.code).toBe(2)
     expect(r.stderr).not.toContain('pk_upstream-secret-value')
   })

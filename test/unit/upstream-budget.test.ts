@@ -42,8 +42,9 @@ interface Node {
   pending: number
 }
 
-const node = (time: Time, id: number, limiter: RateLimiter, rps: number, maxWaitMs: number): Node => ({
-  budget: createUpstreamBudget({ limiter, rps, clock: time.clock, sleep: time.sleepFor(id), maxWaitMs }),
+// Exact instants below: without the node's own margin, a unit is free again a second after it was taken.
+const node = (time: Time, id: number, limiter: RateLimiter, rps: number, maxWaitMs: number, arrivalMarginMs = 0): Node => ({
+  budget: createUpstreamBudget({ limiter, rps, clock: time.clock, sleep: time.sleepFor(id), maxWaitMs, arrivalMarginMs }),
   pending: 0,
 })
 
@@ -114,6 +115,24 @@ describe('upstream budget (one node)', () => {
     await runAll(time, [n])
     await Promise.all(third)
     expect(granted.map((t) => t - T0)).toEqual([0, 0, 1000])
+    expect(refused).toEqual([])
+  })
+
+  it("the node keeps its own sends a margin over a second apart, so none lands in the upstream's window early; an engagement call takes two units", async () => {
+    const time = manualTime()
+    const n = node(time, 0, createMemoryRateLimiter(), 2, 5_000, 50)
+    const granted: number[] = []
+    const refused: unknown[] = []
+    const all = burst(time, n, 3, granted, refused)
+    await runAll(time, [n])
+    await Promise.all(all)
+    expect(granted.map((t) => t - T0)).toEqual([0, 0, 1050])
+    n.pending++
+    const two = n.budget.acquire(2).then(() => time.clock.now() - T0).finally(() => n.pending--)
+    await runAll(time, [n])
+    // Two units of a budget of 2 need the window empty: the unit sent at 1050 leaves it a second and the margin later.
+    expect(await two).toBe(2100)
+    await expect(n.budget.acquire(3)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' })
     expect(refused).toEqual([])
   })
 

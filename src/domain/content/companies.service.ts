@@ -116,6 +116,7 @@ function missingCompanies(): ApiError {
   })
 }
 
-function batchError(input: string, e: ApiError): string {
+/** A batch entry that is its own error object. */
+export function batchError(input: string, e: ApiError): string {
   return JSON.stringify({ input, error: { code: e.code, message: e.message, status: e.status } })
 }

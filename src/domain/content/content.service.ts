@@ -35,6 +35,8 @@ export interface Delivered {
   body: Buffer | readonly Buffer[]
   /** company/batch: entries returned with a company (what a per-found price bills). */
   found?: number
+  /** Headers of this answer (a live source's Age and X-Data-Source). */
+  headers?: Record<string, string>
 }
 
 /**

@@ -315,6 +315,8 @@ export interface DataRouteDeps {
   prices: PriceTable
   /** The routes to register (default DATA_ROUTES). */
   routes?: readonly DataRoute[]
+  /** A live-source node's routes in place of the store's (they answer through the upstream). */
+  live?: (routes: readonly DataRoute[]) => DataRoute[]
 }
 
 /**
@@ -324,7 +326,8 @@ export interface DataRouteDeps {
 export function registerDataRoutes(app: FastifyInstance, deps: DataRouteDeps): void {
   const parse: ParseContext = { requests: deps.content.requests, search: deps.search }
   const serve: ServeContext = { content: deps.content, search: deps.search, metering: deps.metering }
-  for (const route of deps.routes ?? DATA_ROUTES) {
+  const routes = deps.routes ?? DATA_ROUTES
+  for (const route of deps.live ? deps.live(routes) : routes) {
     const name = route.price as string | undefined
     const rule = name !== undefined && Object.hasOwn(deps.prices, name) ? deps.prices[route.price] : undefined
     if (rule === undefined || rule.kind === 'free') {
@@ -367,7 +370,8 @@ export function registerDataRoutes(app: FastifyInstance, deps: DataRouteDeps): v
       ...(route.body ? { preParsing: deps.gateway.bodyTap } : {}),
       ...(strict ? { preValidation: strict } : {}),
       onSend: deps.gateway.onSend,
-      handler: deps.gateway.handler(route.cached ? cachedServe(route, deps.content.cache) : route, rule, { parse, serve }),
+      // A live source keeps its own answers, each with its age: the store's response cache is not for them.
+      handler: deps.gateway.handler(route.cached && !deps.live ? cachedServe(route, deps.content.cache) : route, rule, { parse, serve }),
     })
   }
 }

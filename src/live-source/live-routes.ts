@@ -1,0 +1,196 @@
+/**
+ * The data routes of a live-source node. Each keeps its parse step (the same free 400s, the same
+ * price held) and answers through the live source instead of the store: the customer's validated
+ * input is sent on to the same endpoint upstream, with our page token swapped for the upstream's
+ * it wraps, and the upstream's answer comes back with its page token wrapped in ours (signed, so a
+ * customer never sees or forges an upstream token). Every answer says where it came from
+ * (`X-Data-Source`) and how old it is (`Age`). The batch keeps its own loop and its 90-second
+ * rule; each entry is a single company fetched (and kept) through the live source.
+ */
+import type { FastifyRequest } from 'fastify'
+import type { TSchema } from 'typebox'
+import { Compile } from 'typebox/compile'
+import { billed, priceOf, type DataOperation, type PriceTable } from '../domain/billing/prices.ts'
+import { batchError, type BatchResult } from '../domain/content/companies.service.ts'
+import type { Delivered } from '../domain/content/content.service.ts'
+import { companyNotFound, postNotFound, profileNotFound } from '../domain/content/content-lookups.ts'
+import { parseCompanyInput } from '../domain/content/input-resolution.ts'
+import { json } from '../domain/content/json-parts.ts'
+import { ApiError, isApiError, type ErrorCode } from '../domain/errors.ts'
+import type { TokenSigner } from '../domain/tokens.ts'
+import type { DataRoute, ServeContext } from '../http/data-route.ts'
+import type { LiveCall, LiveResult, LiveSource } from './live-source.ts'
+import { LIVE_OPERATIONS, recordsOf } from './live-operations.ts'
+import type { UpstreamClient, UpstreamQuery, UpstreamValidate } from './upstream-client.ts'
+import { CompanyResponse } from '../contract/endpoints.schemas.ts'
+
+export interface LiveRouteDeps {
+  live: LiveSource
+  client: UpstreamClient
+  tokens: TokenSigner
+  prices: PriceTable
+  platformHost: string
+}
+
+/** What a live route's parse step adds to the parsed request: the input to send on, and the upstream's token. */
+const FORWARD = Symbol('forward')
+interface Forward {
+  input: Record<string, unknown>
+  upstreamToken: string | undefined
+}
+
+const NOT_FOUND: Partial<Record<string, () => ApiError>> = {
+  PROFILE_NOT_FOUND: profileNotFound,
+  COMPANY_NOT_FOUND: companyNotFound,
+  POST_NOT_FOUND: postNotFound,
+}
+
+const scopeOf = (operation: string) => `live:${operation}`
+
+function validator(schema: TSchema): UpstreamValidate {
+  const checked = Compile(schema)
+  return (body) => checked.Check(body) || 'the body does not have the endpoint’s documented shape'
+}
+
+/** The live answer's own headers: where it came from and how old it is. */
+const provenance = (r: LiveResult): Record<string, string> => ({ age: String(r.ageS), 'x-data-source': r.source })
+
+/** Our 404 for an absent record (our own words, with the answer's provenance), billed as any 404. */
+function absent(r: LiveResult): ApiError {
+  const made = (NOT_FOUND[r.code ?? ''] ?? profileNotFound)()
+  return new ApiError(made.code as ErrorCode, made.message, made.details, provenance(r))
+}
+
+/** A key order that does not depend on how the client wrote the request. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as object).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
+  )
+}
+
+export function liveRoutes(routes: readonly DataRoute[], deps: LiveRouteDeps): DataRoute[] {
+  const { live, client, tokens } = deps
+  const companyValidate = validator(CompanyResponse)
+
+  /** The upstream's page token in our wrapping, or '' as it came. */
+  const wrap = (operation: string, token: string) => (token === '' ? token : tokens.issue(scopeOf(operation), token))
+
+  function present(operation: DataOperation, tokenOut: string | undefined) {
+    if (tokenOut === undefined) return (text: string) => Buffer.from(text)
+    return (text: string) => {
+      const body = JSON.parse(text) as Record<string, unknown>
+      const token = body[tokenOut]
+      if (typeof token !== 'string' || token === '') return Buffer.from(text)
+      body[tokenOut] = wrap(operation, token)
+      return Buffer.from(JSON.stringify(body))
+    }
+  }
+
+  const fallbackCredits = (operation: DataOperation, request: unknown) => (status: 200 | 404) => {
+    const rule = deps.prices[operation]
+    return billed(rule, { status, held: priceOf(rule, request as never), found: status === 200 ? 1 : 0 })
+  }
+
+  function companyEntry(call: FastifyRequest, results: LiveResult[]) {
+    const operation: DataOperation = 'company'
+    const op = LIVE_OPERATIONS.company
+    return async (input: string): Promise<BatchResult> => {
+      let parsed
+      try {
+        parsed = { input: parseCompanyInput(input, { param: 'companies', host: deps.platformHost }) }
+      } catch (e) {
+        if (isApiError(e)) return { json: batchError(input, e), outcome: 'failed' }
+        throw e
+      }
+      try {
+        // Named as GET /company names it: the batch and the single call share kept answers.
+        const r = await live.answer({
+          operation,
+          op,
+          name: `${operation}|${canonical(parsed)}|`,
+          cacheControl: call.headers['cache-control'],
+          fetch: () => client.get('/api/v1/company', { companyUrlOrUrn: input }, { validate: companyValidate }),
+          present: present(operation, undefined),
+          records: (body) => recordsOf(operation, body, {}),
+          fallbackCredits: fallbackCredits(operation, parsed),
+        })
+        results.push(r)
+        if (r.status === 404) return { json: batchError(input, companyNotFound()), outcome: 'notFound' }
+        return { json: json(`{"input":${JSON.stringify(input)},"company":`, r.bytes, '}'), outcome: 'found' }
+      } catch (e) {
+        if (isApiError(e)) return { json: batchError(input, e), outcome: 'failed' }
+        throw e
+      }
+    }
+  }
+
+  return routes.map((route): DataRoute => {
+    const operation = route.price
+    const op = LIVE_OPERATIONS[operation]
+    if (operation === 'company.batch') {
+      return {
+        ...route,
+        async serve(request, ctx, call) {
+          const results: LiveResult[] = []
+          const content = { ...ctx.content, companies: { ...ctx.content.companies, batchEntry: companyEntry(call, results) } }
+          const delivered = await route.serve(request, { ...ctx, content }, call)
+          // The batch's provenance is its least fresh part: upstream if any entry was fetched now.
+          const source = results.some((r) => r.source === 'upstream') ? 'upstream' : results.some((r) => r.source === 'stale') ? 'stale' : 'cache'
+          const ageS = results.reduce((max, r) => Math.max(max, r.ageS), 0)
+          return { ...delivered, headers: { age: String(source === 'upstream' ? 0 : ageS), 'x-data-source': source } }
+        },
+      }
+    }
+    const validate = validator(route.response)
+    const tokenIn = op.tokenIn
+    return {
+      ...route,
+      parse(input, ctx) {
+        const given = { ...((input ?? {}) as Record<string, unknown>) }
+        let upstreamToken: string | undefined
+        if (tokenIn !== undefined) {
+          const token = given[tokenIn]
+          if (typeof token === 'string' && token !== '') upstreamToken = unwrapToken(tokens, operation, token, tokenIn)
+          if (typeof token === 'string' || token === null) delete given[tokenIn]
+        }
+        const parsed = route.parse(given, ctx) as object
+        const forward: Forward = { input: given, upstreamToken }
+        return Object.assign(parsed, { [FORWARD]: forward })
+      },
+      async serve(request, ctx: ServeContext, call): Promise<Delivered> {
+        const forward = (request as unknown as { [FORWARD]: Forward })[FORWARD]
+        const send = tokenIn !== undefined && forward.upstreamToken !== undefined ? { ...forward.input, [tokenIn]: forward.upstreamToken } : forward.input
+        const liveCall: LiveCall = {
+          operation,
+          op,
+          // The search's parsed form is large and holds its cursor: its name is its body instead.
+          name: `${operation}|${canonical(route.method === 'POST' ? forward.input : request)}|${forward.upstreamToken ?? ''}`,
+          cacheControl: call.headers['cache-control'],
+          fetch: () => (route.method === 'GET' ? client.get(route.url, send as UpstreamQuery, { validate }) : client.post(route.url, send, { validate })),
+          present: present(operation, op.tokenOut),
+          records: (body) => recordsOf(operation, body, forward.input),
+          fallbackCredits: fallbackCredits(operation, request),
+        }
+        const answer = async () => {
+          const r = await live.answer(liveCall)
+          if (r.status === 404) throw absent(r)
+          return { body: r.bytes, headers: provenance(r) }
+        }
+        if (operation !== 'search.posts' || !call.meter) return answer()
+        // Simultaneous searches per account stay capped at twice the plan's rate, as on the store.
+        const release = await ctx.metering.enterSearch(call.meter.accountId, call.meter.at)
+        try {
+          return await answer()
+        } finally {
+          await release()
+        }
+      },
+    }
+  })
+}
+
+function unwrapToken(tokens: TokenSigner, operation: string, token: string, param: string): string {
+  const inner = tokens.open(token, scopeOf(operation), param)
+  if (typeof inner !== 'string') throw new ApiError('INVALID_PARAMETER', `'${param}' was not issued by this service for this request.`, { parameter: param })
+  return inner
+}
