@@ -21,6 +21,7 @@ import { DOCS_CSP, securityHeaders } from './http/security-headers.ts'
 import { serverTimeouts } from './http/server-timeouts.ts'
 import { documentAdminBodies, registerAdminRoutes } from './http/routes/admin.routes.ts'
 import { registerDataRoutes } from './http/routes/data.routes.ts'
+import { registerUpstreamAdminRoutes } from './live-source/upstream.admin.routes.ts'
 import { registerMetaRoutes } from './http/routes/meta.routes.ts'
 import { registerOrderAdminRoutes } from './http/routes/orders.admin.routes.ts'
 import { registerConsole } from './console/console.plugin.ts'
@@ -254,6 +255,7 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
   if (c.config.payments === 'stripe') registerStripeWebhookRoute(app, { orders: c.orders })
   if (c.config.adminToken) {
     registerOrderAdminRoutes(app, { token: c.config.adminToken, orders: c.orders })
+    if (c.live) registerUpstreamAdminRoutes(app, { token: c.config.adminToken, live: c.live })
     registerAdminRoutes(app, {
       token: c.config.adminToken,
       searchAccounts,

@@ -19,7 +19,7 @@ import { prepareStore } from './startup.ts'
 import { weakSecretNotes } from './config/weak-secrets.ts'
 import { METRICS_HOST, metricsListenFailure, startMetricsServer, type MetricsServer } from './observability/metrics-server.ts'
 
-/** How often console housekeeping runs. */
+/** How often housekeeping runs (console sessions, old upstream answers). */
 const HOUSEKEEPING_MS = 60 * 60 * 1000
 
 export async function serve(config: Config): Promise<void> {
@@ -67,6 +67,7 @@ export async function serve(config: Config): Promise<void> {
   // Expired console sessions, used links and old sign-in counters are cleared now and then.
   const housekeeping = setInterval(() => {
     container.identity.purge().catch((err: unknown) => container.logger.warn({ err }, 'could not clear expired console sessions; tried again later'))
+    container.live?.prune().catch((err: unknown) => container.logger.warn({ err }, 'could not delete old upstream answers; tried again later'))
   }, HOUSEKEEPING_MS)
   housekeeping.unref()
   let closing = false

@@ -21,6 +21,7 @@ import { accountView, keyView } from '../http/routes/admin.routes.ts'
 import { intIn, registerBillingCommands, subscriptionText } from './billing.command.ts'
 import { registerUserCommands } from './users.command.ts'
 import { registerOrderCommands } from './orders.command.ts'
+import { registerUpstreamCommands } from './upstream.command.ts'
 import type { SubscriptionView } from '../domain/billing/metering.service.ts'
 import { IngestAborted, runIngest } from './ingest.command.ts'
 import { BackupRefused, backupSqlite } from './backup.command.ts'
@@ -258,6 +259,7 @@ export function buildCli(): Command {
   registerBillingCommands(program, { withContainer, print })
   registerUserCommands(program, { withIdentity: (fn) => withContainer((c) => fn(c.identity)), print })
   registerOrderCommands(program, { withOrders: (fn) => withContainer((c) => fn(c.orders)), print })
+  registerUpstreamCommands(program, { withContainer, print })
   return program
 }
 

@@ -243,10 +243,11 @@ export function createLiveSource(deps: LiveSourceDeps): LiveSource {
       }
       const stale = kept
       try {
-        const before = flights.stats().coalesced
-        const fetched = await flights.run(call.name, () => fetchOnce(call, startedAt))
-        if (flights.stats().coalesced > before) metrics.coalesced('node')
-        return result(fetched, 'upstream', clock.now())
+        const started = flights.stats().started
+        const flight = flights.run(call.name, () => fetchOnce(call, startedAt))
+        // run() starts a new flight at once or joins the one under way.
+        if (flights.stats().started === started) metrics.coalesced('node')
+        return result(await flight, 'upstream', clock.now())
       } catch (e) {
         const now = clock.now()
         if (stale && config.serveStaleS > 0 && e instanceof ApiError && e.status >= 500) {

@@ -29,6 +29,8 @@ export interface LiveWiring {
   client: UpstreamClient
   routes(routes: readonly DataRoute[]): DataRoute[]
   status(): Promise<UpstreamStatus>
+  /** Deletes kept answers too old to be served even as stale; how many. */
+  prune(): Promise<number>
   close(): Promise<void>
 }
 
@@ -101,6 +103,11 @@ export function createLiveWiring(deps: LiveWiringDeps): LiveWiring {
         subscription = { error: (e as { code?: string }).code ?? 'UPSTREAM_ERROR', message: (e as Error).message }
       }
       return { mode: config.mode, subscription, budget: budget.figures(), node: metrics.snapshot(), kept: answers ? await answers.counts() : null }
+    },
+    async prune() {
+      if (!answers) return 0
+      const longestS = Math.max(...Object.values(config.freshness)) + config.serveStaleS
+      return answers.prune(clock.now() - longestS * 1000)
     },
     async close() {
       await deps.locks?.close()
