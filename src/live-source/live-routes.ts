@@ -107,7 +107,7 @@ export function liveRoutes(routes: readonly DataRoute[], deps: LiveRouteDeps): D
         const r = await live.answer({
           operation,
           op,
-          name: `${operation}|${canonical(parsed)}|`,
+          name: `${operation}|${JSON.stringify(parsed)}|`,
           cacheControl: call.headers['cache-control'],
           fetch: () => client.get('/api/v1/company', { companyUrlOrUrn: input }, { validate: companyValidate }),
           present: present(operation, undefined),
@@ -164,7 +164,8 @@ export function liveRoutes(routes: readonly DataRoute[], deps: LiveRouteDeps): D
           operation,
           op,
           // The search's parsed form is large and holds its cursor: its name is its body instead.
-          name: `${operation}|${canonical(route.method === 'POST' ? forward.input : request)}|${forward.upstreamToken ?? ''}`,
+          // A parsed request's keys are in the order its parser wrote them; a body's in the client's.
+          name: `${operation}|${route.method === 'POST' ? canonical(forward.input) : JSON.stringify(request)}|${forward.upstreamToken ?? ''}`,
           cacheControl: call.headers['cache-control'],
           fetch: () => (route.method === 'GET' ? client.get(route.url, send as UpstreamQuery, { validate }) : client.post(route.url, send, { validate })),
           present: present(operation, op.tokenOut),
