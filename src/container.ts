@@ -153,8 +153,6 @@ export interface ContainerOverrides {
    * can read); default the log at warn. The CLI writes them to stderr, keeping its stdout (--json) clean.
    */
   notice?: (line: string) => void
-  /** The live source's HTTP client's fetch (tests put a faulty upstream behind it). */
-  upstreamFetch?: typeof fetch
   /** Log lines go to stderr instead of stdout (the CLI: a Redis it cannot reach must not log into --json output). */
   logToStderr?: boolean
 }
@@ -448,7 +446,6 @@ export async function createContainer(config: Config, overrides: ContainerOverri
         sleep,
         logger,
         registry: metrics,
-        ...(overrides.upstreamFetch ? { fetch: overrides.upstreamFetch } : {}),
       })
     : undefined
 

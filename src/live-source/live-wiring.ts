@@ -59,7 +59,6 @@ export interface LiveWiringDeps {
   sleep: (ms: number) => Promise<void>
   logger: Logger
   registry: Registry
-  fetch?: typeof fetch
 }
 
 export function createLiveWiring(deps: LiveWiringDeps): LiveWiring {
@@ -71,7 +70,6 @@ export function createLiveWiring(deps: LiveWiringDeps): LiveWiring {
     logger: deps.logger,
     now: () => clock.now(),
     monotonic: deps.monotonic,
-    ...(deps.fetch ? { fetch: deps.fetch } : {}),
   })
   const budget = createUpstreamBudget({ limiter: deps.limiter, rps: config.upstreamRps, clock, sleep: deps.sleep, maxWaitMs: LIVE_MAX_WAIT_MS })
   const metrics = createLiveMetrics(deps.registry)
@@ -110,6 +108,7 @@ export function createLiveWiring(deps: LiveWiringDeps): LiveWiring {
       return answers.prune(clock.now() - longestS * 1000)
     },
     async close() {
+      client.close()
       await deps.locks?.close()
     },
   }

@@ -5,6 +5,8 @@
  * error message, its details or a log line, since the upstream's text is not ours to show and the
  * key is the operator's secret.
  */
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http'
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import type { Logger } from 'pino'
 import { ApiError, serviceUnavailable } from '../domain/errors.ts'
 
@@ -31,6 +33,8 @@ export interface UpstreamAnswer {
 export interface UpstreamClient {
   get(path: string, query?: UpstreamQuery, options?: UpstreamCallOptions): Promise<UpstreamAnswer>
   post(path: string, body: unknown, options?: UpstreamCallOptions): Promise<UpstreamAnswer>
+  /** Closes the kept-alive connections. */
+  close(): void
 }
 
 export interface UpstreamClientOptions {
@@ -38,7 +42,6 @@ export interface UpstreamClientOptions {
   apiKey: string
   timeoutMs: number
   logger: Pick<Logger, 'error' | 'warn'>
-  fetch?: typeof fetch
   /** Wall clock in Unix ms, to read a Retry-After given as a date. */
   now: () => number
   /** Monotonic ms, to fold repeated log lines of one failure into one line per interval. */
@@ -76,59 +79,97 @@ const ABSENT_CODES = new Set(['PROFILE_NOT_FOUND', 'COMPANY_NOT_FOUND', 'POST_NO
 class Unusable extends Error {}
 
 export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClient {
-  const doFetch = opts.fetch ?? fetch
   const maxBodyBytes = opts.maxBodyBytes ?? 16 * 1024 * 1024
   const base = new URL(opts.baseUrl)
   const basePath = base.pathname.replace(/\/+$/, '')
+  const secure = base.protocol === 'https:'
+  // node:http rather than fetch: a fraction of the CPU per call, on one keep-alive pool per upstream.
+  const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true })
+  const request = secure ? httpsRequest : httpRequest
   const log = foldingLog(opts)
 
-  function urlFor(path: string, query: UpstreamQuery | undefined): URL {
+  function pathFor(path: string, query: UpstreamQuery | undefined): string {
     if (!path.startsWith('/api/v1/')) throw new Error('an upstream path starts with /api/v1/')
     // Only the origin and path of the base URL are used: credentials there would ride on every call,
     // and the key goes in its header.
-    const url = new URL(base.origin)
-    url.pathname = basePath + path
+    const params = new URLSearchParams()
     for (const [name, value] of Object.entries(query ?? {})) {
       if (value === undefined) continue
-      if (Array.isArray(value)) for (const v of value) url.searchParams.append(name, v)
-      else url.searchParams.set(name, String(value))
+      if (Array.isArray(value)) for (const v of value) params.append(name, v)
+      else params.set(name, String(value))
     }
-    return url
+    const search = params.toString()
+    return basePath + path + (search === '' ? '' : `?${search}`)
   }
 
-  async function call(method: 'GET' | 'POST', path: string, url: URL, payload: string | undefined, options: UpstreamCallOptions = {}): Promise<UpstreamAnswer> {
-    const signal = AbortSignal.timeout(opts.timeoutMs)
+  /** One exchange: the status, the headers, and the body of a 200 or a 404 (capped); other bodies are discarded. */
+  function exchange(method: 'GET' | 'POST', target: string, payload: string | undefined): Promise<Reply> {
+    return new Promise<Reply>((resolve, reject) => {
+      const req = request(
+        {
+          protocol: base.protocol,
+          hostname: base.hostname,
+          port: base.port,
+          path: target,
+          method,
+          agent,
+          headers: {
+            'x-api-key': opts.apiKey,
+            accept: 'application/json',
+            ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+          },
+        },
+        (res) => {
+          const status = res.statusCode ?? 0
+          if (status !== 200 && status !== 404) {
+            res.resume()
+            resolve({ status, headers: res.headers, text: '' })
+            return
+          }
+          const chunks: Buffer[] = []
+          let size = 0
+          res.on('data', (chunk: Buffer) => {
+            if (size > maxBodyBytes) return
+            size += chunk.length
+            if (size <= maxBodyBytes) chunks.push(chunk)
+            else {
+              reject(new Unusable('the body is larger than allowed'))
+              res.destroy()
+            }
+          })
+          res.on('end', () => resolve({ status, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }))
+          res.on('error', reject)
+          res.on('close', () => {
+            if (!res.complete) reject(new Unusable('the body was cut off'))
+          })
+        },
+      )
+      // The whole exchange, not an idle socket, is what the timeout bounds.
+      const timer = setTimeout(() => req.destroy(new TimedOut()), opts.timeoutMs)
+      req.on('close', () => clearTimeout(timer))
+      req.on('error', reject)
+      req.end(payload)
+    })
+  }
+
+  async function call(method: 'GET' | 'POST', path: string, target: string, payload: string | undefined, options: UpstreamCallOptions = {}): Promise<UpstreamAnswer> {
     const where = { method, path }
     try {
-      const res = await doFetch(url, {
-        method,
-        headers: {
-          'x-api-key': opts.apiKey,
-          accept: 'application/json',
-          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: payload,
-        signal,
-        // A redirect would carry the key to wherever it points.
-        redirect: 'manual',
-      })
+      const res = await exchange(method, target, payload)
       const status = res.status
       if (status === 401 || status === 402 || status === 403) {
-        await discard(res)
         log('error', `refused:${status}`, { ...where, upstreamStatus: status }, 'the live data source refused the operator key; calls are answered 503 until it is fixed')
         throw serviceUnavailable('The live data source is unavailable to this service.', opts.refusedRetryAfterS ?? 60)
       }
       if (status === 429) {
-        const retryAfterMs = readRetryAfterMs(res.headers.get('retry-after'), opts.now) ?? opts.busyDefaultRetryAfterMs ?? 1000
-        await discard(res)
-        throw new UpstreamBusy(retryAfterMs)
+        throw new UpstreamBusy(readRetryAfterMs(header(res, 'retry-after'), opts.now) ?? opts.busyDefaultRetryAfterMs ?? 1000)
       }
       if (status !== 200 && status !== 404) {
-        await discard(res)
+        // A redirect is refused here too: it would carry the key to wherever it points.
         log('warn', `status:${status}`, { ...where, upstreamStatus: status }, 'the live data source answered with a failure')
         throw upstreamError()
       }
-      const text = await readCapped(res, maxBodyBytes)
+      const text = res.text
       const body = parseJson(text)
       if (status === 404) {
         const code = (body as { code?: unknown } | null)?.code
@@ -137,17 +178,17 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
         const verdict = options.validate?.(body) ?? true
         if (verdict !== true) throw new Unusable(typeof verdict === 'string' ? verdict : 'the body breaks the contract')
       }
-      const retryAfterMs = readRetryAfterMs(res.headers.get('retry-after'), opts.now)
+      const retryAfterMs = readRetryAfterMs(header(res, 'retry-after'), opts.now)
       return {
         status,
         body,
         text,
-        creditsCharged: readCredits(res.headers.get('x-credits-charged')),
+        creditsCharged: readCredits(header(res, 'x-credits-charged')),
         ...(retryAfterMs === undefined ? {} : { retryAfterS: Math.ceil(retryAfterMs / 1000) }),
       }
     } catch (e) {
       if (e instanceof ApiError) throw e
-      if (!(e instanceof Unusable) && signal.aborted) {
+      if (e instanceof TimedOut) {
         log('warn', 'timeout', where, 'the live data source did not answer in time')
         throw upstreamTimeout()
       }
@@ -162,9 +203,23 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   }
 
   return {
-    get: (path, query, options) => call('GET', path, urlFor(path, query), undefined, options),
-    post: (path, body, options) => call('POST', path, urlFor(path, undefined), JSON.stringify(body), options),
+    get: (path, query, options) => call('GET', path, pathFor(path, query), undefined, options),
+    post: (path, body, options) => call('POST', path, pathFor(path, undefined), JSON.stringify(body), options),
+    close: () => agent.destroy(),
   }
+}
+
+interface Reply {
+  status: number
+  headers: IncomingHttpHeaders
+  text: string
+}
+
+class TimedOut extends Error {}
+
+function header(res: Reply, name: string): string | null {
+  const v = res.headers[name]
+  return typeof v === 'string' ? v : null
 }
 
 type Level = 'error' | 'warn'
@@ -184,29 +239,6 @@ function foldingLog(opts: UpstreamClientOptions) {
     kinds.set(kind, { at: now, folded: 0 })
     opts.logger[level]({ ...fields, ...(seen && seen.folded > 0 ? { moreSinceLastLine: seen.folded } : {}) }, message)
   }
-}
-
-async function discard(res: Response): Promise<void> {
-  await res.body?.cancel().catch(() => undefined)
-}
-
-/** The body as text, refusing one past the cap rather than holding an unbounded answer in memory. */
-async function readCapped(res: Response, maxBytes: number): Promise<string> {
-  if (res.body === null) return ''
-  const reader = res.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined)
-      throw new Unusable('the body is larger than allowed')
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks).toString('utf8')
 }
 
 function parseJson(text: string): unknown {
