@@ -439,6 +439,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
         locks: config.redisUrl ? await createRedisFetchLocks({ url: config.redisUrl }) : undefined,
         writer,
         tokens,
+        secret: stores.secret,
         prices: config.prices,
         platformHost,
         clock,

@@ -34,7 +34,7 @@ export function registerUpstreamCommands(program: Command, { withContainer, prin
   upstream
     .command('status')
     .description("the upstream's subscription, the request budget in use, the cache hit ratio and the answers kept")
-    .option('--url <url>', "a running node's address (default PRONET_PUBLIC_URL)")
+    .option('--url <url>', "a running node's address (default PRONET_PUBLIC_URL, itself by default http://HOST:PORT)")
     .option('--json', 'print JSON')
     .action(async (opts: { url?: string; json?: boolean }) =>
       withContainer(async (c) => {
@@ -50,10 +50,10 @@ export function registerUpstreamCommands(program: Command, { withContainer, prin
           node: node.status?.node ?? null,
           ...(node.unavailable ? { nodeUnavailable: node.unavailable } : {}),
         }
-        const sub = here.subscription as { plan?: string; creditsRemaining?: number; error?: string } | null
+        const sub = here.subscription as { plan?: string; creditsRemaining?: number; error?: string; message?: string } | null
         const lines = [
           `mode: ${here.mode}`,
-          sub?.error ? `upstream subscription: unavailable (${sub.error})` : `upstream subscription: plan ${sub?.plan ?? '?'}, ${sub?.creditsRemaining ?? '?'} credits remaining`,
+          sub?.error ? `upstream subscription: unavailable (${sub.error}: ${sub.message ?? ''})` : `upstream subscription: plan ${sub?.plan ?? '?'}, ${sub?.creditsRemaining ?? '?'} credits remaining`,
           `budget: ${here.budget.rps} requests per second for all nodes` +
             (node.status ? `; this node sent ${node.status.budget.sentLastSecond} in the last second, ${node.status.budget.waiting} waiting` : ''),
           node.status

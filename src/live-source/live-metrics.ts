@@ -5,7 +5,7 @@
  */
 import { Counter, type Registry } from 'prom-client'
 
-export type UpstreamOutcome = 'ok' | 'not_found' | 'error' | 'timeout' | 'refused' | 'busy' | 'budget'
+export type UpstreamOutcome = 'ok' | 'not_found' | 'refused_input' | 'error' | 'timeout' | 'refused' | 'busy' | 'budget'
 export type AnswerSource = 'cache' | 'upstream' | 'stale'
 
 export interface LiveMetrics {

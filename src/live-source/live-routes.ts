@@ -13,7 +13,7 @@ import { Compile } from 'typebox/compile'
 import { billed, priceOf, type DataOperation, type PriceTable } from '../domain/billing/prices.ts'
 import { batchError, type BatchResult } from '../domain/content/companies.service.ts'
 import type { Delivered } from '../domain/content/content.service.ts'
-import { companyNotFound, postNotFound, profileNotFound } from '../domain/content/content-lookups.ts'
+import { companyNotFound, memberNotFoundAsCompany, pageNotFoundAsProfile, postNotFound, profileNotFound } from '../domain/content/content-lookups.ts'
 import { parseCompanyInput } from '../domain/content/input-resolution.ts'
 import { json } from '../domain/content/json-parts.ts'
 import { ApiError, isApiError, type ErrorCode } from '../domain/errors.ts'
@@ -22,12 +22,14 @@ import type { DataRoute, ServeContext } from '../http/data-route.ts'
 import type { LiveCall, LiveResult, LiveSource } from './live-source.ts'
 import { LIVE_OPERATIONS, recordsOf } from './live-operations.ts'
 import type { UpstreamClient, UpstreamQuery, UpstreamValidate } from './upstream-client.ts'
+import type { TokenSeal } from './token-seal.ts'
 import { CompanyResponse } from '../contract/endpoints.schemas.ts'
 
 export interface LiveRouteDeps {
   live: LiveSource
   client: UpstreamClient
   tokens: TokenSigner
+  seal: TokenSeal
   prices: PriceTable
   platformHost: string
 }
@@ -37,6 +39,8 @@ const FORWARD = Symbol('forward')
 interface Forward {
   input: Record<string, unknown>
   upstreamToken: string | undefined
+  /** What our page tokens for this request are bound to: its operation and subject. */
+  scope: string
 }
 
 const NOT_FOUND: Partial<Record<string, () => ApiError>> = {
@@ -45,7 +49,21 @@ const NOT_FOUND: Partial<Record<string, () => ApiError>> = {
   POST_NOT_FOUND: postNotFound,
 }
 
-const scopeOf = (operation: string) => `live:${operation}`
+/** The parts of a request that only page through its subject: a token stays good across them. */
+const PAGING = new Set(['count', 'start', 'commentCount', 'commentStart', 'reactionCount', 'reactionStart', 'maxResults', 'cursor', 'paginationToken', 'commentPaginationToken'])
+
+/** A token is bound to its operation and subject, as the store's own tokens are: used elsewhere, it is a free 400. */
+function scopeOf(operation: string, request: object): string {
+  const subject = Object.entries(request).filter(([k]) => !PAGING.has(k))
+  return `live:${operation}:${canonical(Object.fromEntries(subject))}`
+}
+
+/** The not-found answer a store node gives on each endpoint, in its words. */
+function notFoundOf(operation: string, code: string | undefined): () => ApiError {
+  if (operation === 'profile' && code === 'PROFILE_NOT_FOUND') return pageNotFoundAsProfile
+  if (operation === 'posts' && code === 'COMPANY_NOT_FOUND') return memberNotFoundAsCompany
+  return NOT_FOUND[code ?? ''] ?? profileNotFound
+}
 
 function validator(schema: TSchema): UpstreamValidate {
   const checked = Compile(schema)
@@ -56,8 +74,8 @@ function validator(schema: TSchema): UpstreamValidate {
 const provenance = (r: LiveResult): Record<string, string> => ({ age: String(r.ageS), 'x-data-source': r.source })
 
 /** Our 404 for an absent record (our own words, with the answer's provenance), billed as any 404. */
-function absent(r: LiveResult): ApiError {
-  const made = (NOT_FOUND[r.code ?? ''] ?? profileNotFound)()
+function absent(operation: string, r: LiveResult): ApiError {
+  const made = notFoundOf(operation, r.code)()
   return new ApiError(made.code as ErrorCode, made.message, made.details, provenance(r))
 }
 
@@ -69,19 +87,17 @@ function canonical(value: unknown): string {
 }
 
 export function liveRoutes(routes: readonly DataRoute[], deps: LiveRouteDeps): DataRoute[] {
-  const { live, client, tokens } = deps
+  const { live, client, tokens, seal } = deps
   const companyValidate = validator(CompanyResponse)
 
-  /** The upstream's page token in our wrapping, or '' as it came. */
-  const wrap = (operation: string, token: string) => (token === '' ? token : tokens.issue(scopeOf(operation), token))
-
-  function present(operation: DataOperation, tokenOut: string | undefined) {
+  function present(tokenOut: string | undefined, scope: string) {
     if (tokenOut === undefined) return (text: string) => Buffer.from(text)
     return (text: string) => {
       const body = JSON.parse(text) as Record<string, unknown>
       const token = body[tokenOut]
       if (typeof token !== 'string' || token === '') return Buffer.from(text)
-      body[tokenOut] = wrap(operation, token)
+      // The upstream's token, sealed and bound to this request's subject; '' stays as it came.
+      body[tokenOut] = tokens.issue(scope, seal.seal(token))
       return Buffer.from(JSON.stringify(body))
     }
   }
@@ -110,7 +126,7 @@ export function liveRoutes(routes: readonly DataRoute[], deps: LiveRouteDeps): D
           name: `${operation}|${JSON.stringify(parsed)}|`,
           cacheControl: call.headers['cache-control'],
           fetch: () => client.get('/api/v1/company', { companyUrlOrUrn: input }, { validate: companyValidate }),
-          present: present(operation, undefined),
+          present: present(undefined, ''),
           records: (body) => recordsOf(operation, body, {}),
           fallbackCredits: fallbackCredits(operation, parsed),
         })
@@ -147,14 +163,13 @@ export function liveRoutes(routes: readonly DataRoute[], deps: LiveRouteDeps): D
       ...route,
       parse(input, ctx) {
         const given = { ...((input ?? {}) as Record<string, unknown>) }
-        let upstreamToken: string | undefined
-        if (tokenIn !== undefined) {
-          const token = given[tokenIn]
-          if (typeof token === 'string' && token !== '') upstreamToken = unwrapToken(tokens, operation, token, tokenIn)
-          if (typeof token === 'string' || token === null) delete given[tokenIn]
-        }
+        const token = tokenIn === undefined ? undefined : given[tokenIn]
+        if (tokenIn !== undefined && (typeof token === 'string' || token === null)) delete given[tokenIn]
         const parsed = route.parse(given, ctx) as object
-        const forward: Forward = { input: given, upstreamToken }
+        // A body's subject is read from the body itself: the search's parsed form holds compiled parts.
+        const scope = scopeOf(operation, route.method === 'POST' ? given : parsed)
+        const upstreamToken = typeof token === 'string' && token !== '' ? unwrapToken(tokens, seal, scope, token, tokenIn as string) : undefined
+        const forward: Forward = { input: given, upstreamToken, scope }
         return Object.assign(parsed, { [FORWARD]: forward })
       },
       async serve(request, ctx: ServeContext, call): Promise<Delivered> {
@@ -168,13 +183,13 @@ export function liveRoutes(routes: readonly DataRoute[], deps: LiveRouteDeps): D
           name: `${operation}|${route.method === 'POST' ? canonical(forward.input) : JSON.stringify(request)}|${forward.upstreamToken ?? ''}`,
           cacheControl: call.headers['cache-control'],
           fetch: () => (route.method === 'GET' ? client.get(route.url, send as UpstreamQuery, { validate }) : client.post(route.url, send, { validate })),
-          present: present(operation, op.tokenOut),
+          present: present(op.tokenOut, forward.scope),
           records: (body) => recordsOf(operation, body, forward.input),
           fallbackCredits: fallbackCredits(operation, request),
         }
         const answer = async () => {
           const r = await live.answer(liveCall)
-          if (r.status === 404) throw absent(r)
+          if (r.status === 404) throw absent(operation, r)
           return { body: r.bytes, headers: provenance(r) }
         }
         if (operation !== 'search.posts' || !call.meter) return answer()
@@ -190,8 +205,9 @@ export function liveRoutes(routes: readonly DataRoute[], deps: LiveRouteDeps): D
   })
 }
 
-function unwrapToken(tokens: TokenSigner, operation: string, token: string, param: string): string {
-  const inner = tokens.open(token, scopeOf(operation), param)
-  if (typeof inner !== 'string') throw new ApiError('INVALID_PARAMETER', `'${param}' was not issued by this service for this request.`, { parameter: param })
+function unwrapToken(tokens: TokenSigner, seal: TokenSeal, scope: string, token: string, param: string): string {
+  const sealed = tokens.open(token, scope, param)
+  const inner = typeof sealed === 'string' ? seal.open(sealed) : undefined
+  if (inner === undefined) throw new ApiError('INVALID_PARAMETER', `'${param}' was not issued by this service for this request.`, { parameter: param })
   return inner
 }

@@ -86,6 +86,9 @@ function parseUpstreamUrl(raw: string): string {
   if (url.search !== '' || url.hash !== '' || /[?#]/.test(raw)) {
     throw new Error('PRONET_UPSTREAM_URL must have no query or fragment (it is the base address the API paths are added to)')
   }
+  if (/\/api\/v1\/?$/i.test(url.pathname)) {
+    throw new Error('PRONET_UPSTREAM_URL is the base address the API paths are added to: leave out /api/v1')
+  }
   return raw.replace(/\/+$/, '')
 }
 

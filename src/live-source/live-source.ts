@@ -250,7 +250,10 @@ export function createLiveSource(deps: LiveSourceDeps): LiveSource {
         return result(await flight, 'upstream', clock.now())
       } catch (e) {
         const now = clock.now()
-        if (stale && config.serveStaleS > 0 && e instanceof ApiError && e.status >= 500) {
+        // A customer who asked for a fresher copy (Cache-Control) gets the failure, not an older copy.
+        const asked = freshnessAsked(call.cacheControl)
+        const wantsFresher = asked.noCache || asked.maxAgeS !== undefined
+        if (stale && !wantsFresher && config.serveStaleS > 0 && e instanceof ApiError && e.status >= 500) {
           const own = config.freshness[stale.status === 404 ? 'notFound' : call.op.resource] * 1000
           if (ageMs(stale, now) <= own + config.serveStaleS * 1000) return result(stale, 'stale', now)
         }
@@ -263,6 +266,7 @@ export function createLiveSource(deps: LiveSourceDeps): LiveSource {
 function outcomeOf(e: unknown): UpstreamOutcome {
   if (e instanceof UpstreamBusy) return 'busy'
   if (e instanceof ApiError) {
+    if (e.status === 400) return 'refused_input'
     if (e.code === 'UPSTREAM_TIMEOUT') return 'timeout'
     if (e.code === 'SERVICE_UNAVAILABLE') return 'refused'
   }

@@ -19,6 +19,7 @@ import { liveRoutes } from './live-routes.ts'
 import { createLiveSource, type LiveSource } from './live-source.ts'
 import { createUpstreamBudget, type BudgetFigures } from './upstream-budget.ts'
 import { createUpstreamClient, type UpstreamClient } from './upstream-client.ts'
+import { createTokenSeal } from './token-seal.ts'
 
 /** The longest a customer's call waits for the upstream's budget, its 429 pause, or another node's fetch. */
 export const LIVE_MAX_WAIT_MS = 5_000
@@ -52,6 +53,8 @@ export interface LiveWiringDeps {
   locks: FetchLocks | undefined
   writer: ContentWriter
   tokens: TokenSigner
+  /** The server secret, which seals the upstream's page tokens inside ours. */
+  secret: string | Buffer
   prices: PriceTable
   platformHost: string
   clock: Clock
@@ -73,6 +76,7 @@ export function createLiveWiring(deps: LiveWiringDeps): LiveWiring {
   })
   const budget = createUpstreamBudget({ limiter: deps.limiter, rps: config.upstreamRps, clock, sleep: deps.sleep, maxWaitMs: LIVE_MAX_WAIT_MS })
   const metrics = createLiveMetrics(deps.registry)
+  const seal = createTokenSeal(deps.secret)
   const answers = config.mode === 'upstream' ? deps.answers : undefined
   const source = createLiveSource({
     config,
@@ -90,7 +94,7 @@ export function createLiveWiring(deps: LiveWiringDeps): LiveWiring {
     config,
     source,
     client,
-    routes: (routes) => liveRoutes(routes, { live: source, client, tokens: deps.tokens, prices: deps.prices, platformHost: deps.platformHost }),
+    routes: (routes) => liveRoutes(routes, { live: source, client, tokens: deps.tokens, seal, prices: deps.prices, platformHost: deps.platformHost }),
     async status() {
       let subscription: unknown
       try {

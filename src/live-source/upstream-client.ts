@@ -8,7 +8,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import type { Logger } from 'pino'
-import { ApiError, serviceUnavailable } from '../domain/errors.ts'
+import { ApiError, serviceUnavailable, type ErrorCode } from '../domain/errors.ts'
 
 export type UpstreamQuery = Record<string, string | number | boolean | readonly string[] | undefined>
 
@@ -76,6 +76,12 @@ export const upstreamTimeout = (): ApiError =>
 /** The codes of a 404 that means "no such record"; any other 404 (an unknown path) is a broken contract. */
 const ABSENT_CODES = new Set(['PROFILE_NOT_FOUND', 'COMPANY_NOT_FOUND', 'POST_NOT_FOUND'])
 
+/** The codes of a 400 that refuses the customer's input. */
+const INPUT_CODES = new Set(['INVALID_PARAMETER', 'MISSING_PARAMETER', 'INVALID_URN'])
+
+const inputRefused = (code: ErrorCode): ApiError =>
+  new ApiError(code, 'The data source refused this input (a page token or cursor belongs to one request only; start again without it). Nothing was charged.')
+
 class Unusable extends Error {}
 
 export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClient {
@@ -121,7 +127,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
         },
         (res) => {
           const status = res.statusCode ?? 0
-          if (status !== 200 && status !== 404) {
+          if (status !== 200 && status !== 404 && status !== 400) {
             res.resume()
             resolve({ status, headers: res.headers, text: '' })
             return
@@ -163,6 +169,13 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
       }
       if (status === 429) {
         throw new UpstreamBusy(readRetryAfterMs(header(res, 'retry-after'), opts.now) ?? opts.busyDefaultRetryAfterMs ?? 1000)
+      }
+      if (status === 400) {
+        // Input only the upstream can judge (a page token used for another subject): the customer's
+        // own mistake, a free 400, told in our words.
+        const code = (parseJson(res.text) as { code?: unknown } | null)?.code
+        if (typeof code === 'string' && INPUT_CODES.has(code)) throw inputRefused(code as ErrorCode)
+        throw new Unusable('a 400 for input this service had accepted')
       }
       if (status !== 200 && status !== 404) {
         // A redirect is refused here too: it would carry the key to wherever it points.

@@ -196,6 +196,18 @@ const FAULTS: Fault[] = [
     status: 502,
     code: 'UPSTREAM_ERROR',
   },
+  {
+    name: 'the upstream refuses the input (a token of another request) with 400: our own 400, free, in our words',
+    reply: json(400, { error: `token of another feed ${MARKER}`, code: 'INVALID_PARAMETER', details: { parameter: MARKER } }, NOTE),
+    status: 400,
+    code: 'INVALID_PARAMETER',
+  },
+  {
+    name: 'the upstream answers 400 with a code that is not about input',
+    reply: json(400, { error: `odd ${MARKER}`, code: 'QUOTA_EXHAUSTED' }, NOTE),
+    status: 502,
+    code: 'UPSTREAM_ERROR',
+  },
   ...[401, 402, 403].map(
     (status): Fault => ({
       name: `the upstream refuses the operator's key with ${status}`,

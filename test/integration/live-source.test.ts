@@ -295,6 +295,41 @@ describe('a live-source node in front of another pronet', () => {
     expect(batch.json.results[2].error).toMatchObject({ code: 'COMPANY_NOT_FOUND', status: 404 })
   }, 60_000)
 
+  it("a page token holds the upstream's sealed, and is refused for another subject without asking the upstream", async () => {
+    const query = { profileUrlOrUrn: s.author, count: 5 }
+    const up = await direct('GET', '/api/v1/posts', { query })
+    const lv = await viaLive('GET', '/api/v1/posts', { query })
+    const upToken = up.json.paginationToken as string
+    const lvToken = lv.json.paginationToken as string
+    expect(upToken).not.toBe('')
+    // Signed and sealed: nothing in our token reads as the upstream's.
+    const payload = Buffer.from(lvToken.split('.')[0] as string, 'base64url').toString('utf8')
+    expect(payload).not.toContain(upToken)
+    expect(payload).not.toContain(upToken.split('.')[0])
+    const u0 = await usage()
+    const other = s.pool.shift()!
+    const reused = await viaLive('GET', '/api/v1/posts', { query: { profileUrlOrUrn: other, count: 5, paginationToken: lvToken } })
+    expect(reused.status, reused.text).toBe(400)
+    expect(reused.json.code).toBe('INVALID_PARAMETER')
+    expect(reused.headers.get('x-credits-charged')).toBe('0')
+    // Another page size is the same feed: the token still opens.
+    const resized = await viaLive('GET', '/api/v1/posts', { query: { ...query, count: 7, paginationToken: lvToken } })
+    expect(resized.status, resized.text).toBe(200)
+    const u1 = await usage()
+    expect(u1.requests - u0.requests, 'only the resized page went upstream').toBe(1)
+  }, 30_000)
+
+  it("an absent record is our 404 in the words a store node uses, as the upstream's", async () => {
+    for (const [path, param] of [['/api/v1/profile', 'profileUrlOrUrn'], ['/api/v1/posts', 'profileUrlOrUrn'], ['/api/v1/company', 'companyUrlOrUrn']] as const) {
+      const query = { [param]: `zz-nobody-${path.length}-a1b2c3` }
+      const up = await direct('GET', path, { query })
+      const lv = await viaLive('GET', path, { query })
+      expect(up.status, path).toBe(404)
+      expect(lv.status, path).toBe(404)
+      expect(lv.json, path).toEqual(up.json)
+    }
+  }, 30_000)
+
   it.each(['posts of a profile', 'posts of a company', 'comments of a post', "a search's cursor"])(
     'pages %s to its end with the upstream’s items in its order, none twice',
     async (name) => {

@@ -63,6 +63,13 @@ describe('live source settings', () => {
     expect(loadConfig({ ...LIVE, PRONET_UPSTREAM_URL: 'http://10.0.0.7:3000' }).liveSource?.upstreamUrl).toBe('http://10.0.0.7:3000')
   })
 
+  it('the upstream address is the base the API paths are added to: one ending in /api/v1 is refused', () => {
+    for (const url of ['https://x.example/api/v1', 'https://x.example/gateway/API/V1/']) {
+      expect(refusal({ ...LIVE, PRONET_UPSTREAM_URL: url }), url).toBe('invalid environment: PRONET_UPSTREAM_URL is the base address the API paths are added to: leave out /api/v1')
+    }
+    expect(loadConfig({ ...LIVE, PRONET_UPSTREAM_URL: 'https://x.example/gateway/' }).liveSource?.upstreamUrl).toBe('https://x.example/gateway')
+  })
+
   it('a key a request header cannot carry is refused without showing it', () => {
     for (const key of [`${KEY} extra`, `${KEY}\n`, `${KEY}é`]) {
       const message = refusal({ ...LIVE, PRONET_UPSTREAM_KEY: key })

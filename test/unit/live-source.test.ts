@@ -212,6 +212,27 @@ describe('live source', () => {
     }
   })
 
+  it('a customer who asks for a fresher copy gets the failure, not a stale one', async () => {
+    const w = world({ serveStaleS: 1000 })
+    const up = upstream()
+    const { source } = w.node()
+    const first = answered(source, call(up))
+    await settle()
+    up.answerAll(profile('Ada'))
+    await first
+    w.clock.advance(120_000)
+    for (const asked of ['no-cache', 'max-age=30']) {
+      const r = source.answer(call(up, asked)).catch((e: unknown) => e)
+      await settle()
+      up.answerAll(new ApiError('UPSTREAM_ERROR', 'failed'))
+      expect(await r, asked).toMatchObject({ code: 'UPSTREAM_ERROR' })
+    }
+    const plain = source.answer(call(up)).then((r) => r.source)
+    await settle()
+    up.answerAll(new ApiError('UPSTREAM_ERROR', 'failed'))
+    expect(await plain).toBe('stale')
+  })
+
   it('upstream-only forwards every call and keeps nothing', async () => {
     const w = world({ mode: 'upstream-only' })
     const up = upstream()

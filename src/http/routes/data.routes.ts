@@ -57,7 +57,8 @@ import type { Gateway } from '../gateway.ts'
 import { strictQuery } from '../strict-input.ts'
 
 // INVALID_PARAMETER: every route takes a query or a body, and a parameter given twice or over its length is refused.
-const COMMON: ErrorCode[] = ['MISSING_PARAMETER', 'INVALID_PARAMETER', 'INVALID_URN', 'UNAUTHENTICATED', 'QUOTA_EXHAUSTED', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']
+// UPSTREAM_*: a node serving live data from an upstream service answers its failures with these.
+const COMMON: ErrorCode[] = ['MISSING_PARAMETER', 'INVALID_PARAMETER', 'INVALID_URN', 'UNAUTHENTICATED', 'QUOTA_EXHAUSTED', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE', 'UPSTREAM_ERROR', 'UPSTREAM_TIMEOUT']
 
 export const DATA_ROUTES: readonly DataRoute[] = [
   getRoute({
