@@ -1,6 +1,7 @@
 /** Small pieces several benchmarks share. */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DEFAULT_NETWORK_SEED } from '../src/seed.ts'
 import { generateNetwork } from '../src/synth/index.ts'
@@ -64,4 +65,56 @@ export async function startServerProcess(main: string, env: Record<string, strin
     child.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening:\n${out}`)))
   })
   return { child, port }
+}
+
+export interface WrkOptions {
+  /** The server's base URL. */
+  url: string
+  /** GET paths, requested in turn. */
+  paths: readonly string[]
+  headers: Record<string, string>
+  seconds: number
+  connections: number
+}
+
+/**
+ * Runs wrk with one thread (the other cores are the servers'), its requests prebuilt in the script's
+ * init and taken in turn; returns wrk's report (with --latency).
+ */
+export function runWrk(o: WrkOptions): string {
+  const script = join(tmpdir(), `pronet-bench-${process.pid}-${Date.now()}.lua`)
+  const lua = [
+    `local paths = {${o.paths.map((p) => JSON.stringify(p)).join(',')}}`,
+    ...Object.entries(o.headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`),
+    'local reqs = {}',
+    // Built in init: wrk sets the Host header only once the script is loaded.
+    'init = function(args) for k, p in ipairs(paths) do reqs[k] = wrk.format("GET", p) end end',
+    'local i = 0',
+    'request = function() i = i % #reqs + 1; return reqs[i] end',
+  ].join('\n')
+  writeFileSync(script, lua)
+  try {
+    return execFileSync('wrk', ['-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--latency', '-s', script, o.url], { encoding: 'utf8' })
+  } finally {
+    rmSync(script, { force: true })
+  }
+}
+
+/** A latency percentile of wrk's --latency report, in ms (NaN when absent). */
+export function wrkDurationMs(out: string, label: string): number {
+  const m = new RegExp(`\\s${label}\\s+([\\d.]+)(us|ms|s)`).exec(out)
+  return m ? Number(m[1]) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[m[2] as string]! : NaN
+}
+
+/** What every bench reads from wrk's report. */
+export function wrkFigures(out: string): { rps: number; responses: number; non2xx: number; socketErrors: number; p50Ms: number; p99Ms: number } {
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
+    responses: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
+    non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0),
+    socketErrors: socket ? socket.slice(1).reduce((sum, x) => sum + Number(x), 0) : 0,
+    p50Ms: wrkDurationMs(out, '50%'),
+    p99Ms: wrkDurationMs(out, '99%'),
+  }
 }

@@ -27,7 +27,7 @@
  *   BENCH_CPU_PROF=<dir>: the two live nodes run with --cpu-prof, their profiles written there at the end
  */
 import { execFileSync, type ChildProcess } from 'node:child_process'
-import { closeSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs'
+import { closeSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import { Agent, createServer, request } from 'node:http'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -35,7 +35,7 @@ import { fileURLToPath } from 'node:url'
 import { MAX_CREDITS_LIMIT, MAX_RPS_LIMIT } from '../src/domain/billing/billing-rules.ts'
 import { DEFAULT_NETWORK_SEED } from '../src/seed.ts'
 import { generateNetwork } from '../src/synth/index.ts'
-import { quantile, startScriptNodeFlags, startServerProcess } from './bench-helpers.ts'
+import { quantile, runWrk, startScriptNodeFlags, startServerProcess, wrkFigures } from './bench-helpers.ts'
 
 const PROFILES = Number(process.env.BENCH_PROFILES ?? 500)
 const PATHS = Number(process.env.BENCH_PATHS ?? 100)
@@ -211,42 +211,15 @@ function processCpuMs(pid: number | undefined): number | undefined {
   }
 }
 
-function wrkDuration(out: string, label: string): number {
-  const m = new RegExp(`\\s${label}\\s+([\\d.]+)(us|ms|s)`).exec(out)
-  return m ? Number(m[1]) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[m[2] as string]! : NaN
-}
-
 /** wrk, one thread (the other core is the server's), requests prebuilt and taken in turn. */
 function wrk(s: Server, paths: string[], key: string, seconds: number): WrkRun {
-  const script = join(tmpdir(), `pronet-live-source-bench-${process.pid}.lua`)
-  const lua = [
-    `local paths = {${paths.map((p) => JSON.stringify(p)).join(',')}}`,
-    `wrk.headers["x-api-key"] = ${JSON.stringify(key)}`,
-    'local reqs = {}',
-    // Built in init: wrk sets the Host header only once the script is loaded.
-    'init = function(args) for k, p in ipairs(paths) do reqs[k] = wrk.format("GET", p) end end',
-    'local i = 0',
-    'request = function() i = i % #reqs + 1; return reqs[i] end',
-  ].join('\n')
-  writeFileSync(script, lua)
   const cpuBefore = processCpuMs(s.child.pid)
-  let out: string
-  try {
-    out = execFileSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, s.base], { encoding: 'utf8' })
-  } finally {
-    rmSync(script, { force: true })
-  }
+  const out = runWrk({ url: s.base, paths, headers: { 'x-api-key': key }, seconds, connections: CONNECTIONS })
   const cpuAfter = processCpuMs(s.child.pid)
-  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)
-  const responses = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0)
+  const figures = wrkFigures(out)
   return {
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
-    responses,
-    non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0),
-    socketErrors: socket ? socket.slice(1).reduce((sum, x) => sum + Number(x), 0) : 0,
-    p50Ms: wrkDuration(out, '50%'),
-    p99Ms: wrkDuration(out, '99%'),
-    cpuUs: cpuBefore !== undefined && cpuAfter !== undefined && responses > 0 ? ((cpuAfter - cpuBefore) * 1000) / responses : undefined,
+    ...figures,
+    cpuUs: cpuBefore !== undefined && cpuAfter !== undefined && figures.responses > 0 ? ((cpuAfter - cpuBefore) * 1000) / figures.responses : undefined,
   }
 }
 

@@ -33,7 +33,7 @@
  *   the worker only with more than two CPUs)
  */
 import autocannon from 'autocannon'
-import { membersWithPosts, startScriptNodeFlags } from './bench-helpers.ts'
+import { membersWithPosts, runWrk, startScriptNodeFlags, wrkFigures } from './bench-helpers.ts'
 import { execFileSync, fork, type ChildProcess } from 'node:child_process'
 import { closeSync, copyFileSync, existsSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs'
 import { createServer } from 'node:http'
@@ -388,32 +388,8 @@ interface Saturated {
 
 /** wrk, one thread (the other core is the server's), requests prebuilt and taken in turn. */
 function loadWithWrk(port: number, paths: string[], headers: Record<string, string>, seconds: number, connections: number): Saturated {
-  const script = join(tmpdir(), `pronet-metering-bench-${process.pid}.lua`)
-  const lua = [
-    `local paths = {${paths.map((p) => JSON.stringify(p)).join(',')}}`,
-    ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`),
-    'local reqs = {}',
-    // Built in init: wrk sets the Host header only once the script is loaded.
-    'init = function(args) for k, p in ipairs(paths) do reqs[k] = wrk.format("GET", p) end end',
-    'local i = 0',
-    'request = function() i = i % #reqs + 1; return reqs[i] end',
-  ].join('\n')
-  writeFileSync(script, lua)
-  const out = execFileSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, `http://127.0.0.1:${port}`], {
-    encoding: 'utf8',
-  })
-  rmSync(script, { force: true })
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0)
-  const p99m = /\s99%\s+([\d.]+)(us|ms|s)/.exec(out)
-  const p99 = p99m ? Number(p99m[1]) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[p99m[2] as string]! : NaN
-  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)
-  return {
-    rps,
-    p99,
-    responses: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
-    non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0),
-    socketErrors: socket ? socket.slice(1).reduce((s, x) => s + Number(x), 0) : 0,
-  }
+  const { rps, p99Ms, responses, non2xx, socketErrors } = wrkFigures(runWrk({ url: `http://127.0.0.1:${port}`, paths, headers, seconds, connections }))
+  return { rps, p99: p99Ms, responses, non2xx, socketErrors }
 }
 
 /**

@@ -12,9 +12,9 @@
  *   npm run bench:scale-out
  *   BENCH_SECONDS=8 BENCH_ROUNDS=3 BENCH_PROFILES=300 npm run bench:scale-out
  */
-import { execFileSync, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -22,7 +22,7 @@ import pg from 'pg'
 import { loadConfig } from '../src/config/config.ts'
 import { createContainer } from '../src/container.ts'
 import { seedSynthetic } from '../src/seed.ts'
-import { startServerProcess } from './bench-helpers.ts'
+import { runWrk, startServerProcess, wrkFigures } from './bench-helpers.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
@@ -57,23 +57,10 @@ async function startNode(name: string, env: Record<string, string>): Promise<Nod
 }
 
 function wrk(port: number, paths: string[], key: string): number {
-  const script = join(tmpdir(), `pronet-scale-out-${process.pid}.lua`)
-  writeFileSync(
-    script,
-    [
-      `local paths = {${paths.map((p) => JSON.stringify(p)).join(',')}}`,
-      `wrk.headers["x-api-key"] = ${JSON.stringify(key)}`,
-      'local reqs = {}',
-      'init = function(args) for k, p in ipairs(paths) do reqs[k] = wrk.format("GET", p) end end',
-      'local i = 0',
-      'request = function() i = i % #reqs + 1; return reqs[i] end',
-    ].join('\n'),
-  )
-  const out = execFileSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '-s', script, `http://127.0.0.1:${port}`], { encoding: 'utf8' })
-  rmSync(script, { force: true })
-  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0)
+  const out = runWrk({ url: `http://127.0.0.1:${port}`, paths, headers: { 'x-api-key': key }, seconds: SECONDS, connections: CONNECTIONS })
+  const { rps, non2xx } = wrkFigures(out)
   if (non2xx > 0) throw new Error(`${non2xx} responses were not 200:\n${out}`)
-  return Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0)
+  return rps
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number

@@ -9,9 +9,9 @@
  * the caller then fetches on its own, as it would without Redis.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { Redis } from 'ioredis'
 import { lifetimeMs, type FetchLocks } from '../../ports/fetch-locks.ts'
-import { closeRedisClient, DISCONNECT_TIMEOUT_MS } from './close-client.ts'
+import { closeRedisClient } from './close-client.ts'
+import { failFastRedis } from './fail-fast-client.ts'
 import { withReplyDeadline } from './reply-deadline.ts'
 
 export interface RedisFetchLocksOptions {
@@ -39,21 +39,9 @@ export async function createRedisFetchLocks(opts: RedisFetchLocksOptions): Promi
   const lockKey = (key: string) => `${prefix}lock:${key}`
   const failureKey = (key: string) => `${prefix}failure:${key}`
 
-  const redis = new Redis(opts.url, {
-    // Replies are awaited with withReplyDeadline; this only lets ioredis drop a command a partitioned
-    // Redis never answers, long after its caller has moved on.
-    commandTimeout: 10 * replyTimeoutMs,
-    connectTimeout: connectTimeoutMs,
-    disconnectTimeout: DISCONNECT_TIMEOUT_MS,
-    // A SET NX queued while Redis is away and sent after its caller gave up would take a lock no one
-    // releases: commands fail at once instead, and one cut off by a dropped connection is not resent.
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    autoResendUnfulfilledCommands: false,
-    retryStrategy: (times) => Math.min(100 * times, 1000),
-  })
-  // Failures reach the caller of each command; the event only needs a listener.
-  redis.on('error', () => {})
+  // A SET NX queued while Redis is away and sent after its caller gave up would take a lock no one
+  // releases: commands fail at once instead.
+  const redis = failFastRedis(opts.url, replyTimeoutMs, connectTimeoutMs)
 
   await new Promise<void>((resolve) => {
     if (redis.status === 'ready') return resolve()

@@ -11,12 +11,12 @@
  * the shared log. Both transitions are logged once and shown in metrics.
  */
 import { randomBytes } from 'node:crypto'
-import { Redis } from 'ioredis'
 import { Counter, Gauge, type Registry } from 'prom-client'
 import { metric } from '../metrics.ts'
 import type { RateDecision, RateLimiter } from '../../ports/rate-limiter.ts'
 import { createMemoryRateLimiter } from '../memory/memory-rate-limiter.ts'
-import { closeRedisClient, DISCONNECT_TIMEOUT_MS } from './close-client.ts'
+import { closeRedisClient } from './close-client.ts'
+import { failFastRedis } from './fail-fast-client.ts'
 import { withReplyDeadline } from './reply-deadline.ts'
 import { HEARTBEAT, LEASE, TAKE, type LuaScript } from './redis-scripts.ts'
 
@@ -104,21 +104,8 @@ export async function createRedisRateLimiter(opts: RedisRateLimiterOptions): Pro
     new Counter({ name: 'pronet_rate_limiter_fallback_decisions_total', help: 'Takes and leases answered from the local share', registers: [] }),
   )
 
-  const redis = new Redis(opts.url, {
-    // Decisions use withReplyDeadline; this only lets ioredis drop a command a partitioned Redis
-    // never answers, long after its caller has moved on.
-    commandTimeout: 10 * replyTimeoutMs,
-    connectTimeout: opts.connectTimeoutMs ?? 1000,
-    disconnectTimeout: DISCONNECT_TIMEOUT_MS,
-    // A request never waits for a connection: commands fail at once while Redis is away, and one in
-    // flight when the connection drops fails rather than being replayed (its node answered locally).
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    autoResendUnfulfilledCommands: false,
-    retryStrategy: (times) => Math.min(100 * times, 1000),
-  })
-  // Failures reach the caller of each command; the event only needs a listener.
-  redis.on('error', () => {})
+  // A request never waits for a connection: while Redis is away, its node answers from its own share.
+  const redis = failFastRedis(opts.url, replyTimeoutMs, opts.connectTimeoutMs ?? 1000)
 
   let fallback = false
   let closed = false
