@@ -20,6 +20,8 @@ import { useJsonBodies } from './http/json-body.ts'
 import { DOCS_CSP, securityHeaders } from './http/security-headers.ts'
 import { serverTimeouts } from './http/server-timeouts.ts'
 import { documentAdminBodies, registerAdminRoutes } from './http/routes/admin.routes.ts'
+import { completeDocument, type OpenApiDocument } from './http/openapi-document.ts'
+import { DOCS_CSS, FAVICON_SVG, LOGO_SVG } from './http/docs-assets/docs-assets.ts'
 import { registerDataRoutes } from './http/routes/data.routes.ts'
 import { registerUpstreamAdminRoutes } from './live-source/upstream.admin.routes.ts'
 import { registerMetaRoutes } from './http/routes/meta.routes.ts'
@@ -195,13 +197,20 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
   notFound = registerErrorHandling(app, c.logger, gateway.recordUnknown, c.classifyError, outage)
 
   await app.register(swagger, {
-    transformObject: (documents) => documentAdminBodies((documents as { openapiObject: { paths?: Record<string, Record<string, unknown>> } }).openapiObject),
+    transformObject: (documents) => {
+      const doc = (documents as { openapiObject: OpenApiDocument & { paths?: Record<string, Record<string, unknown>> } }).openapiObject
+      return completeDocument(documentAdminBodies(doc), { publicUrl: c.config.publicUrl, buyCreditsUrl: c.config.buyCreditsUrl })
+    },
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'pronet: Professional Network Data API',
         version: '1.0.0',
-        description: 'Credit-metered JSON API over professional-network content. Authenticate every call with the X-API-Key header.',
+        description: [
+          'Credit-metered JSON API over professional-network content: member profiles, company pages, posts, comments, reactions and articles, read by the identifiers the platform itself uses (URNs, URLs and slugs).',
+          'Authenticate every call with the `X-API-Key` header. Each data operation states its price in credits and what it takes of the plan’s per-second rate budget; every answer says what it billed in `X-Credits-Charged`, and refused or failed calls cost nothing. Errors are `{error, code, details?}`, the status following from the code.',
+        ].join('\n\n'),
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       tags: [
         { name: 'data', description: 'Professional-network content, metered in credits' },
@@ -210,9 +219,9 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
       ],
       components: {
         securitySchemes: {
-          ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Your API key (pk_…), from the console or your operator' },
           // Offered on the reference page only where the admin API exists.
-          ...(c.config.adminToken ? { AdminToken: { type: 'http', scheme: 'bearer' } } : {}),
+          ...(c.config.adminToken ? { AdminToken: { type: 'http', scheme: 'bearer', description: 'The operator token, PRONET_ADMIN_TOKEN' } } : {}),
         },
       },
     },
@@ -220,8 +229,17 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { docExpansion: 'list', deepLinking: true },
-    theme: { title: 'pronet API reference' },
+    logo: { type: 'image/svg+xml', content: Buffer.from(LOGO_SVG) },
+    theme: {
+      title: 'pronet API reference',
+      css: [{ filename: 'pronet.css', content: DOCS_CSS }],
+      favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: Buffer.from(FAVICON_SVG) }],
+    },
     staticCSP: DOCS_CSP,
+    // The page's "Try it out" calls the server it was served from, wherever that is: its policy lets
+    // it reach no other origin. A relative server is read against the description's own address.
+    transformSpecificationClone: false,
+    transformSpecification: (spec) => ({ ...spec, servers: [{ url: '..', description: 'The server of this page' }] }),
   })
 
   registerMetaRoutes(app)

@@ -11,7 +11,7 @@ const Instant = Type.String({ format: 'date-time' })
 
 export const AccountViewSchema = Type.Object(
   { id: Type.String(), name: Type.String(), createdAt: Instant, suspended: Type.Boolean(), suspendedAt: Nullable(Instant) },
-  closed,
+  { ...closed, title: 'Account' },
 )
 
 export const CreatedKeySchema = Type.Object(
@@ -20,14 +20,20 @@ export const CreatedKeySchema = Type.Object(
     key: Type.String({ description: 'the secret to send as X-API-Key: shown only in this answer' }),
     prefix: Type.String({ description: 'the key\'s first characters, to recognise it later' }),
   },
-  closed,
+  { ...closed, title: 'NewApiKey' },
 )
 
-export const KeyViewSchema = Type.Object({ id: Type.String(), prefix: Type.String(), createdAt: Instant, revokedAt: Nullable(Instant) }, closed)
+export const KeyViewSchema = Type.Object(
+  { id: Type.String(), prefix: Type.String(), createdAt: Instant, revokedAt: Nullable(Instant) },
+  { ...closed, title: 'ApiKey' },
+)
 
-export const NewAccountSchema = Type.Object({ account: AccountViewSchema, apiKey: CreatedKeySchema }, closed)
+export const NewAccountSchema = Type.Object({ account: AccountViewSchema, apiKey: CreatedKeySchema }, { ...closed, title: 'NewAccount' })
 
-export const AccountShownSchema = Type.Object({ account: AccountViewSchema, subscription: SubscriptionSchema, keys: Type.Array(KeyViewSchema) }, closed)
+export const AccountShownSchema = Type.Object(
+  { account: AccountViewSchema, subscription: SubscriptionSchema, keys: Type.Array(KeyViewSchema) },
+  { ...closed, title: 'AccountDetails' },
+)
 
 export const PackAddedSchema = Type.Object(
   {
@@ -37,9 +43,12 @@ export const PackAddedSchema = Type.Object(
     expiresAt: Type.String({ format: 'date-time', description: '12 calendar months after purchase' }),
     price: Type.Number({ minimum: 0, description: 'in currency units, from the pack price tiers' }),
   },
-  closed,
+  { ...closed, title: 'CreditPack' },
 )
 
-export const QuoteSchema = Type.Object({ credits: Type.Integer({ minimum: 1 }), price: Type.Number({ minimum: 0, description: 'in currency units, from the pack price tiers' }) }, closed)
+export const QuoteSchema = Type.Object(
+  { credits: Type.Integer({ minimum: 1 }), price: Type.Number({ minimum: 0, description: 'in currency units, from the pack price tiers' }) },
+  { ...closed, title: 'PackQuote' },
+)
 
-export const ClockSchema = Type.Object({ now: Instant }, closed)
+export const ClockSchema = Type.Object({ now: Instant }, { ...closed, title: 'TestClock' })

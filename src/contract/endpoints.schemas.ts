@@ -146,14 +146,18 @@ export const OrganizationProfileSchema = Type.Object(
     experiences: Type.Array(Type.Never(), { maxItems: 0 }),
     educations: Type.Array(Type.Never(), { maxItems: 0 }),
   },
-  closed,
+  {
+    ...closed,
+    title: 'CompanyPageProfile',
+    description: 'A company page in profile form: its name in firstName, its tagline in title, no experiences or educations.',
+  },
 )
 
 export const ProfileResponse = Type.Union([ProfileSchema, OrganizationProfileSchema])
 
 export const ProfileReactionsResponse = Type.Object(
   { reactions: Type.Array(ReactionEntrySchema), paginationToken: Type.String(), hasMore: Type.Boolean() },
-  closed,
+  { ...closed, title: 'ProfileReactionsPage' },
 )
 
 export const ProfileArticlesResponse = Type.Object(
@@ -162,7 +166,7 @@ export const ProfileArticlesResponse = Type.Object(
     hasMore: Type.Boolean(),
     nextStart: Type.Optional(Type.Integer({ description: 'present only when hasMore: previous start plus requested count' })),
   },
-  closed,
+  { ...closed, title: 'ArticlesPage' },
 )
 
 export const PostsResponse = Type.Object(
@@ -172,10 +176,10 @@ export const PostsResponse = Type.Object(
     hasMore: Type.Boolean(),
     pageSize: Type.Integer({ description: 'the count the page was requested with' }),
   },
-  closed,
+  { ...closed, title: 'PostsPage' },
 )
 
-export const PostsUpdatesResponse = Type.Object({ posts: Type.Array(PostOlderSchema) }, closed)
+export const PostsUpdatesResponse = Type.Object({ posts: Type.Array(PostOlderSchema) }, { ...closed, title: 'PostUpdates' })
 
 export const CompanyResponse = CompanySchema
 
@@ -183,10 +187,10 @@ export const CompanyBatchResponse = Type.Object(
   {
     results: Type.Array(BatchResultSchema),
     found: Type.Integer(),
-    notFound: Type.Integer(),
-    failed: Type.Integer(),
+    notFound: Type.Integer({ description: 'entries whose error is a 404' }),
+    failed: Type.Integer({ description: 'entries refused or failed otherwise' }),
   },
-  closed,
+  { ...closed, title: 'CompanyBatch' },
 )
 
 export const CompanyPostsResponse = Type.Object(
@@ -196,7 +200,7 @@ export const CompanyPostsResponse = Type.Object(
     hasMore: Type.Boolean(),
     pageSize: Type.Integer({ description: 'rows the feed returned before reposts were removed' }),
   },
-  closed,
+  { ...closed, title: 'CompanyPostsPage' },
 )
 
 export const EngagementResponse = Type.Object(
@@ -208,17 +212,17 @@ export const EngagementResponse = Type.Object(
     reactions: Type.Array(PostReactionSchema),
     reactionsHasMore: Type.Boolean(),
   },
-  closed,
+  { ...closed, title: 'PostEngagement' },
 )
 
 export const CommentsResponse = Type.Object(
   { comments: Type.Array(CommentSchema), paginationToken: Type.Optional(Type.String()), hasMore: Type.Boolean() },
-  closed,
+  { ...closed, title: 'CommentsPage' },
 )
 
 export const PostReactionsResponse = Type.Object(
   { reactions: Type.Array(PostReactionSchema), hasMore: Type.Boolean() },
-  closed,
+  { ...closed, title: 'ReactionsPage' },
 )
 
 export { Nullable }
@@ -262,13 +266,7 @@ export const SearchPostsBody = Type.Object(
     maxResults: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 50, default: 50 }))),
     cursor: Type.Optional(Nullable(Type.String({ maxLength: 1024 }))),
   },
-  {
-    additionalProperties: false,
-    description: 'send query, or authorProfiles / authorCompanies; null reads as omitted',
-    // What the reference page's "Try it out" starts from: a body that searches (one built from the
-    // field types would send "string" as a profile id and be refused).
-    examples: [{ query: 'hiring OR "data platform"', maxResults: 5 }],
-  },
+  { additionalProperties: false, description: 'send query, or authorProfiles / authorCompanies; null reads as omitted' },
 )
 
 export const SearchPostsResponse = SearchResponseSchema

@@ -29,6 +29,8 @@ const Bool = Type.Boolean()
 
 export const POST_TYPES = ['text', 'image', 'document', 'article', 'linkedinVideo'] as const
 export const PostTypeSchema = Type.Enum(POST_TYPES, {
+  type: 'string',
+  title: 'PostType',
   description: 'text, image, document, article, or linkedinVideo for a video',
 })
 
@@ -45,15 +47,16 @@ export const ReactionsByTypeSchema = Type.Record(
   {
     // Without it, a key outside the pattern (`LIKE`, `wow`) would be let through unchecked.
     additionalProperties: false,
+    title: 'ReactionCounts',
     description: 'integer counts keyed by lower-case reaction type; only received types (each at least 1); sums to reactionCount',
   },
 )
 
-export const ImageSchema = Type.Object({ url: Str, width: Count, height: Count }, closed)
+export const ImageSchema = Type.Object({ url: Str, width: Count, height: Count }, { ...closed, title: 'Image' })
 
 export const VideoStreamSchema = Type.Object(
   { url: Str, width: Count, height: Count, bitRate: Count },
-  { ...closed, description: 'one available rendition' },
+  { ...closed, title: 'VideoStream', description: 'one available rendition' },
 )
 
 export const VideoSchema = Type.Object(
@@ -63,12 +66,12 @@ export const VideoSchema = Type.Object(
     thumbnail: Str,
     progressiveStreams: Type.Array(VideoStreamSchema),
   },
-  closed,
+  { ...closed, title: 'Video' },
 )
 
 export const PostAuthorSchema = Type.Object(
   { urn: Str, name: Str, headline: Str, url: Str, imageUrl: Nullable(Str) },
-  closed,
+  { ...closed, title: 'PostAuthor', description: "the author's card, as the author's record stands now" },
 )
 
 export const PermissionsSchema = Type.Object(
@@ -82,7 +85,7 @@ export const PermissionsSchema = Type.Object(
     isActivity: Bool,
     rootShare: Type.Boolean({ description: 'false when the post quotes another one' }),
   },
-  closed,
+  { ...closed, title: 'PostPermissions' },
 )
 
 export const PostSchema = Type.Object(
@@ -108,7 +111,7 @@ export const PostSchema = Type.Object(
     profile: PostAuthorSchema,
     permissions: PermissionsSchema,
   },
-  closed,
+  { ...closed, title: 'Post', description: 'A post, as member and company feeds list it. A repost without commentary is never listed.' },
 )
 
 /** The older, shorter post shape that /api/v1/posts/updates returns. */
@@ -124,7 +127,7 @@ export const PostOlderSchema = Type.Object(
     carouselPdfUrl: Nullable(Str),
     profile: PostAuthorSchema,
   },
-  closed,
+  { ...closed, title: 'PostUpdate', description: 'The older, shorter post shape of /api/v1/posts/updates.' },
 )
 
 /** The trimmed post inside a profile reaction, as the real service sends it. */
@@ -144,23 +147,23 @@ export const PostTrimmedSchema = Type.Object(
     reactionsByType: ReactionsByTypeSchema,
     shareUrl: Str,
   },
-  closed,
+  { ...closed, title: 'ReactedPost', description: 'The trimmed post inside a profile reaction.' },
 )
 
 // ---------- Reaction entry (profile reactions) ----------
 
-export const ReactionTypeSchema = Type.Enum(REACTION_TYPES)
+export const ReactionTypeSchema = Type.Enum(REACTION_TYPES, { type: 'string', title: 'ReactionType' })
 
 export const ReactionEntrySchema = Type.Object(
   { reactionType: ReactionTypeSchema, post: PostTrimmedSchema },
-  closed,
+  { ...closed, title: 'ProfileReaction', description: 'A reaction of the member, with the post it was given to.' },
 )
 
 // ---------- Profile ----------
 
 export const YearMonthSchema = Type.Object(
   { year: Year, month: Type.Optional(Type.Integer({ minimum: 1, maximum: 12 })) },
-  closed,
+  { ...closed, title: 'YearMonth' },
 )
 
 /**
@@ -172,7 +175,7 @@ export const TimePeriodSchema = Type.Union(
     Type.Object({ startDate: YearMonthSchema, endDate: Nullable(YearMonthSchema) }, closed),
     Type.Object({ endDate: YearMonthSchema }, closed),
   ],
-  { description: 'startDate with endDate (null while ongoing), or endDate alone; omitted on an undated entry' },
+  { title: 'TimePeriod', description: 'startDate with endDate (null while ongoing), or endDate alone; omitted on an undated entry' },
 )
 
 export const ExperienceSchema = Type.Object(
@@ -190,7 +193,7 @@ export const ExperienceSchema = Type.Object(
     timePeriod: Type.Optional(TimePeriodSchema),
     company: Type.Object({ url: Str, name: Str, logo: Nullable(Str), companyId: Str, urn: Str }, closed),
   },
-  closed,
+  { ...closed, title: 'Experience' },
 )
 
 export const EducationSchema = Type.Object(
@@ -206,11 +209,11 @@ export const EducationSchema = Type.Object(
     schoolUrl: Str,
     timePeriod: Type.Optional(TimePeriodSchema),
   },
-  closed,
+  { ...closed, title: 'Education' },
 )
 
-export const SkillSchema = Type.Object({ name: Str, endorsementCount: Count }, closed)
-export const LanguageSchema = Type.Object({ name: Str, proficiency: Str }, closed)
+export const SkillSchema = Type.Object({ name: Str, endorsementCount: Count }, { ...closed, title: 'Skill' })
+export const LanguageSchema = Type.Object({ name: Str, proficiency: Str }, { ...closed, title: 'Language' })
 export const CertificationSchema = Type.Object(
   {
     name: Str,
@@ -221,18 +224,18 @@ export const CertificationSchema = Type.Object(
     authority: Type.String({ description: 'older duplicate of issuer' }),
     timePeriod: Type.Object({ startDate: YearMonthSchema }, { ...closed, description: 'older duplicate of issuedAt' }),
   },
-  closed,
+  { ...closed, title: 'Certification' },
 )
 export const RecommendationSchema = Type.Object(
   { caption: Str, description: Str, authorFullname: Str, authorUrl: Str },
-  closed,
+  { ...closed, title: 'Recommendation' },
 )
-export const TestScoreSchema = Type.Object({ name: Str, score: Str, date: Str }, closed)
+export const TestScoreSchema = Type.Object({ name: Str, score: Str, date: Str }, { ...closed, title: 'TestScore' })
 
 /** A recommendation the member wrote for someone else: the recipient is named, not the author. */
 export const RecommendationGivenSchema = Type.Object(
   { caption: Str, description: Str, recipientFullname: Str, recipientUrl: Str },
-  closed,
+  { ...closed, title: 'RecommendationGiven' },
 )
 export const PublicationSchema = Type.Object(
   {
@@ -242,20 +245,20 @@ export const PublicationSchema = Type.Object(
     url: Type.String({ description: 'empty when none' }),
     publishedOn: Type.Optional(YearMonthSchema),
   },
-  closed,
+  { ...closed, title: 'Publication' },
 )
 export const ProjectSchema = Type.Object(
   { title: Str, description: Str, url: Type.String({ description: 'empty when none' }), timePeriod: Type.Optional(TimePeriodSchema) },
-  closed,
+  { ...closed, title: 'Project' },
 )
 export const HonorSchema = Type.Object(
   { title: Str, issuer: Str, description: Str, issuedOn: Type.Optional(YearMonthSchema) },
-  closed,
+  { ...closed, title: 'Honor' },
 )
-export const CourseSchema = Type.Object({ name: Str, number: Type.String({ description: 'course code; empty when none' }) }, closed)
+export const CourseSchema = Type.Object({ name: Str, number: Type.String({ description: 'course code; empty when none' }) }, { ...closed, title: 'Course' })
 export const OrganizationSchema = Type.Object(
   { name: Str, position: Str, description: Str, timePeriod: Type.Optional(TimePeriodSchema) },
-  closed,
+  { ...closed, title: 'ProfileOrganization', description: 'an organization the member belongs to' },
 )
 export const PatentSchema = Type.Object(
   {
@@ -266,7 +269,7 @@ export const PatentSchema = Type.Object(
     url: Type.String({ description: 'empty when none' }),
     issuedOn: Type.Optional(YearMonthSchema),
   },
-  closed,
+  { ...closed, title: 'Patent' },
 )
 export const VolunteerExperienceSchema = Type.Object(
   {
@@ -276,23 +279,23 @@ export const VolunteerExperienceSchema = Type.Object(
     description: Str,
     timePeriod: Type.Optional(TimePeriodSchema),
   },
-  closed,
+  { ...closed, title: 'VolunteerExperience' },
 )
 export const PrimaryLocaleSchema = Type.Object(
   {
     country: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2, upper case' }),
     language: Type.String({ pattern: '^[a-z]{2}$', description: 'ISO 639-1, lower case' }),
   },
-  closed,
+  { ...closed, title: 'PrimaryLocale' },
 )
 
 export const CurrentPositionSchema = Type.Object(
   { positionUrn: Str, title: Str, name: Str, companyId: Str, companyUrn: Str, publicIdentifier: Str, url: Str },
-  closed,
+  { ...closed, title: 'CurrentPosition', description: 'the current experience' },
 )
 export const CurrentSchoolSchema = Type.Object(
   { educationUrn: Str, schoolId: Str, name: Str, url: Str, logo: Nullable(Str) },
-  closed,
+  { ...closed, title: 'CurrentSchool' },
 )
 
 export const ProfileSchema = Type.Object(
@@ -354,7 +357,11 @@ export const ProfileSchema = Type.Object(
     volunteerExperiences: Type.Array(VolunteerExperienceSchema),
     recommendationsGiven: Type.Array(RecommendationGivenSchema),
   },
-  closed,
+  {
+    ...closed,
+    title: 'Profile',
+    description: "A member's profile with every section. connectionType is always OUT_OF_NETWORK: the service reads as an outsider.",
+  },
 )
 
 // ---------- Company ----------
@@ -402,10 +409,10 @@ export const CompanySchema = Type.Object(
     description: Type.Optional(Str),
     specialities: Type.Array(Str),
     companyType: Str,
-    companyTypeCode: Type.Enum(COMPANY_TYPE_CODES),
+    companyTypeCode: Type.Enum(COMPANY_TYPE_CODES, { type: 'string', title: 'CompanyTypeCode' }),
     hashtags: Type.Array(Str),
   },
-  closed,
+  { ...closed, title: 'Company', description: 'A company page (also a school or showcase page).' },
 )
 
 // ---------- Article ----------
@@ -422,7 +429,7 @@ export const ArticleSchema = Type.Object(
     readTimeMinutes: Nullable(Count),
     subtitle: Str,
   },
-  closed,
+  { ...closed, title: 'Article', description: 'An article the member published.' },
 )
 
 // ---------- Comments and post reactions ----------
@@ -437,7 +444,7 @@ export const CommentAuthorSchema = Type.Object(
     publicId: Nullable(Str),
     profileId: Nullable(Str),
   },
-  closed,
+  { ...closed, title: 'CommentAuthor', description: "the author's card; a page's profileId and publicId are null" },
 )
 
 const commentFields = {
@@ -452,12 +459,12 @@ const commentFields = {
 
 export const ReplySchema = Type.Object(
   { ...commentFields, replies: Type.Array(Type.Never(), { maxItems: 0, description: 'always empty one level down' }) },
-  closed,
+  { ...closed, title: 'Reply', description: 'A reply to a comment: a comment whose own replies are always empty.' },
 )
 
 export const CommentSchema = Type.Object(
   { ...commentFields, replies: Type.Array(ReplySchema) },
-  closed,
+  { ...closed, title: 'Comment', description: 'A comment on a post, with its replies.' },
 )
 
 export const PostReactionSchema = Type.Object(
@@ -476,7 +483,7 @@ export const PostReactionSchema = Type.Object(
       closed,
     ),
   },
-  closed,
+  { ...closed, title: 'Reaction', description: 'A reaction to a post and who gave it. Reactions carry no date.' },
 )
 
 // ---------- Search result ----------
@@ -501,7 +508,7 @@ export const SearchResultSchema = Type.Object(
       description: 'the counts of reactionsByType keyed by upper-case reaction type',
     }),
   },
-  closed,
+  { ...closed, title: 'SearchResult', description: 'A post found by a search, with isEdited, reactionTypeCounts and the video dimensions.' },
 )
 
 export const SearchResponseSchema = Type.Object(
@@ -517,7 +524,7 @@ export const SearchResponseSchema = Type.Object(
       ),
     ),
   },
-  closed,
+  { ...closed, title: 'SearchResults' },
 )
 
 // ---------- Usage report and subscription ----------
@@ -551,16 +558,16 @@ export const UsageReportSchema = Type.Object(
       description: 'every started UTC day of the range, oldest first, idle days with 0',
     }),
   },
-  closed,
+  { ...closed, title: 'Usage', description: 'The balance now, and the calls and credits of a range of UTC days, per endpoint and per day.' },
 )
 
 export const SUBSCRIPTION_STATUSES = ['active', 'free', 'trialing', 'past_due', 'incomplete', 'unpaid', 'canceled'] as const
 
 export const SubscriptionSchema = Type.Object(
   {
-    plan: Type.Enum(['free', 'custom'] as const),
+    plan: Type.Enum(['free', 'custom'] as const, { type: 'string' }),
     active: Bool,
-    status: Type.Enum(SUBSCRIPTION_STATUSES),
+    status: Type.Enum(SUBSCRIPTION_STATUSES, { type: 'string' }),
     creditsRemaining: NonNegInt,
     subscriptionCreditsRemaining: NonNegInt,
     paygCreditsRemaining: NonNegInt,
@@ -571,7 +578,7 @@ export const SubscriptionSchema = Type.Object(
     rpsLimit: Type.Integer({ minimum: 1 }),
     cancelAtPeriodEnd: Bool,
   },
-  closed,
+  { ...closed, title: 'Subscription', description: "The account's plan, balance, rate limit and billing status." },
 )
 
 // ---------- Batch result and error ----------
@@ -584,11 +591,16 @@ export const BatchResultSchema = Type.Union(
       closed,
     ),
   ],
+  { title: 'CompanyBatchEntry', description: 'one entry of a batch: its company, or why it has none' },
 )
 
 export const ErrorSchema = Type.Object(
-  { error: Str, code: Str, details: Type.Optional(Type.Record(Type.String(), Type.Unknown())) },
-  { additionalProperties: false },
+  {
+    error: Type.String({ description: 'what went wrong, in a sentence' }),
+    code: Type.String({ description: 'the error code; the status follows from it' }),
+    details: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'more to say: `parameter` names the input at fault' })),
+  },
+  { additionalProperties: false, title: 'Error', description: 'Every error answer: a sentence, a code, and details when there is more to say.' },
 )
 
 export type Post = Type.Static<typeof PostSchema>

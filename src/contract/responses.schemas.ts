@@ -41,11 +41,15 @@ export const withHeaders = <T extends object>(schema: T, ...headers: HeaderDocs[
 /** A response's schema with its description in /openapi.json (which otherwise says "Default Response"). */
 export const described = <T extends object>(schema: T, description: string): T => ({ ...schema, 'x-response-description': description })
 
-/** The error envelope of one status, its `code` one of `codes`; described by the codes, and `note` after them. */
+/**
+ * The error envelope of one status, its `code` one of `codes`; described by the codes, and `note` after
+ * them. The envelope itself is the shared Error schema (a named component in /openapi.json), narrowed
+ * beside it to the codes this status carries.
+ */
 export function errorResponse(codes: readonly ErrorCode[], note?: string): Record<string, unknown> & { description: string } {
   return {
-    ...ErrorSchema,
-    properties: { ...ErrorSchema.properties, code: Type.Enum(codes) },
+    allOf: [ErrorSchema],
+    properties: { code: Type.Enum(codes, { type: 'string' }) },
     description: note === undefined ? codes.join(', ') : `${codes.join(', ')} ${note}`,
   }
 }

@@ -61,7 +61,7 @@ const SECOND_MS = 1000
  * delay that varies. A unit sent the instant an earlier one left our window could land inside the
  * upstream's; this node also keeps its own sends this much longer than a second apart.
  */
-export const ARRIVAL_MARGIN_MS = 50
+export const ARRIVAL_MARGIN_MS = 100
 
 export function createUpstreamBudget(opts: UpstreamBudgetOptions): UpstreamBudget {
   const { limiter, rps, clock, sleep, maxWaitMs } = opts

@@ -423,9 +423,12 @@ describe('a live-source node in front of another pronet', () => {
     expect(served.length).toBeGreaterThanOrEqual(4)
     expect(refused.length).toBeGreaterThanOrEqual(1)
     const u1 = await usage()
-    // Each answer served was one upstream call, each refusal none, and the upstream refused none ever.
+    // Each answer served was one upstream call, each refusal none, and the upstream refused none of
+    // them. (Earlier tests' searches may have met the upstream's own search queue, a limit of its
+    // load rather than of the budget, so the count is of this test's calls.)
+    const refusedByUpstream = (u: Usage) => u.endpoints.reduce((n, e) => n + Number(e.statusCodes['429'] ?? 0), 0)
+    expect(refusedByUpstream(u1) - refusedByUpstream(u0)).toBe(0)
     expect(u1.requests - u0.requests).toBe(served.length)
-    expect(u1.endpoints.filter((e) => '429' in e.statusCodes)).toEqual([])
   }, 30_000)
 
   it('pronet upstream status shows the upstream subscription, the budget, the hit ratio and the answers kept, never the key', async () => {

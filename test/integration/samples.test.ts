@@ -9,10 +9,12 @@
  * - A file's sh blocks run in order as one `bash -euo pipefail` script, so a later block sees what an
  *   earlier one set. The files run side by side against one server, each as an account of its own.
  * - Each script runs in a fresh directory holding `data/demo-key.txt` (its account's key: a custom plan
- *   roomy enough that no sample needs pacing) and `docs/` (this repository's), with `API`, `KEY`,
- *   `ADMIN` and `BASE` already set, and `PRONET_DATA_DIR` and `PRONET_ADMIN_TOKEN` as the server has
- *   them. `http://127.0.0.1:3000` in a sample is the server's address. `npx pronet …` (or `pronet …`)
- *   runs the CLI, compiled from the current sources (test/helpers/built.ts), on the server's own store.
+ *   roomy enough that no sample needs pacing), `docs/` and `node_modules/` (this repository's, so that
+ *   a script imports '@pronet/client' and '@pronet/mcp', built as `npm ci` builds them), with `API`,
+ *   `KEY`, `ADMIN` and `BASE` already set, and `PRONET_DATA_DIR` and `PRONET_ADMIN_TOKEN` as the
+ *   server has them. `http://127.0.0.1:3000` in a sample is the server's address. `npx pronet …` (or
+ *   `pronet …`) runs the CLI, compiled from the current sources (test/helpers/built.ts), on the
+ *   server's own store.
  * - A curl whose command ends in `# → NNN` must answer status NNN; any other curl must answer 2xx; any
  *   other command must succeed.
  * - The README's tour (its two sh blocks) has its own test, readme-tour.test.ts, which runs it paced
@@ -34,6 +36,7 @@ import { createContainer, type Container } from '../../src/container.ts'
 import { seedSynthetic } from '../../src/seed.ts'
 import { prepareStore } from '../../src/startup.ts'
 import { callProblems, documentationFiles, fencedBlocks, loggedCalls, ROOT, sampleScript } from '../helpers/doc-samples.ts'
+import { ensurePackagesBuilt } from '../helpers/package-builds.ts'
 import { cliMain } from '../helpers/server-process.ts'
 import type { FastifyInstance } from 'fastify'
 
@@ -50,6 +53,9 @@ let baseUrl: string
 let scripts = 0
 
 beforeAll(async () => {
+  // Built while the network is seeded; a failure is thrown once the server is up.
+  const packagesBuilt = ensurePackagesBuilt()
+  packagesBuilt.catch(() => {})
   // A file on tmpfs where there is one: the store is synced at every commit, and seeding commits often.
   root = tmpDir()
   dataDir = join(root, 'data')
@@ -61,6 +67,7 @@ beforeAll(async () => {
   await app.listen({ port: 0, host: '127.0.0.1' })
   const address = app.server.address()
   baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+  await packagesBuilt
 }, 240_000)
 
 afterAll(async () => {
@@ -102,6 +109,7 @@ async function workspace(name: string): Promise<{ cwd: string; env: Record<strin
   const cwd = join(root, `work-${name.replace(/[^a-z0-9]+/gi, '-')}`)
   mkdirSync(join(cwd, 'data'), { recursive: true })
   symlinkSync(join(ROOT, 'docs'), join(cwd, 'docs'))
+  symlinkSync(join(ROOT, 'node_modules'), join(cwd, 'node_modules'))
   const { apiKey } = await c.accounts.create({ name: `samples ${name}`, plan: 'custom', creditsLimit: 1_000_000, rpsLimit: 1_000 })
   writeFileSync(join(cwd, 'data', 'demo-key.txt'), `${apiKey.key}\n`, { mode: 0o600 })
   return {

@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { SubscriptionResponse, UsageQuery, UsageResponse } from '../../contract/endpoints.schemas.ts'
 import { ACCOUNT_RATE_HEADERS, CREDITS_CHARGED, described, errorResponse, REQUEST_ID, RETRY_AFTER, withHeaders } from '../../contract/responses.schemas.ts'
+import { ACCOUNT_DOCS } from '../../contract/docs/account.docs.ts'
 import type { MeteringService } from '../../domain/billing/metering.service.ts'
 import type { UsageReporter } from '../../domain/usage/usage-report.ts'
 import type { Gateway, Meter } from '../gateway.ts'
@@ -32,6 +33,7 @@ export function registerAccountRoutes(
     config: { operation: 'usage' },
     schema: {
       summary: 'Balance now and consumption over UTC days (free; its own calls are not counted)',
+      description: ACCOUNT_DOCS.getUsage.description,
       operationId: 'getUsage',
       tags: ['account'],
       security: [{ ApiKey: [] }],
@@ -54,6 +56,7 @@ export function registerAccountRoutes(
     config: { operation: 'subscription' },
     schema: {
       summary: 'Plan, balance, rate limit and billing status (free)',
+      description: ACCOUNT_DOCS.getSubscription.description,
       operationId: 'getSubscription',
       tags: ['account'],
       security: [{ ApiKey: [] }],

@@ -20,6 +20,7 @@ import {
   QuoteSchema,
 } from '../../contract/admin.schemas.ts'
 import { SubscriptionSchema } from '../../contract/resources.schemas.ts'
+import { adminDescription } from '../../contract/docs/admin.docs.ts'
 import { CREDITS_CHARGED, described, errorResponse, REQUEST_ID, RETRY_AFTER, withHeaders } from '../../contract/responses.schemas.ts'
 import { ApiError } from '../../domain/errors.ts'
 import { strictBodyFields, strictQuery } from '../strict-input.ts'
@@ -65,7 +66,7 @@ const AccountSearchQuery = Type.Object({
   query: Type.Optional(Type.String({ maxLength: 200, description: "an account id, a part of its name, the start of a key, or a console user's email; empty lists the newest" })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
 })
-const AccountListSchema = Type.Object({ accounts: Type.Array(AccountViewSchema) }, { additionalProperties: false })
+const AccountListSchema = Type.Object({ accounts: Type.Array(AccountViewSchema) }, { additionalProperties: false, title: 'AccountList' })
 const KeyParams = Type.Object({ id: Type.String(), keyId: Type.String() })
 const SubscriptionBody = Type.Object(
   {
@@ -153,6 +154,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
    */
   const schema = (operationId: string, summary: string, success: Record<number, object>, extra: Record<string, unknown> = {}) => ({
     summary,
+    ...adminDescription(operationId),
     operationId,
     tags: ['admin'],
     security: [{ AdminToken: [] }],

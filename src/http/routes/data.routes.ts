@@ -3,7 +3,7 @@
  * price table, its schemas and error codes, and its two steps: `parse` (validated input to a typed
  * request, no store access) and `serve` (the answer, once the gateway has held the request's price).
  *
- * A new GET data endpoint touches five files:
+ * A new GET data endpoint touches six files:
  * 1. contract/endpoints.schemas.ts: its query schema (defaults as schema defaults: Count, Offset) and
  *    its response schema;
  * 2. domain/billing/prices.ts: its Operation and its row of PRICES (what it holds, bills, and bills
@@ -12,7 +12,9 @@
  *    no store) returning a plain request, and a serve function answering it;
  * 4. this list: one getRoute entry naming the row (`price`), both steps, and `cached` if its answers
  *    are worth keeping;
- * 5. its test.
+ * 5. contract/docs/data.docs.ts: what it does, for its callers, with an example call and answer (its
+ *    price and rate cost are added here, from the price table in force);
+ * 6. its test.
  */
 import type { FastifyInstance, FastifySchema } from 'fastify'
 import type { TSchema } from 'typebox'
@@ -44,8 +46,10 @@ import {
 } from '../../contract/endpoints.schemas.ts'
 import { CREDITS_CHARGED, described, errorResponse, RATE_HEADERS, REQUEST_ID, RETRY_AFTER, withHeaders } from '../../contract/responses.schemas.ts'
 import { IdempotencyHeaders, IDEMPOTENT_REPLAYED } from '../../contract/idempotency.schemas.ts'
-import type { PriceTable } from '../../domain/billing/prices.ts'
-import { BATCH_WAIT_MS, type MeteringService } from '../../domain/billing/metering.service.ts'
+import type { DataOperation, PriceRule, PriceTable } from '../../domain/billing/prices.ts'
+import { arrivalUnits, BATCH_WAIT_MS, type MeteringService } from '../../domain/billing/metering.service.ts'
+import { DATA_DOCS } from '../../contract/docs/data.docs.ts'
+import type { OperationDoc } from '../../contract/docs/operation-doc.ts'
 import type { BatchResult } from '../../domain/content/companies.service.ts'
 import { bodyBytes, type ContentService } from '../../domain/content/content.service.ts'
 import type { ResponseCache } from '../../domain/content/response-cache.ts'
@@ -279,6 +283,58 @@ function responses(route: DataRoute): Record<number, object> {
   return out
 }
 
+/**
+ * What the operation does (its text in data.docs.ts), then its price and rate cost in words, from the
+ * price table in force (PRONET_PRICES included): the reference states what a call costs on this service.
+ */
+function descriptionOf(route: DataRoute, rule: PriceRule): string {
+  const about = (DATA_DOCS as Readonly<Record<string, OperationDoc>>)[route.operationId]?.description
+  return [about, `**Price:** ${priceInWords(rule)}`, `**Rate limit:** ${rateInWords(route.price)}`].filter((p) => p !== undefined).join('\n\n')
+}
+
+const credits = (n: number) => `${n.toLocaleString('en-US')} credit${n === 1 ? '' : 's'}`
+
+/** What a 404 of a missing record bills: the rule's, never more than the call held. */
+const notFoundCredits = (rule: Exclude<PriceRule, { kind: 'free' }>) => Math.min(rule.notFound, rule.credits)
+
+function priceInWords(rule: PriceRule): string {
+  if (rule.kind === 'free') return 'free.'
+  const missing = notFoundCredits(rule)
+  const absent = missing > 0 ? `A 404 for a record that does not exist costs ${credits(missing)}` : 'A 404 costs nothing'
+  return `${perWhat(rule)}. ${absent}; every other refusal or failure is free. \`X-Credits-Charged\` says what a call billed.`
+}
+
+function perWhat(rule: Exclude<PriceRule, { kind: 'free' }>): string {
+  if (rule.credits === 0) return 'free (0 credits)'
+  switch (rule.kind) {
+    case 'flat':
+      return `${credits(rule.credits)} per call`
+    case 'perBlock':
+      return `${credits(rule.credits)} per started block of ${rule.block} of the \`count\` asked for (after clamping)`
+    case 'perGroup':
+      return `${credits(rule.credits)} per started group of ${rule.group} profiles asked for`
+    case 'perFound':
+      return `${credits(rule.credits)} per entry answered with a company; the call is admitted when the balance covers that for every distinct entry`
+  }
+}
+
+function rateInWords(operation: DataOperation): string {
+  const units = arrivalUnits(operation)
+  const taken = `takes ${units} unit${units === 1 ? '' : 's'} of the plan’s per-second budget (\`X-RateLimit-Cost\`)`
+  if (operation === 'company.batch') {
+    return `${taken}, and one more for each further distinct company, waited for up to ${BATCH_WAIT_MS / 1000} seconds in all; an entry that could not get one comes back with \`RATE_LIMITED\` inside the answer.`
+  }
+  return units > 1 ? `${taken}, so a plan of fewer than ${units} calls a second cannot call it.` : `${taken}.`
+}
+
+/** The price rule and rate cost as extensions of the operation, for a program to read: `x-credits` and `x-rate-cost`. */
+function priceExtensions(operation: DataOperation, rule: PriceRule): Record<string, unknown> {
+  return {
+    'x-credits': rule.kind === 'free' ? rule : { ...rule, notFound: notFoundCredits(rule) },
+    'x-rate-cost': arrivalUnits(operation),
+  }
+}
+
 /** The record inputs each endpoint requires (a missing one is MISSING_PARAMETER). */
 const REQUIRED_INPUTS = ['profileUrlOrUrn', 'profileUrlsOrUrns', 'companyUrlOrUrn', 'postUrlOrUrn']
 
@@ -357,12 +413,14 @@ export function registerDataRoutes(app: FastifyInstance, deps: DataRouteDeps): v
       },
       schema: {
         summary: route.summary,
+        description: descriptionOf(route, rule),
         operationId: route.operationId,
         tags: ['data'],
         security: [{ ApiKey: [] }],
         ...(route.querystring ? { querystring: route.querystring } : {}),
         ...(route.body ? { body: route.body } : {}),
         response: responses(route),
+        ...priceExtensions(route.price, rule),
       },
       // Bodies are checked by their parse step (or service) so each refusal names its field in its own words.
       ...(route.body ? { validatorCompiler: () => () => true } : {}),

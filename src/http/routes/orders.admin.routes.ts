@@ -13,6 +13,7 @@ import { ORDER_STATUSES } from '../../ports/order-store.ts'
 import { MAX_ORDER_NOTE, ORDER_LIST_LIMIT, type OrdersService } from '../../payments/orders.service.ts'
 import { orderView, OrderSchema } from '../../payments/order-view.ts'
 import { strictBodyFields, strictQuery } from '../strict-input.ts'
+import { adminDescription } from '../../contract/docs/admin.docs.ts'
 import { useJsonBodies } from '../json-body.ts'
 
 /** Who the history names for a move made here. */
@@ -31,12 +32,15 @@ const RejectBody = Type.Object(
   { note: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_ORDER_NOTE, description: 'why, for the order history' })) },
   { additionalProperties: false },
 )
-const OrderListSchema = Type.Object({ orders: Type.Array(OrderSchema) }, { additionalProperties: false })
+/** An order as /openapi.json names it: one component, in the list and in each answer. */
+const Order = { ...OrderSchema, title: 'Order', description: 'A credit pack order and where it stands.' }
+const OrderListSchema = Type.Object({ orders: Type.Array(Order) }, { additionalProperties: false, title: 'OrderList' })
 
 export function registerOrderAdminRoutes(app: FastifyInstance, deps: { token: string; orders: OrdersService }): void {
   const guard = adminGuard(deps.token)
   const schema = (operationId: string, summary: string, success: object, extra: Record<string, unknown> = {}) => ({
     summary,
+    ...adminDescription(operationId),
     operationId,
     tags: ['admin'],
     security: [{ AdminToken: [] }],
@@ -74,7 +78,7 @@ export function registerOrderAdminRoutes(app: FastifyInstance, deps: { token: st
 
     admin.post(
       '/admin/v1/orders/:id/approve',
-      { schema: schema('approveOrder', "Approve a manual order once paid: its pack is granted (once, however often approved)", described(OrderSchema, 'The order, paid'), { params: OrderParams, body: NoFields }) },
+      { schema: schema('approveOrder', "Approve a manual order once paid: its pack is granted (once, however often approved)", described(Order, 'The order, paid'), { params: OrderParams, body: NoFields }) },
       async (req, reply) => {
         const { id } = req.params as Type.Static<typeof OrderParams>
         return json(reply, 200, orderView(await deps.orders.approve(id, ADMIN_API_ACTOR)))
@@ -83,7 +87,7 @@ export function registerOrderAdminRoutes(app: FastifyInstance, deps: { token: st
 
     admin.post(
       '/admin/v1/orders/:id/reject',
-      { schema: schema('rejectOrder', 'Reject a manual order: nothing is granted', described(OrderSchema, 'The order, rejected'), { params: OrderParams, body: RejectBody }) },
+      { schema: schema('rejectOrder', 'Reject a manual order: nothing is granted', described(Order, 'The order, rejected'), { params: OrderParams, body: RejectBody }) },
       async (req, reply) => {
         const { id } = req.params as Type.Static<typeof OrderParams>
         const { note } = req.body as Type.Static<typeof RejectBody>

@@ -1,0 +1,138 @@
+/**
+ * The admin API as /openapi.json describes it to the operator (Authorization: Bearer
+ * PRONET_ADMIN_TOKEN), with example calls. The ids are those of the example answers.
+ */
+import * as answers from '../examples/admin.examples.ts'
+import type { OperationDoc } from './operation-doc.ts'
+
+const ACCOUNT = 'acc_nAk9NebuqoAp'
+const NO_ACCOUNT = { NOT_FOUND: { error: "No account 'acc_nobody'.", code: 'NOT_FOUND' } } as const
+const NO_ORDER = { NOT_FOUND: { error: 'No order "ord_nobody".', code: 'NOT_FOUND' } } as const
+/** What a 404 is on an operation that names no record: a path that is not quite this one. */
+const NO_PATH = (path: string) => ({ NOT_FOUND: { error: `No endpoint GET ${path}.`, code: 'NOT_FOUND' } }) as const
+const OPTIONAL_BODY = 'Every field is optional, the body may be left out, and a field sent as `null` reads as omitted.'
+
+export const ADMIN_DOCS = {
+  getMetrics: {
+    description: [
+      'This node’s metrics in the Prometheus text format: calls by route and status, credits billed, refusals, the caches, the billing ledger’s commits and the process.',
+      'The same text is served at `/metrics`, the path Prometheus scrapes by default, with the same token.',
+    ].join('\n\n'),
+    request: {},
+    response: { status: 200, body: answers.getMetrics },
+    errors: NO_PATH('/admin/v1/metric'),
+  },
+  createAccount: {
+    description: [
+      'Creates an account and its first API key. A new account is on the free plan (1,000 credits a month, 5 calls a second) unless given another: `custom` takes a `creditsLimit` and an `rpsLimit`, and `none` leaves it to credit packs.',
+      `${OPTIONAL_BODY} The key’s secret is shown only in this answer.`,
+    ].join('\n\n'),
+    request: { body: { name: 'Acme Analytics', plan: 'custom', creditsLimit: 100000, rpsLimit: 10 } },
+    response: { status: 201, body: answers.createAccount },
+    errors: NO_PATH('/admin/v1/account'),
+  },
+  searchAccounts: {
+    description: 'Finds accounts by id, a part of the name, the start of a key, or a console user’s email, newest first; an empty query lists the newest.',
+    request: { query: { query: 'acme', limit: 10 } },
+    response: { status: 200, body: answers.searchAccounts },
+    errors: NO_PATH('/admin/v1/account'),
+  },
+  getAccount: {
+    description: 'An account, its subscription (as the customer sees it at `GET /api/v1/subscription`) and its keys, revoked ones included.',
+    request: { params: { id: ACCOUNT } },
+    response: { status: 200, body: answers.getAccount },
+    errors: NO_ACCOUNT,
+  },
+  createKey: {
+    description: 'Creates another API key for the account; its other keys stay valid. The secret is shown only in this answer. The call takes no fields, and the body may be left out.',
+    request: { params: { id: ACCOUNT } },
+    response: { status: 201, body: answers.createKey },
+    errors: NO_ACCOUNT,
+  },
+  revokeKey: {
+    description: 'Revokes a key: calls with it are refused with 401 `INVALID_API_KEY` on every node within a second. Answers 204 without a body.',
+    request: { params: { id: ACCOUNT, keyId: 'key_Nk4iDPIeK4mN' } },
+    response: { status: 204 },
+    errors: { NOT_FOUND: { error: "No live key 'key_nobody' on account 'acc_nAk9NebuqoAp'.", code: 'NOT_FOUND' } },
+  },
+  suspendAccount: {
+    description: 'Suspends an account: calls with its keys are refused with 403 `FORBIDDEN`, free, on every node within a second, until it is resumed. Its balance and keys are kept.',
+    request: { params: { id: ACCOUNT } },
+    response: { status: 200, body: answers.suspendAccount },
+    errors: NO_ACCOUNT,
+  },
+  resumeAccount: {
+    description: 'Resumes a suspended account: its keys work again.',
+    request: { params: { id: ACCOUNT } },
+    response: { status: 200, body: answers.resumeAccount },
+    errors: NO_ACCOUNT,
+  },
+  setSubscription: {
+    description: [
+      'Changes the account’s plan, its status, its limits (`creditsLimit` and `rpsLimit`, on the `custom` plan only), its renewal date or whether it ends at the end of the period.',
+      `${OPTIONAL_BODY} Answers the subscription as the customer sees it.`,
+    ].join('\n\n'),
+    request: { params: { id: ACCOUNT }, body: { plan: 'custom', creditsLimit: 200000, rpsLimit: 20 } },
+    response: { status: 200, body: answers.setSubscription },
+    errors: NO_ACCOUNT,
+  },
+  addPack: {
+    description: 'Adds a credit pack to the account, as if bought at `purchasedAt` (default now, at most 12 months ago): it expires 12 calendar months after it, and is priced from the pack price tiers. A pack never raises the rate limit.',
+    request: { params: { id: ACCOUNT }, body: { credits: 50000 } },
+    response: { status: 201, body: answers.addPack },
+    errors: {
+      ...NO_ACCOUNT,
+      INVALID_PARAMETER: { error: "Invalid parameter 'credits': must be >= 1.", code: 'INVALID_PARAMETER', details: { parameter: 'credits' } },
+    },
+  },
+  quotePack: {
+    description: 'The price of a credit pack of this many credits, from the pack price tiers (each tier’s price applies to the credits within it). Packs hold 50,000 to 50,000,000 credits, in steps of 50,000 up to 1,000,000 and of 250,000 above.',
+    request: { query: { credits: 200000 } },
+    response: { status: 200, body: answers.quotePack },
+    errors: NO_PATH('/admin/v1/packs/quotes'),
+  },
+  listOrders: {
+    description: 'Credit pack orders of every account, newest first, or only those in one status. Orders paid by bank transfer (`manual`) wait as `pending` until they are approved or rejected here.',
+    request: { query: { status: 'pending', limit: 10 } },
+    response: { status: 200, body: answers.listOrders },
+    errors: NO_PATH('/admin/v1/order'),
+  },
+  approveOrder: {
+    description: 'Approves a manual order once its payment has arrived: its pack is granted, once however often the order is approved. The call takes no fields, and the body may be left out.',
+    request: { params: { id: 'ord_hqiW3JTpY7rfY2Fh' } },
+    response: { status: 200, body: answers.approveOrder },
+    errors: NO_ORDER,
+  },
+  rejectOrder: {
+    description: 'Rejects a manual order: nothing is granted. The `note` says why, for the order’s history; the body may be left out.',
+    request: { params: { id: 'ord_HlkfZ5tBA4kSFpRI' }, body: { note: 'No payment arrived within 30 days.' } },
+    response: { status: 200, body: answers.rejectOrder },
+    errors: NO_ORDER,
+  },
+  getUpstreamStatus: {
+    description: [
+      'On a service serving live data: the upstream data source’s own subscription (or why it could not be read), this service’s request budget with it, where this node’s answers came from (`hitRatio`: the share answered without an upstream call) and its upstream calls by endpoint and outcome, and the answers kept in the store.',
+      'The figures of `node` count since this node started.',
+    ].join('\n\n'),
+    request: {},
+    response: { status: 200, body: answers.getUpstreamStatus },
+  },
+  getClock: {
+    description: 'The test clock the service runs on (`PRONET_TEST_CLOCK=1`), for trying renewals and pack expiries without waiting for them.',
+    request: {},
+    response: { status: 200, body: answers.getClock },
+    errors: NO_PATH('/admin/v1/clocks'),
+  },
+  setClock: {
+    description: 'Sets the test clock (`PRONET_TEST_CLOCK=1`); time keeps running from there. It goes up to the end of the year 9998.',
+    request: { body: { now: '2027-01-01T00:00:00Z' } },
+    response: { status: 200, body: answers.setClock },
+    errors: NO_PATH('/admin/v1/clocks'),
+  },
+} as const satisfies Record<string, OperationDoc>
+
+/** An admin operation's description, for its route's schema. */
+export function adminDescription(operationId: string): { description?: string } {
+  const about = (ADMIN_DOCS as Readonly<Record<string, OperationDoc>>)[operationId]
+  return about ? { description: about.description } : {}
+}

@@ -1,0 +1,236 @@
+/**
+ * Example answers of the admin API, as /openapi.json shows them: real answers (an account made,
+ * looked up, changed and topped up; two pack orders settled), with the keys' secrets replaced by
+ * placeholders. Typed by the contract and checked against its schemas by the tests.
+ */
+import type { Static } from 'typebox'
+import type { AccountShownSchema, AccountViewSchema, CreatedKeySchema, NewAccountSchema, PackAddedSchema, QuoteSchema } from '../admin.schemas.ts'
+import type { SubscriptionSchema } from '../resources.schemas.ts'
+import type { OrderSchema } from '../../payments/order-view.ts'
+
+export const createAccount: Static<typeof NewAccountSchema> = {
+  account: {
+    id: 'acc_nAk9NebuqoAp',
+    name: 'Acme Analytics',
+    createdAt: '2026-11-02T09:00:22.000Z',
+    suspended: false,
+    suspendedAt: null,
+  },
+  apiKey: {
+    id: 'key_KEQqU7bo9_Ly',
+    key: 'pk_EXAMPLEexampleEXAMPLEexample000',
+    prefix: 'pk_EXAMPLE',
+  },
+}
+
+export const searchAccounts: { accounts: Static<typeof AccountViewSchema>[] } = {
+  accounts: [
+    {
+      id: 'acc_nAk9NebuqoAp',
+      name: 'Acme Analytics',
+      createdAt: '2026-11-02T09:00:22.000Z',
+      suspended: false,
+      suspendedAt: null,
+    },
+    {
+      id: 'acc_RX8rN6Pnmt6M',
+      name: 'Acme Research',
+      createdAt: '2026-11-02T09:00:16.000Z',
+      suspended: false,
+      suspendedAt: null,
+    },
+  ],
+}
+
+export const getAccount: Static<typeof AccountShownSchema> = {
+  account: {
+    id: 'acc_nAk9NebuqoAp',
+    name: 'Acme Analytics',
+    createdAt: '2026-11-02T09:00:22.000Z',
+    suspended: false,
+    suspendedAt: null,
+  },
+  subscription: {
+    plan: 'custom',
+    active: true,
+    status: 'active',
+    creditsRemaining: 100000,
+    subscriptionCreditsRemaining: 100000,
+    paygCreditsRemaining: 0,
+    paygExpiresAt: null,
+    creditsLimit: 100000,
+    creditsUsed: 0,
+    renewalDate: '2026-12-02T09:00:22.000Z',
+    rpsLimit: 10,
+    cancelAtPeriodEnd: false,
+  },
+  keys: [
+    {
+      id: 'key_KEQqU7bo9_Ly',
+      prefix: 'pk_xAxlStP',
+      createdAt: '2026-11-02T09:00:22.000Z',
+      revokedAt: null,
+    },
+  ],
+}
+
+export const createKey: Static<typeof CreatedKeySchema> = {
+  id: 'key_Nk4iDPIeK4mN',
+  key: 'pk_EXAMPLEexampleEXAMPLEexample001',
+  prefix: 'pk_EXAMPLE',
+}
+
+export const suspendAccount: Static<typeof AccountViewSchema> = {
+  id: 'acc_nAk9NebuqoAp',
+  name: 'Acme Analytics',
+  createdAt: '2026-11-02T09:00:22.000Z',
+  suspended: true,
+  suspendedAt: '2026-11-02T09:00:27.000Z',
+}
+
+export const resumeAccount: Static<typeof AccountViewSchema> = {
+  id: 'acc_nAk9NebuqoAp',
+  name: 'Acme Analytics',
+  createdAt: '2026-11-02T09:00:22.000Z',
+  suspended: false,
+  suspendedAt: null,
+}
+
+export const setSubscription: Static<typeof SubscriptionSchema> = {
+  plan: 'custom',
+  active: true,
+  status: 'active',
+  creditsRemaining: 200000,
+  subscriptionCreditsRemaining: 200000,
+  paygCreditsRemaining: 0,
+  paygExpiresAt: null,
+  creditsLimit: 200000,
+  creditsUsed: 0,
+  renewalDate: '2026-12-02T09:00:22.000Z',
+  rpsLimit: 20,
+  cancelAtPeriodEnd: false,
+}
+
+export const addPack: Static<typeof PackAddedSchema> = {
+  id: 'lot_u-B85vMMRRHy',
+  credits: 50000,
+  purchasedAt: '2026-11-02T09:00:30.000Z',
+  expiresAt: '2027-11-02T09:00:30.000Z',
+  price: 75,
+}
+
+export const quotePack: Static<typeof QuoteSchema> = {
+  credits: 200000,
+  price: 270,
+}
+
+export const listOrders: { orders: Static<typeof OrderSchema>[] } = {
+  orders: [
+    {
+      id: 'ord_HlkfZ5tBA4kSFpRI',
+      accountId: 'acc_nAk9NebuqoAp',
+      userId: null,
+      credits: 50000,
+      price: 75,
+      currency: 'usd',
+      provider: 'manual',
+      status: 'pending',
+      test: false,
+      providerRef: null,
+      lotId: null,
+      createdAt: '2026-11-02T09:00:31.000Z',
+      updatedAt: '2026-11-02T09:00:31.000Z',
+      paidAt: null,
+    },
+    {
+      id: 'ord_hqiW3JTpY7rfY2Fh',
+      accountId: 'acc_nAk9NebuqoAp',
+      userId: null,
+      credits: 100000,
+      price: 150,
+      currency: 'usd',
+      provider: 'manual',
+      status: 'pending',
+      test: false,
+      providerRef: null,
+      lotId: null,
+      createdAt: '2026-11-02T09:00:31.000Z',
+      updatedAt: '2026-11-02T09:00:31.000Z',
+      paidAt: null,
+    },
+  ],
+}
+
+export const approveOrder: Static<typeof OrderSchema> = {
+  id: 'ord_hqiW3JTpY7rfY2Fh',
+  accountId: 'acc_nAk9NebuqoAp',
+  userId: null,
+  credits: 100000,
+  price: 150,
+  currency: 'usd',
+  provider: 'manual',
+  status: 'paid',
+  test: false,
+  providerRef: null,
+  lotId: 'lot_ord_hqiW3JTpY7rfY2Fh',
+  createdAt: '2026-11-02T09:00:31.000Z',
+  updatedAt: '2026-11-02T09:00:33.000Z',
+  paidAt: '2026-11-02T09:00:33.000Z',
+}
+
+export const rejectOrder: Static<typeof OrderSchema> = {
+  id: 'ord_HlkfZ5tBA4kSFpRI',
+  accountId: 'acc_nAk9NebuqoAp',
+  userId: null,
+  credits: 50000,
+  price: 75,
+  currency: 'usd',
+  provider: 'manual',
+  status: 'rejected',
+  test: false,
+  providerRef: null,
+  lotId: null,
+  createdAt: '2026-11-02T09:00:31.000Z',
+  updatedAt: '2026-11-02T09:00:34.000Z',
+  paidAt: null,
+}
+
+/** The start of a scrape: the metrics are Prometheus text, not JSON. */
+export const getMetrics = `# HELP pronet_http_requests_total HTTP calls answered, by route pattern (unknown for a path no route matches), method and status
+# TYPE pronet_http_requests_total counter
+pronet_http_requests_total{route="/api/v1/profile",method="GET",status="200"} 2
+pronet_http_requests_total{route="/api/v1/posts",method="GET",status="200"} 3
+pronet_http_requests_total{route="/api/v1/post/comments",method="GET",status="200"} 4
+`
+
+/** A live-source node's view of its upstream, an hour into its run. */
+export const getUpstreamStatus = {
+  mode: 'upstream',
+  subscription: {
+    plan: 'custom',
+    active: true,
+    status: 'active',
+    creditsRemaining: 97640,
+    subscriptionCreditsRemaining: 97640,
+    paygCreditsRemaining: 0,
+    paygExpiresAt: null,
+    creditsLimit: 100000,
+    creditsUsed: 2360,
+    renewalDate: '2026-12-01T00:00:00.000Z',
+    rpsLimit: 20,
+    cancelAtPeriodEnd: false,
+  },
+  budget: { rps: 20, sentLastSecond: 3, waiting: 0, pausedForMs: 0 },
+  node: {
+    calls: { profile: { ok: 41, not_found: 2 }, posts: { ok: 17 } },
+    creditsSpent: 60,
+    answers: { cache: 240, upstream: 60, stale: 0 },
+    hitRatio: 0.8,
+    coalesced: { node: 4, cluster: 1 },
+  },
+  kept: { profile: 43, posts: 17 },
+}
+
+export const getClock = { now: '2026-11-02T09:00:00.000Z' }
+
+export const setClock = { now: '2027-01-01T00:00:00.000Z' }
