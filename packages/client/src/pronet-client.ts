@@ -73,8 +73,9 @@ export class PronetClient extends CallCore {
   getUsage(input: Input<'getUsage'> = {}, options?: CallOptions): Promise<Result<Output<'getUsage'>>> {
     return this.call('getUsage', input, options)
   }
-  getSubscription(options?: CallOptions): Promise<Result<Output<'getSubscription'>>> {
-    return this.call('getSubscription', {}, options)
+  /** Takes no parameters; its `input` is there so that every method is `(input, options)`. */
+  getSubscription(input: Input<'getSubscription'> = {}, options?: CallOptions): Promise<Result<Output<'getSubscription'>>> {
+    return this.call('getSubscription', input, options)
   }
 
   /** Every post of a member (or page) by token. */
