@@ -6,6 +6,16 @@ import { join } from 'node:path'
 import { DEFAULT_NETWORK_SEED } from '../src/seed.ts'
 import { generateNetwork } from '../src/synth/index.ts'
 
+/** The public ids of the first `n` profiles of a seeded network of `size` (its names do not depend on the anchor). */
+export function profileSlugs(size: number, n: number): string[] {
+  const slugs: string[] = []
+  for (const record of generateNetwork({ seed: DEFAULT_NETWORK_SEED, size, anchorMs: Date.UTC(2026, 0, 1), platformHost: 'www.linkedin.com' })) {
+    if (record.kind === 'profile') slugs.push(record.data.publicIdentifier)
+    if (slugs.length >= n) break
+  }
+  return slugs
+}
+
 /**
  * The first `n` members who author a post, read from the same deterministic stream the default seed
  * writes (so a seeded server knows them all).

@@ -33,9 +33,7 @@ import { cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { MAX_CREDITS_LIMIT, MAX_RPS_LIMIT } from '../src/domain/billing/billing-rules.ts'
-import { DEFAULT_NETWORK_SEED } from '../src/seed.ts'
-import { generateNetwork } from '../src/synth/index.ts'
-import { quantile, runWrk, startScriptNodeFlags, startServerProcess, wrkFigures } from './bench-helpers.ts'
+import { profileSlugs, quantile, runWrk, startScriptNodeFlags, startServerProcess, wrkFigures } from './bench-helpers.ts'
 
 const PROFILES = Number(process.env.BENCH_PROFILES ?? 500)
 const PATHS = Number(process.env.BENCH_PATHS ?? 100)
@@ -124,16 +122,6 @@ async function creditsRemaining(s: Server, key: string): Promise<number> {
     if (res.status !== 200) throw new Error(`${s.name}: GET /api/v1/subscription answered ${res.status}`)
     return ((await res.json()) as { creditsRemaining: number }).creditsRemaining
   }
-}
-
-/** The first `n` profiles of the seeded network (its names do not depend on the anchor; each is checked by a GET). */
-function profileSlugs(size: number, n: number): string[] {
-  const slugs: string[] = []
-  for (const record of generateNetwork({ seed: DEFAULT_NETWORK_SEED, size, anchorMs: Date.UTC(2026, 0, 1), platformHost: 'www.linkedin.com' })) {
-    if (record.kind === 'profile') slugs.push(record.data.publicIdentifier)
-    if (slugs.length >= n) break
-  }
-  return slugs
 }
 
 /**

@@ -20,9 +20,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { MAX_CREDITS_LIMIT, MAX_RPS_LIMIT } from '../src/domain/billing/billing-rules.ts'
-import { DEFAULT_NETWORK_SEED } from '../src/seed.ts'
-import { generateNetwork } from '../src/synth/index.ts'
-import { quantile, startScriptNodeFlags, startServerProcess } from './bench-helpers.ts'
+import { profileSlugs, quantile, startScriptNodeFlags, startServerProcess } from './bench-helpers.ts'
 
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 40)
 const BLOCK = Number(process.env.BENCH_BLOCK ?? 100)
@@ -46,16 +44,6 @@ interface ClientPackage {
 }
 
 type Call = (slug: string) => Promise<number>
-
-/** The first `n` profiles of the seeded network (its names do not depend on the anchor). */
-function profileSlugs(size: number, n: number): string[] {
-  const slugs: string[] = []
-  for (const record of generateNetwork({ seed: DEFAULT_NETWORK_SEED, size, anchorMs: Date.UTC(2026, 0, 1), platformHost: 'www.linkedin.com' })) {
-    if (record.kind === 'profile') slugs.push(record.data.publicIdentifier)
-    if (slugs.length >= n) break
-  }
-  return slugs
-}
 
 async function account(base: string): Promise<string> {
   const res = await fetch(`${base}/admin/v1/accounts`, {

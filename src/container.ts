@@ -435,8 +435,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
         config: config.liveSource,
         limiter,
         answers: stores.liveAnswers,
-        // Nodes sharing a Redis fetch each answer once between them.
-        locks: config.redisUrl ? await createRedisFetchLocks({ url: config.redisUrl }) : undefined,
+        // Nodes sharing a Redis fetch each kept answer once between them (upstream-only keeps none).
+        locks: config.redisUrl && config.liveSource.mode === 'upstream' ? await createRedisFetchLocks({ url: config.redisUrl }) : undefined,
         writer,
         tokens,
         secret: stores.secret,

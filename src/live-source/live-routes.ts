@@ -167,7 +167,8 @@ export function liveRoutes(routes: readonly DataRoute[], deps: LiveRouteDeps): D
         if (tokenIn !== undefined && (typeof token === 'string' || token === null)) delete given[tokenIn]
         const parsed = route.parse(given, ctx) as object
         // A body's subject is read from the body itself: the search's parsed form holds compiled parts.
-        const scope = scopeOf(operation, route.method === 'POST' ? given : parsed)
+        // Only a paging operation's tokens need a scope, worked out once here for both directions.
+        const scope = tokenIn === undefined ? '' : scopeOf(operation, route.method === 'POST' ? given : parsed)
         const upstreamToken = typeof token === 'string' && token !== '' ? unwrapToken(tokens, seal, scope, token, tokenIn as string) : undefined
         const forward: Forward = { input: given, upstreamToken, scope }
         return Object.assign(parsed, { [FORWARD]: forward })

@@ -104,8 +104,9 @@ export function createLiveSource(deps: LiveSourceDeps): LiveSource {
     return kept
   }
 
+  /** An answer as served: a 200's body presented for the customer, or a 404's not-found code. */
   function keptFrom(call: LiveCall, status: 200 | 404, text: string, fetchedAt: number): Kept {
-    if (status === 404) return { status, bytes: Buffer.alloc(0), code: (JSON.parse(text) as { code: string }).code, fetchedAt }
+    if (status === 404) return { status, bytes: Buffer.alloc(0), code: codeOf(text), fetchedAt }
     return { status, bytes: call.present(text), code: undefined, fetchedAt }
   }
 
@@ -154,7 +155,7 @@ export function createLiveSource(deps: LiveSourceDeps): LiveSource {
   async function fetchAndKeep(call: LiveCall): Promise<Kept> {
     const got = await ask(call)
     const fetchedAt = clock.now()
-    const text = got.status === 404 ? JSON.stringify({ code: (got.body as { code: string }).code }) : got.text
+    const text = storedText(got)
     const kept = keptFrom(call, got.status, text, fetchedAt)
     if (!answers) return kept
     await answers.put({ key: keyOf(call.name), operation: call.operation, status: got.status, body: Buffer.from(text), fetchedAt })
@@ -232,7 +233,7 @@ export function createLiveSource(deps: LiveSourceDeps): LiveSource {
       const startedAt = clock.now()
       if (config.mode === 'upstream-only') {
         const got = await ask(call)
-        return result(keptFrom(call, got.status, got.status === 404 ? JSON.stringify({ code: (got.body as { code: string }).code }) : got.text, startedAt), 'upstream', startedAt)
+        return result(keptFrom(call, got.status, storedText(got), startedAt), 'upstream', startedAt)
       }
       const limit = (kept: Kept) => freshFor(call, kept)
       let kept = memo.get(call.name)
@@ -262,6 +263,13 @@ export function createLiveSource(deps: LiveSourceDeps): LiveSource {
     },
   }
 }
+
+/** What is kept of an answer: a 200's body as the upstream wrote it; of a 404, only which record is absent. */
+function storedText(got: UpstreamAnswer): string {
+  return got.status === 404 ? JSON.stringify({ code: (got.body as { code: string }).code }) : got.text
+}
+
+const codeOf = (text: string): string => (JSON.parse(text) as { code: string }).code
 
 function outcomeOf(e: unknown): UpstreamOutcome {
   if (e instanceof UpstreamBusy) return 'busy'

@@ -82,7 +82,7 @@ export function createLiveWiring(deps: LiveWiringDeps): LiveWiring {
     config,
     budget,
     answers,
-    locks: answers ? deps.locks : undefined,
+    locks: deps.locks,
     writer: config.mode === 'upstream' ? deps.writer : undefined,
     clock,
     sleep: deps.sleep,
