@@ -42,6 +42,7 @@ import { dataDirFailure, databaseFailure, isProgrammingError, StartupError } fro
 import { pino, type Logger } from 'pino'
 import { createAccountsService, type AccountsService } from './domain/accounts/accounts.service.ts'
 import { createMeteringService, type MeteringService } from './domain/billing/metering.service.ts'
+import { RPS_CACHE_MS } from './domain/billing/rps-cache.ts'
 import { createContentService, type ContentService } from './domain/content/content.service.ts'
 import { createContentWriter, type ContentWriter } from './domain/content/content-writer.ts'
 import { createResponseCache } from './domain/content/response-cache.ts'
@@ -323,7 +324,14 @@ async function postgresStores(config: Config, url: string, logger: Logger, metri
   const settings = createPgStoreSettings(pool)
   // A settle whose COMMIT reply was lost is retried until its outcome is known for at most 5 s (then
   // answered 503 and, if it had committed, compensated in the background).
-  const ledger = createPgLedger(pool, { newLotId, logger, registry: metrics, settleDeadlineMs: 5_000 })
+  const ledger = createPgLedger(pool, {
+    newLotId,
+    logger,
+    registry: metrics,
+    settleDeadlineMs: 5_000,
+    batchWaitMs: config.ledgerBatchMs,
+    batchMaxRequests: config.ledgerBatchMax,
+  })
   const secret = config.secret ?? (await sharedSecret(pool))
   return {
     contentStore,
@@ -488,6 +496,9 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       monotonic,
       // The worker pool shares its threads fairly itself; walked on the event loop, searches need the time share.
       searchTimeShare: !config.databaseUrl && !searchPool,
+      // On PostgreSQL the limit would be a round trip on every call; the embedded store reads it in the process.
+      rpsCacheMs: config.databaseUrl ? RPS_CACHE_MS : 0,
+      bus,
     }),
     usage: createUsageReporter({ ledger, clock }),
     search,

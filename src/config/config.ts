@@ -42,6 +42,8 @@ export const EnvSchema = Type.Object({
   PRONET_UPSTREAM_TIMEOUT_MS: Type.Optional(Type.String()),
   PRONET_FRESHNESS: Type.Optional(Type.String()),
   PRONET_SERVE_STALE_S: Type.Optional(Type.String()),
+  PRONET_LEDGER_BATCH_MS: Type.Optional(Type.String()),
+  PRONET_LEDGER_BATCH_MAX: Type.Optional(Type.String()),
 })
 
 export type SeedSize = 'none' | 'small' | 'medium' | 'large' | number
@@ -60,6 +62,10 @@ export interface Config {
   readonly secret: string | undefined
   readonly platformHost: string
   readonly logLevel: string
+  /** On PostgreSQL: how long a batch of holds and settles waits for more after its first, ms (0: none). */
+  readonly ledgerBatchMs: number
+  /** On PostgreSQL: requests in one batch of holds and settles at most (unset: the ledger's default). */
+  readonly ledgerBatchMax: number | undefined
   /** Budget of the in-memory response cache in MiB; 0 turns it off. */
   readonly cacheMb: number
   /** The self-serve purchase page named in 402 details (default: the console's billing page). */
@@ -253,6 +259,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? 'auto'
         : wholeNumber('PRONET_SEARCH_WORKERS (or auto)', e.PRONET_SEARCH_WORKERS, { fallback: 0, min: 0, max: 64 }),
     requestTimeoutMs: wholeNumber('PRONET_REQUEST_TIMEOUT_MS', e.PRONET_REQUEST_TIMEOUT_MS, { fallback: 30_000, min: 100, max: 3_600_000, unit: 'milliseconds' }),
+    ledgerBatchMs: wholeNumber('PRONET_LEDGER_BATCH_MS', e.PRONET_LEDGER_BATCH_MS, { fallback: 0, min: 0, max: 1_000, unit: 'milliseconds' }),
+    ledgerBatchMax:
+      e.PRONET_LEDGER_BATCH_MAX === undefined ? undefined : wholeNumber('PRONET_LEDGER_BATCH_MAX', e.PRONET_LEDGER_BATCH_MAX, { fallback: 0, min: 1, max: 100_000 }),
     authFailureLimit: wholeNumber('PRONET_AUTH_FAILURE_LIMIT', e.PRONET_AUTH_FAILURE_LIMIT, { fallback: 20, min: 0, max: 1_000_000 }),
     authFailureWindowMs: wholeNumber('PRONET_AUTH_FAILURE_WINDOW_MS', e.PRONET_AUTH_FAILURE_WINDOW_MS, { fallback: 10_000, min: 1_000, max: 86_400_000, unit: 'milliseconds' }),
     stripe:

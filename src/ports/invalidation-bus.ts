@@ -1,11 +1,13 @@
 /**
  * Tells every node that cached authentication facts changed (a key revoked, an account suspended or
- * resumed), so a node's key cache does not trust them for the rest of its bound. Delivery is best
+ * resumed, a subscription changed), so a node's key cache does not trust them for the rest of its bound. Delivery is best
  * effort: the cache's own one-second bound (KEY_CACHE_MS) stays the backstop.
  */
 export type InvalidationMessage =
   | { kind: 'key-revoked'; accountId: string; keyId: string }
   | { kind: 'account-suspended' | 'account-resumed'; accountId: string }
+  /** An operator changed the account's subscription (its per-second limit among it). */
+  | { kind: 'subscription-changed'; accountId: string }
   /** The operator's test clock was set (PRONET_TEST_CLOCK=1): every node runs at this offset over real time. */
   | { kind: 'test-clock'; offset: number }
   /** The bus may have missed messages (its connection was lost): forget everything cached. */

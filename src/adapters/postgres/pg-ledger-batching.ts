@@ -1,21 +1,18 @@
 /**
- * Group commit per account. The account's row lock makes its transactions take turns, so this node
- * combines the holds and settles of an account that arrive while its previous transaction runs into
- * the next one (as the SQLite ledger does per process): one lock, one load, one round trip of writes
- * and one COMMIT for the lot. Within a combined transaction the settles apply first (their holds are
- * released), then the holds, each in arrival order: all of them were in flight together, so any order
- * is one their callers could have seen. A combined transaction that fails is run again one request
- * per transaction, so only the request that cannot be written fails (a debit of a request id already
- * billed, say).
+ * The transactions of the PostgreSQL ledger's group commit (pg-ledger-batcher.ts forms the batches).
+ * An account's holds and settles that wait together form its group: one lock, one load and one set
+ * of writes for the lot. Within a group the settles apply first (their holds are released), then the
+ * holds, each in arrival order: all of them were in flight together, so any order is one their
+ * callers could have seen. A batch carries the groups of several accounts in one transaction: their
+ * locks and loads in one round trip, every write and the COMMIT in a second.
  */
 import type pg from 'pg'
 import { balanceAt, billingInstant, debit, renew, type Mutation } from '../../domain/billing/billing-rules.ts'
 import type { AnswerToKeep, Hold, HoldResult, SettleResult, UsageLine } from '../../ports/ledger.ts'
-import { isPgUnavailable } from './pg-errors.ts'
 import type { UnsettledHold } from './pg-ledger-hold-renewal.ts'
 import { keepAnswerSql } from './pg-ledger-keys.ts'
 import { inline, num, recordSettled, RELEASE_AND_LOAD, SELECT_SETTLED, toState, writeSql, type StateRow } from './pg-ledger-statements.ts'
-import { beginLocked, beginLockedAll, commit, rowRefused, type TransactionRunner } from './pg-ledger-transactions.ts'
+import { beginLockedAll, beginLockedBatch, commit } from './pg-ledger-transactions.ts'
 
 /** A hold or a settle of one account, waiting for the account's next transaction on this node. */
 export type Request =
@@ -67,26 +64,33 @@ export interface GroupRun {
   rules: GroupRules
 }
 
+/** The reads of an account's group, to run right after its lock: its recorded settles (a retry), then its state. */
+function groupReads({ accountId, requests, progress: p }: GroupRun): string[] {
+  const settles = requests.filter((r) => r.kind === 'settle')
+  const releaseAndLoad = inline(RELEASE_AND_LOAD, [accountId, settles.map((s) => s.hold.id)])
+  return p.check ? [inline(SELECT_SETTLED, [settles.map((s) => s.line.requestId)]), releaseAndLoad] : [releaseAndLoad]
+}
+
 /**
- * One transaction for a group of one account's holds and settles: settles first (each releases its
- * hold and debits at the hold's instant, or is refused when the lots no longer cover it), then holds
- * against the balance less the live holds, those of this group included. A billed settle records
- * its request id in settled_requests, and keeps its answer under its key if it carries one. In a
- * retry (`p.check`) the settles already recorded are answered as recorded and not applied again
- * (their answers committed with them).
+ * What a group's transaction decides once it holds the account's lock and has read `results` (those
+ * of groupReads): settles first (each releases its hold and debits at the hold's instant, or is
+ * refused when the lots no longer cover it), then holds against the balance less the live holds,
+ * those of this group included. A billed settle records its request id in settled_requests, and
+ * keeps its answer under its key if it carries one. In a retry (`p.check`) the settles already
+ * recorded are answered as recorded and not applied again (their answers committed with them).
+ * Returns the outcomes and the writes that make them so.
  */
-export async function groupTransaction(c: pg.PoolClient, { accountId, requests, progress: p, rules }: GroupRun): Promise<Outcome[]> {
+function decideGroup({ accountId, requests, progress: p, rules }: GroupRun, results: readonly pg.QueryResult[]): { outcomes: Outcome[]; statements: string[] } {
   const { newLotId, newHoldId, holdTtlMs, unsettled } = rules
   const settles = requests.filter((r) => r.kind === 'settle')
   const holdRequests = requests.filter((r) => r.kind === 'hold')
-  const releaseAndLoad = inline(RELEASE_AND_LOAD, [accountId, settles.map((s) => s.hold.id)])
   let row: StateRow
   if (p.check) {
-    const [recorded, loaded] = await beginLockedAll(c, accountId, [inline(SELECT_SETTLED, [settles.map((s) => s.line.requestId)]), releaseAndLoad])
+    const [recorded, loaded] = results
     p.recorded = new Map((recorded?.rows ?? []).map((r: { request_id: string; credits: number }) => [r.request_id, r.credits]))
     row = loaded?.rows[0] as StateRow
   } else {
-    row = await beginLocked(c, accountId, releaseAndLoad)
+    row = results[0]?.rows[0] as StateRow
   }
   const state = toState(accountId, row)
   const mutations: Mutation[] = []
@@ -155,9 +159,45 @@ export async function groupTransaction(c: pg.PoolClient, { accountId, requests, 
     statements.push(`INSERT INTO credit_holds (id, account_id, credits, at, expires_at) VALUES ${values.join(', ')}`)
   }
   p.granted = granted.map((g) => g.id)
-  p.commitSent = true
+  return { outcomes, statements }
+}
+
+/** One transaction for one account's group: the lock and the reads, then every write and COMMIT. */
+export async function groupTransaction(c: pg.PoolClient, run: GroupRun): Promise<Outcome[]> {
+  const results = await beginLockedAll(c, run.accountId, groupReads(run))
+  const { outcomes, statements } = decideGroup(run, results)
+  run.progress.commitSent = true
   await commit(c, statements)
   return outcomes
+}
+
+/**
+ * One transaction for the groups of several accounts (a batch): the accounts' locks, taken in the
+ * order of their ids (so two batches, on this node or another, never wait for each other in a
+ * circle), and every group's reads in one round trip; then every group's writes and COMMIT in a
+ * second. Outcomes by group, in the order of `runs`.
+ */
+export async function batchTransaction(c: pg.PoolClient, runs: readonly GroupRun[]): Promise<Outcome[][]> {
+  const ordered = [...runs].sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0))
+  const reads = ordered.map(groupReads)
+  const results = await beginLockedBatch(
+    c,
+    ordered.map((r) => r.accountId),
+    reads.flat(),
+  )
+  const decided = new Map<GroupRun, { outcomes: Outcome[]; statements: string[] }>()
+  let at = 0
+  for (const [i, run] of ordered.entries()) {
+    const n = (reads[i] as string[]).length
+    decided.set(run, decideGroup(run, results.slice(at, at + n)))
+    at += n
+  }
+  for (const run of runs) run.progress.commitSent = true
+  await commit(
+    c,
+    ordered.flatMap((r) => decided.get(r)!.statements),
+  )
+  return runs.map((r) => decided.get(r)!.outcomes)
 }
 
 /** Answers each request with its outcome. */
@@ -171,87 +211,4 @@ export interface LostGroup {
   group: readonly Request[]
   error: unknown
   progress: Progress
-}
-
-export interface BatcherOptions {
-  runner: TransactionRunner
-  rules: GroupRules
-  /** Takes over a group whose transaction lost its connection (see pg-ledger-recovery.ts). */
-  connectionLost(lost: LostGroup): void
-  /** A group's transaction committed: how many requests it carried and how long it took (metrics). */
-  observeCommit?(requests: number, seconds: number): void
-}
-
-export interface Batcher {
-  /** Queues the request `make` builds for the account's next transaction on this node; its answer. */
-  submit<T extends HoldResult | SettleResult>(accountId: string, make: (resolve: (r: T) => void, reject: (e: unknown) => void) => Request): Promise<T>
-}
-
-export function createBatcher({ runner, rules, connectionLost, observeCommit }: BatcherOptions): Batcher {
-  /** Per account: requests waiting for its next transaction, while one runs on this node. */
-  const waiting = new Map<string, Request[]>()
-
-  /** Runs `requests` in one transaction (retried after a serialization failure); `p` says how far it got. */
-  async function runCombined(accountId: string, requests: readonly Request[], p: Progress): Promise<Outcome[]> {
-    const started = performance.now()
-    const outcomes = await runner.retrying((c) => {
-      p.commitSent = false
-      p.granted = []
-      return groupTransaction(c, { accountId, requests, progress: p, rules })
-    }, true)
-    observeCommit?.(requests.length, (performance.now() - started) / 1000)
-    return outcomes
-  }
-
-  /** Runs the account's waiting requests, group after group, until none is left. */
-  async function drain(accountId: string): Promise<void> {
-    for (;;) {
-      const group = waiting.get(accountId) as Request[]
-      if (group.length === 0) {
-        waiting.delete(accountId)
-        return
-      }
-      waiting.set(accountId, [])
-      const p = progress(false)
-      try {
-        deliver(await runCombined(accountId, group, p))
-      } catch (e) {
-        if (isPgUnavailable(e)) {
-          connectionLost({ accountId, group, error: e, progress: p })
-          continue
-        }
-        // Run again request by request only when the server refused a row (so the transaction was
-        // certainly rolled back, and one request is likely the cause). After an outage, running each
-        // request alone would only take longer to fail.
-        if (group.length === 1 || !rowRefused(e)) {
-          for (const r of group) r.reject(e)
-          continue
-        }
-        for (const r of group) {
-          const alone = progress(false)
-          try {
-            deliver(await runCombined(accountId, [r], alone))
-          } catch (e2) {
-            if (isPgUnavailable(e2)) connectionLost({ accountId, group: [r], error: e2, progress: alone })
-            else r.reject(e2)
-          }
-        }
-      }
-    }
-  }
-
-  function submit<T extends HoldResult | SettleResult>(accountId: string, make: (resolve: (r: T) => void, reject: (e: unknown) => void) => Request): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const queue = waiting.get(accountId)
-      const request = make(resolve, reject)
-      if (queue) {
-        queue.push(request)
-        return
-      }
-      waiting.set(accountId, [request])
-      void drain(accountId)
-    })
-  }
-
-  return { submit }
 }

@@ -143,6 +143,23 @@ export async function beginLockedAll(c: pg.PoolClient, accountId: string, reads:
   return results.slice(2)
 }
 
+/** The locks of several accounts in the order given (callers sort by id), refused unless each exists. */
+const LOCK_ACCOUNTS = `SELECT id FROM accounts WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE`
+
+/** BEGIN, the locks of `accountIds` (sorted, distinct) and `reads` in one round trip; the results of the reads. */
+export async function beginLockedBatch(c: pg.PoolClient, accountIds: readonly string[], reads: readonly string[]): Promise<pg.QueryResult[]> {
+  const results = (await c.query(`BEGIN; ${inline(LOCK_ACCOUNTS, [accountIds])}; ${reads.join('; ')}`)) as unknown as pg.QueryResult[]
+  if (results[1]?.rowCount !== accountIds.length) throw new UnknownAccountError(accountIds, (results[1]?.rows ?? []).map((r: { id: string }) => r.id))
+  return results.slice(2)
+}
+
+/** A batch named an account that does not exist (any more): each account's group runs again alone. */
+export class UnknownAccountError extends Error {
+  constructor(asked: readonly string[], found: readonly string[]) {
+    super(`unknown account ${asked.filter((id) => !found.includes(id)).join(', ')}`)
+  }
+}
+
 /** BEGIN, the account's lock and `read` in one round trip; the read's first row. */
 export async function beginLocked(c: pg.PoolClient, accountId: string, read: string): Promise<StateRow> {
   return (await beginLockedAll(c, accountId, [read]))[0]?.rows[0] as StateRow

@@ -17,7 +17,8 @@
  * This file wires the parts, each in a file of its own:
  *  - pg-ledger-statements.ts: the SQL and the mapping of rows;
  *  - pg-ledger-transactions.ts: running a transaction on a pooled connection, cut off and retried;
- *  - pg-ledger-batching.ts: group commit of an account's holds and settles;
+ *  - pg-ledger-batcher.ts: group commit, the holds and settles of many requests in one batch;
+ *  - pg-ledger-batching.ts: the transactions of a batch, an account's group in each;
  *  - pg-ledger-hold-renewal.ts: keeping this node's unsettled holds alive;
  *  - pg-ledger-recovery.ts: settles whose connection was lost around COMMIT, retried to a deadline;
  *  - pg-ledger-in-doubt.ts: those still unresolved past it, fenced or compensated in the background;
@@ -30,7 +31,7 @@ import { addPack as addPackRule, changeSubscription as changeRule, renew, type B
 import { KEY_LEASE_MS, type AnswerToKeep, type Hold, type HoldResult, type Ledger, type SettleResult, type UsageLine } from '../../ports/ledger.ts'
 import { metric } from '../metrics.ts'
 import type { PgPool } from './database.ts'
-import { createBatcher } from './pg-ledger-batching.ts'
+import { createBatcher } from './pg-ledger-batcher.ts'
 import { startHoldRenewal } from './pg-ledger-hold-renewal.ts'
 import { createInDoubtCheck } from './pg-ledger-in-doubt.ts'
 import { createPgKeyClaims, KEY_RENEW_MS } from './pg-ledger-keys.ts'
@@ -95,6 +96,12 @@ export interface PgLedgerOptions {
   keyLeaseMs?: number
   /** Period of the renewal of this node's key claims, real ms (default KEY_RENEW_MS; 0: never). */
   keyRenewMs?: number
+  /** How long a batch of holds and settles waits for more after its first, ms (default 0: it starts when it can). */
+  batchWaitMs?: number
+  /** Requests in one batch at most (default BATCH_MAX_REQUESTS). */
+  batchMaxRequests?: number
+  /** Batches of this node in the database at once (default BATCH_CONCURRENCY). */
+  batchConcurrency?: number
 }
 
 function checkCredits(credits: number, what: string): void {
@@ -151,6 +158,9 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
       commitJobs.observe(requests)
       commitSeconds.observe(seconds)
     },
+    waitMs: opts.batchWaitMs,
+    maxRequests: opts.batchMaxRequests,
+    concurrency: opts.batchConcurrency,
   })
   const pruning = startPruning({ pool, retentionMs, pruneEveryMs, logger, isClosed })
   const keys = createPgKeyClaims({ pool, leaseMs: opts.keyLeaseMs ?? KEY_LEASE_MS, renewMs: opts.keyRenewMs ?? KEY_RENEW_MS, logger })

@@ -21,7 +21,7 @@ export interface RedisInvalidationBusOptions {
   connectTimeoutMs?: number
 }
 
-const KINDS = new Set(['key-revoked', 'account-suspended', 'account-resumed', 'test-clock', 'resync'])
+const KINDS = new Set(['key-revoked', 'account-suspended', 'account-resumed', 'subscription-changed', 'test-clock', 'resync'])
 
 function parse(text: string): InvalidationMessage | undefined {
   try {

@@ -19,7 +19,9 @@ import {
 } from './billing-rules.ts'
 import { addMonths, iso } from './calendar.ts'
 import { packPriceCents, quotePack, type PriceTier } from './pack-pricing.ts'
+import { createRpsCache } from './rps-cache.ts'
 import { createSearchTimeBudget, SEARCH_MS_PER_RPS } from './search-time-budget.ts'
+import type { InvalidationBus } from '../../ports/invalidation-bus.ts'
 import type { Operation } from './prices.ts'
 
 /** Simultaneous searches per account are capped at this multiple of rpsLimit. */
@@ -49,6 +51,13 @@ export interface MeteringDeps {
    * simultaneous searches bounds an account.
    */
   searchTimeShare?: boolean
+  /**
+   * How long a node trusts the per-second limit it read for an account (rps-cache.ts); 0 reads it on
+   * every call, as the embedded store, whose read is in the process, does (default 0).
+   */
+  rpsCacheMs?: number
+  /** Tells the other nodes of a subscription change, so their cached limits go at once. */
+  bus?: InvalidationBus | undefined
 }
 
 /** Rate-limit units a call takes on arrival (engagement 2, any other 1): batch entries after the first take more later. */
@@ -134,6 +143,8 @@ export function createMeteringService(deps: MeteringDeps) {
   const monotonic = deps.monotonic ?? (() => performance.now())
   const searchTime = createSearchTimeBudget(monotonic)
   const shareTime = deps.searchTimeShare ?? true
+  const limits = createRpsCache({ read: (accountId, at) => stateOf(accountId, at), monotonic, ttlMs: deps.rpsCacheMs ?? 0, bus: deps.bus })
+  const rpsOf = (accountId: string, at: number) => limits.rps(accountId, at)
   /** Units the batches running on this node still wait for, per account (their 429s' Retry-After counts them). */
   const queuedBatchUnits = new Map<string, number>()
   const queue = (accountId: string, delta: number): void => {
@@ -174,7 +185,7 @@ export function createMeteringService(deps: MeteringDeps) {
 
   /** The rate-limit headers of the usage and subscription endpoints: the plan's rps and cost 0, no Remaining/Reset. */
   async function accountEndpointHeaders(accountId: string, at: number): Promise<Record<string, string>> {
-    const rps = effectiveRps((await stateOf(accountId, at)).subscription)
+    const rps = await rpsOf(accountId, at)
     return { 'x-ratelimit-limit': String(rps), 'x-ratelimit-cost': '0' }
   }
 
@@ -185,7 +196,7 @@ export function createMeteringService(deps: MeteringDeps) {
      * on a plan below 2 per second, as engagement takes 2 units).
      */
     async arrive(accountId: string, operation: Operation, at: number): Promise<{ decision: RateDecision; units: number }> {
-      const rps = effectiveRps((await stateOf(accountId, at)).subscription)
+      const rps = await rpsOf(accountId, at)
       const units = arrivalUnits(operation)
       if (units > rps) {
         const decision = await limiter.take(`rps:${accountId}`, rps, 0, at)
@@ -213,7 +224,7 @@ export function createMeteringService(deps: MeteringDeps) {
 
     /** The account's per-second budget as it stands, taking nothing (the rate headers of a refusal that costs no unit). */
     async standing(accountId: string, at: number): Promise<RateDecision> {
-      const rps = effectiveRps((await stateOf(accountId, at)).subscription)
+      const rps = await rpsOf(accountId, at)
       return limiter.take(`rps:${accountId}`, rps, 0, at)
     },
 
@@ -250,7 +261,7 @@ export function createMeteringService(deps: MeteringDeps) {
           for (;;) {
             const at = clock.now()
             if (at > deadline || abandoned()) return undefined
-            const rps = effectiveRps((await stateOf(accountId, at)).subscription)
+            const rps = await rpsOf(accountId, at)
             const decision = await limiter.take(`rps:${accountId}`, rps, 1, at)
             if (decision.ok) {
               if (left > 0) {
@@ -275,7 +286,7 @@ export function createMeteringService(deps: MeteringDeps) {
      * function that ends it.
      */
     async enterSearch(accountId: string, at: number): Promise<() => Promise<void>> {
-      const rps = effectiveRps((await stateOf(accountId, at)).subscription)
+      const rps = await rpsOf(accountId, at)
       const wait = shareTime ? searchTime.waitMs(accountId, rps) : 0
       if (wait > 0) {
         throw new ApiError(
@@ -370,7 +381,9 @@ export function createMeteringService(deps: MeteringDeps) {
       if (problem) {
         throw new ApiError('INVALID_PARAMETER', `Invalid parameter '${problem.field}': ${problem.why}`, { parameter: problem.field })
       }
-      return subscriptionView(await ledger.changeSubscription(accountId, patch, at), at)
+      const changed = await ledger.changeSubscription(accountId, patch, at)
+      await limits.changed(accountId)
+      return subscriptionView(changed, at)
     },
   }
 }
