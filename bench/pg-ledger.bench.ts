@@ -86,7 +86,7 @@ async function checkPg(pool: PgPool, ids: string[]): Promise<void> {
      WHERE l.account_id = ANY($1) AND l.remaining <> (SELECT sum(delta) FROM ledger_entries e WHERE e.lot_id = l.id)`,
     [ids],
   )
-  const holds = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM credit_holds WHERE account_id = ANY($1)', [ids])
+  const holds = await pool.query<{ n: number }>('SELECT COALESCE(SUM(credits), 0)::int AS n FROM node_holds WHERE account_id = ANY($1)', [ids])
   if (r.rows[0]?.bad !== 0 || holds.rows[0]?.n !== 0) throw new Error('the PostgreSQL ledger does not balance after the run')
 }
 

@@ -112,7 +112,8 @@ export interface Ledger {
    * committed after it rejected (see pg-ledger.ts). With `keep`, the call's answer is stored under
    * its key in that same transaction: a debit that committed has its answer kept, one that did not
    * (or was given back) has none. Once it resolves the key is answered; if it rejects or is refused,
-   * the caller releases the claim.
+   * the caller releases the claim. A hold is settled through the ledger that granted it (the node that
+   * admitted the call): a node keeps its own holds.
    */
   settle(hold: Hold | null, line: UsageLine, keep?: AnswerToKeep): Promise<SettleResult>
   /**

@@ -1,6 +1,6 @@
 /**
  * The crash test's reader of a PostgreSQL store, as the rows the checks take (crash-checks.ts) plus
- * what only this store has: the credit holds of requests in flight, the settles recorded by request
+ * what only this store has: the nodes' rows of the credit holds of requests in flight, the settles recorded by request
  * id, and the Idempotency-Key claims of calls still running. One read is one snapshot (a repeatable
  * read transaction), so its rows agree with each other; bigint columns come back as strings and are
  * turned into numbers here.
@@ -8,16 +8,16 @@
 import pg from 'pg'
 import type { LedgerRows } from './crash-checks.ts'
 
+/** A node's row of its holds on an account: their sum, and the instant (requests' clock) it stops counting. */
 export interface HoldRow {
-  id: string
+  nodeId: string
   credits: number
-  at: number
   expiresAt: number
 }
 
 export interface PgLedgerRows {
   rows: LedgerRows
-  /** Every credit_holds row, whatever the account. */
+  /** Every node_holds row, whatever the account. */
   holds: HoldRow[]
   /** The account's settled_requests rows. */
   settled: { requestId: string; credits: number; state: string }[]
@@ -28,10 +28,10 @@ export interface PgLedgerRows {
 }
 
 const REMAINING = 'SELECT COALESCE(SUM(remaining), 0)::bigint AS n FROM credit_lots WHERE account_id = $1'
-const HOLDS = 'SELECT id, credits, at, expires_at FROM credit_holds ORDER BY at'
+const HOLDS = 'SELECT node_id, credits, expires_at FROM node_holds ORDER BY node_id'
 
-const holdRows = (r: pg.QueryResult<{ id: string; credits: number; at: string; expires_at: string }>): HoldRow[] =>
-  r.rows.map((h) => ({ id: h.id, credits: h.credits, at: Number(h.at), expiresAt: Number(h.expires_at) }))
+const holdRows = (r: pg.QueryResult<{ node_id: string; credits: string; expires_at: string }>): HoldRow[] =>
+  r.rows.map((h) => ({ nodeId: h.node_id, credits: Number(h.credits), expiresAt: Number(h.expires_at) }))
 
 /** `client` is connected to the test's database and stays the caller's. */
 export function postgresCrashReader(client: pg.Client) {

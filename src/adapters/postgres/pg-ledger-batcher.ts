@@ -48,6 +48,8 @@ export function createBatcher(opts: BatcherOptions): Batcher {
   const concurrency = Math.max(1, opts.concurrency ?? BATCH_CONCURRENCY)
   /** Requests waiting for a batch, by account, in arrival order. */
   const waiting = new Map<string, Request[]>()
+  /** Accounts in a batch under way: their next requests wait for it (see pg-ledger-node-holds.ts). */
+  const busy = new Set<string>()
   let count = 0
   let running = 0
   let timer: NodeJS.Timeout | undefined
@@ -66,13 +68,18 @@ export function createBatcher(opts: BatcherOptions): Batcher {
     })
   }
 
-  /** The waiting requests, up to maxRequests (an account's group is never split across batches). */
+  /**
+   * The waiting requests of accounts not in a batch under way, up to maxRequests (an account's group
+   * is never split across batches).
+   */
   function take(): GroupRun[] {
     const runs: GroupRun[] = []
     let taken = 0
     for (const [accountId, requests] of waiting) {
+      if (busy.has(accountId)) continue
       if (taken > 0 && taken + requests.length > maxRequests) break
-      runs.push({ accountId, requests, progress: progress(false), rules })
+      runs.push({ accountId, requests, progress: progress(false), rules, writesHolds: true })
+      busy.add(accountId)
       taken += requests.length
       waiting.delete(accountId)
     }
@@ -83,6 +90,7 @@ export function createBatcher(opts: BatcherOptions): Batcher {
   function pump(): void {
     while (running < concurrency && count > 0 && (due || count >= maxRequests)) {
       const runs = take()
+      if (runs.length === 0) break
       if (count === 0 && waitMs > 0) {
         due = false
         clearTimeout(timer)
@@ -91,6 +99,7 @@ export function createBatcher(opts: BatcherOptions): Batcher {
       running++
       void runBatch(runs).finally(() => {
         running--
+        for (const run of runs) busy.delete(run.accountId)
         schedule()
       })
     }
@@ -109,8 +118,6 @@ export function createBatcher(opts: BatcherOptions): Batcher {
     try {
       const outcomes = await runner.retrying((c) => {
         for (const run of runs) {
-          // A run again after a serialization failure: the holds the last run decided were rolled back.
-          for (const id of run.progress.granted) rules.unsettled.delete(id)
           run.progress = progress(false)
         }
         return runs.length === 1 ? groupTransaction(c, runs[0] as GroupRun).then((o) => [o]) : batchTransaction(c, runs)
@@ -122,8 +129,6 @@ export function createBatcher(opts: BatcherOptions): Batcher {
         for (const run of runs) connectionLost({ accountId: run.accountId, group: run.requests, error: e, progress: run.progress })
         return
       }
-      // Rolled back: the holds it decided were never written.
-      for (const run of runs) for (const id of run.progress.granted) rules.unsettled.delete(id)
       if (runs.length > 1) {
         for (const run of runs) await runGroup(run.accountId, run.requests)
         return
@@ -142,17 +147,15 @@ export function createBatcher(opts: BatcherOptions): Batcher {
 
   /** One account's group in a transaction of its own; refused by a row, each request alone (unless `alone` already). */
   async function runGroup(accountId: string, requests: readonly Request[], alone = false): Promise<void> {
-    const run: GroupRun = { accountId, requests, progress: progress(false), rules }
+    const run: GroupRun = { accountId, requests, progress: progress(false), rules, writesHolds: true }
     let outcomes: Outcome[]
     try {
       outcomes = await runner.retrying((c) => {
-        for (const id of run.progress.granted) rules.unsettled.delete(id)
         run.progress = progress(false)
         return groupTransaction(c, run)
       }, true)
     } catch (e) {
       if (isPgUnavailable(e)) return connectionLost({ accountId, group: requests, error: e, progress: run.progress })
-      for (const id of run.progress.granted) rules.unsettled.delete(id)
       if (alone || requests.length === 1 || !rowRefused(e)) {
         for (const r of requests) r.reject(e)
         return

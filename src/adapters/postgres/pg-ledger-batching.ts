@@ -9,9 +9,9 @@
 import type pg from 'pg'
 import { balanceAt, billingInstant, debit, renew, type Mutation } from '../../domain/billing/billing-rules.ts'
 import type { AnswerToKeep, Hold, HoldResult, SettleResult, UsageLine } from '../../ports/ledger.ts'
-import type { UnsettledHold } from './pg-ledger-hold-renewal.ts'
+import type { HeldCall, NodeHolds } from './pg-ledger-node-holds.ts'
 import { keepAnswerSql } from './pg-ledger-keys.ts'
-import { inline, num, recordSettled, RELEASE_AND_LOAD, SELECT_SETTLED, toState, writeSql, type StateRow } from './pg-ledger-statements.ts'
+import { inline, num, recordSettled, LOAD_WITH_HOLDS, SELECT_SETTLED, WRITE_NODE_HOLDS, toState, writeSql, type StateRow } from './pg-ledger-statements.ts'
 import { beginLockedAll, beginLockedBatch, commit } from './pg-ledger-transactions.ts'
 
 /** A hold or a settle of one account, waiting for the account's next transaction on this node. */
@@ -26,9 +26,11 @@ export type Request =
       resolve(r: SettleResult): void
       reject(e: unknown): void
     }
+  /** Writes this node's row of the account's holds again (its expiry moved on, its sum made exact). */
+  | { kind: 'renew'; resolve(r: undefined): void; reject(e: unknown): void }
 export type SettleRequest = Extract<Request, { kind: 'settle' }>
 
-export type Outcome = { request: Request; result: HoldResult | SettleResult }
+export type Outcome = { request: Request; result: HoldResult | SettleResult | undefined }
 
 /** How far one run of a transaction got: after a lost connection, it says what may have committed. */
 export interface Progress {
@@ -38,7 +40,7 @@ export interface Progress {
   recorded?: Map<string, number>
   /** The writes and COMMIT were sent: from here on a lost connection leaves the outcome unknown. */
   commitSent: boolean
-  /** Ids of the holds the run inserts. */
+  /** Ids of the holds the run grants. */
   granted: string[]
 }
 
@@ -50,10 +52,8 @@ export interface GroupRules {
   newLotId: () => string
   /** New hold ids. */
   newHoldId: () => string
-  /** Lifetime of a hold whose settle never comes, in ms of the requests' clock. */
-  holdTtlMs: number
-  /** This node's holds whose settle has not come (see pg-ledger-hold-renewal.ts). */
-  unsettled: Map<string, UnsettledHold>
+  /** This node's holds whose settle has not come (see pg-ledger-node-holds.ts). */
+  holds: NodeHolds
 }
 
 export interface GroupRun {
@@ -62,13 +62,27 @@ export interface GroupRun {
   /** Filled in as the run goes, for the caller to read after a lost connection. */
   progress: Progress
   rules: GroupRules
+  /**
+   * Whether the run writes this node's row of the account's holds: only a run of the batcher, which
+   * never has two of an account in flight. A retry outside it (a settle whose COMMIT went unanswered)
+   * leaves the row as it is, a little above what memory holds until the row is written again.
+   */
+  writesHolds: boolean
 }
 
 /** The reads of an account's group, to run right after its lock: its recorded settles (a retry), then its state. */
-function groupReads({ accountId, requests, progress: p }: GroupRun): string[] {
+function groupReads({ accountId, requests, progress: p, rules }: GroupRun): string[] {
+  const load = inline(LOAD_WITH_HOLDS, [accountId, rules.holds.nodeId])
+  if (!p.check) return [load]
   const settles = requests.filter((r) => r.kind === 'settle')
-  const releaseAndLoad = inline(RELEASE_AND_LOAD, [accountId, settles.map((s) => s.hold.id)])
-  return p.check ? [inline(SELECT_SETTLED, [settles.map((s) => s.line.requestId)]), releaseAndLoad] : [releaseAndLoad]
+  return [inline(SELECT_SETTLED, [settles.map((s) => s.line.requestId)]), load]
+}
+
+/** What a group decided: its outcomes, the writes that make them so, and what memory takes on once they commit. */
+interface Decision {
+  outcomes: Outcome[]
+  statements: string[]
+  applied(): void
 }
 
 /**
@@ -80,8 +94,8 @@ function groupReads({ accountId, requests, progress: p }: GroupRun): string[] {
  * recorded are answered as recorded and not applied again (their answers committed with them).
  * Returns the outcomes and the writes that make them so.
  */
-function decideGroup({ accountId, requests, progress: p, rules }: GroupRun, results: readonly pg.QueryResult[]): { outcomes: Outcome[]; statements: string[] } {
-  const { newLotId, newHoldId, holdTtlMs, unsettled } = rules
+function decideGroup({ accountId, requests, progress: p, rules, writesHolds }: GroupRun, results: readonly pg.QueryResult[]): Decision {
+  const { newLotId, newHoldId, holds: mine } = rules
   const settles = requests.filter((r) => r.kind === 'settle')
   const holdRequests = requests.filter((r) => r.kind === 'hold')
   let row: StateRow
@@ -115,60 +129,68 @@ function decideGroup({ accountId, requests, progress: p, rules }: GroupRun, resu
       outcomes.push({ request: s, result: { ok: true, charged: s.line.credits } })
     }
   }
-  // A hold this node granted and has not settled is a call still running here: it counts (and its
-  // row stays) whatever its recorded expiry, which is in the requests' clock and may look lapsed
-  // when that clock jumps ahead (a test clock) before the renewal moves it.
-  const live = (row.holds ?? []).map(([id, credits, expiresAt]) => ({ id, credits, expiresAt: num(expiresAt), ours: unsettled.has(id) }))
-  const lapsed = (x: { expiresAt: number; ours: boolean }, at: number) => !x.ours && x.expiresAt <= at
-  const granted: { id: string; credits: number; at: number; expiresAt: number }[] = []
+  // This node's holds once the group is applied: every settle releases its hold (billed or refused).
+  const current = new Map<string, HeldCall>(mine.of(accountId) ?? [])
+  for (const s of settles) current.delete(s.hold.id)
+  let mineHeld = 0
+  for (const h of current.values()) mineHeld += h.credits
+  // The other nodes' rows; one whose expiry has passed by a request's instant is a node that died:
+  // it does not count, and its row goes below.
+  const others = (row.holds ?? []).map(([node, credits, expiresAt]) => ({ node, credits: num(credits), expiresAt: num(expiresAt) }))
+  const lapsed = (x: { expiresAt: number }, at: number) => x.expiresAt <= at
+  const granted: { id: string; call: HeldCall }[] = []
+  const now = Date.now()
   let sweepBefore: number | undefined
+  let latest = 0
+  for (const r of requests) if (r.kind !== 'renew') latest = Math.max(latest, r.kind === 'hold' ? r.at : r.hold.at)
   for (const h of holdRequests) {
     mutations.push(...renew(state, h.at, newLotId))
-    // Holds of dead nodes (expired by this request's instant) do not count; their rows go below.
-    if (live.some((x) => lapsed(x, h.at))) sweepBefore = Math.min(sweepBefore ?? h.at, h.at)
-    const held = live.reduce((sum, x) => (lapsed(x, h.at) ? sum : sum + x.credits), 0)
+    if (others.some((x) => lapsed(x, h.at))) sweepBefore = Math.min(sweepBefore ?? h.at, h.at)
+    const held = others.reduce((sum, x) => (lapsed(x, h.at) ? sum : sum + x.credits), mineHeld)
     const balance = balanceAt(state, h.at)
     if (balance.total - held < h.credits) {
       outcomes.push({ request: h, result: { ok: false, balance, held } })
       continue
     }
-    const hold = { id: newHoldId(), credits: h.credits, at: h.at, expiresAt: h.at + holdTtlMs }
-    live.push({ ...hold, ours: true })
-    granted.push(hold)
+    const id = newHoldId()
+    const call = { credits: h.credits, at: h.at, granted: now }
+    current.set(id, call)
+    mineHeld += h.credits
+    granted.push({ id, call })
     // The request is billed at its billing instant: a lot this node's clock sees as starting a few ms
-    // ahead (another node opened it) is live there. The hold's row keeps this node's instant, which
-    // its lapse is counted from.
-    const at = billingInstant(state, h.at)
-    unsettled.set(hold.id, { at: h.at, granted: Date.now() })
-    outcomes.push({ request: h, result: { ok: true, hold: { id: hold.id, accountId, credits: h.credits, at } } })
+    // ahead (another node opened it) is live there. The hold's lapse is counted from this node's instant.
+    outcomes.push({ request: h, result: { ok: true, hold: { id, accountId, credits: h.credits, at: billingInstant(state, h.at) } } })
   }
+  for (const r of requests) if (r.kind === 'renew') outcomes.push({ request: r, result: undefined })
   const statements = writeSql(accountId, mutations, lines)
   if (billed.length > 0) statements.push(recordSettled(accountId, billed))
   for (const s of billed) if (s.keep) statements.push(keepAnswerSql(accountId, s.keep, s.line.requestId))
   if (sweepBefore !== undefined) {
-    statements.push(
-      inline('DELETE FROM credit_holds WHERE account_id = $1 AND expires_at <= $2 AND NOT (id = ANY($3::text[]))', [
-        accountId,
-        sweepBefore,
-        live.filter((x) => x.ours).map((x) => x.id),
-      ]),
-    )
+    statements.push(inline('DELETE FROM node_holds WHERE account_id = $1 AND node_id <> $2 AND expires_at <= $3', [accountId, mine.nodeId, sweepBefore]))
   }
-  if (granted.length > 0) {
-    const values = granted.map((g) => inline('($1, $2, $3, $4, $5)', [g.id, accountId, g.credits, g.at, g.expiresAt]))
-    statements.push(`INSERT INTO credit_holds (id, account_id, credits, at, expires_at) VALUES ${values.join(', ')}`)
-  }
+  if (writesHolds) statements.push(inline(WRITE_NODE_HOLDS, [accountId, mine.nodeId, mineHeld, mine.expiry(current.values(), latest, now)]))
+  else if (holdRequests.length > 0) throw new Error('holds are granted only by a run that writes the node\'s row')
   p.granted = granted.map((g) => g.id)
-  return { outcomes, statements }
+  return {
+    outcomes,
+    statements,
+    applied() {
+      for (const s of settles) mine.remove(accountId, s.hold.id)
+      for (const g of granted) mine.add(accountId, g.id, g.call)
+      // The row still counts the settled holds until it is written again.
+      if (!writesHolds && settles.length > 0) mine.stale(accountId)
+    },
+  }
 }
 
 /** One transaction for one account's group: the lock and the reads, then every write and COMMIT. */
 export async function groupTransaction(c: pg.PoolClient, run: GroupRun): Promise<Outcome[]> {
   const results = await beginLockedAll(c, run.accountId, groupReads(run))
-  const { outcomes, statements } = decideGroup(run, results)
+  const decision = decideGroup(run, results)
   run.progress.commitSent = true
-  await commit(c, statements)
-  return outcomes
+  await commit(c, decision.statements)
+  decision.applied()
+  return decision.outcomes
 }
 
 /**
@@ -185,7 +207,7 @@ export async function batchTransaction(c: pg.PoolClient, runs: readonly GroupRun
     ordered.map((r) => r.accountId),
     reads.flat(),
   )
-  const decided = new Map<GroupRun, { outcomes: Outcome[]; statements: string[] }>()
+  const decided = new Map<GroupRun, Decision>()
   let at = 0
   for (const [i, run] of ordered.entries()) {
     const n = (reads[i] as string[]).length
@@ -197,12 +219,13 @@ export async function batchTransaction(c: pg.PoolClient, runs: readonly GroupRun
     c,
     ordered.flatMap((r) => decided.get(r)!.statements),
   )
+  for (const d of decided.values()) d.applied()
   return runs.map((r) => decided.get(r)!.outcomes)
 }
 
 /** Answers each request with its outcome. */
 export function deliver(outcomes: readonly Outcome[]): void {
-  for (const { request, result } of outcomes) (request.resolve as (r: HoldResult | SettleResult) => void)(result)
+  for (const { request, result } of outcomes) (request.resolve as (r: HoldResult | SettleResult | undefined) => void)(result)
 }
 
 /** A group whose transaction lost its connection, and how far that transaction got. */

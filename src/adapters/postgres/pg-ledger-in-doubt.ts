@@ -6,10 +6,10 @@
  * never commit afterwards; for every id that did commit it gives the debited credits back to the
  * same lots ('adjust' entries naming the request, never above a lot's credits) and moves the
  * request's usage line to status 503, free; an id that had not committed is counted once under 503
- * (what its caller was answered) and its hold row is deleted. Either way the request ends as the
- * gateway answered it. Each compensation is logged at error level and counted
- * (pronet_ledger_in_doubt_compensated_total). The same check deletes holds that may have committed
- * although their callers were answered with an error (orphans nobody can settle).
+ * (what its caller was answered). Either way the request ends as the gateway answered it. Each
+ * compensation is logged at error level and counted (pronet_ledger_in_doubt_compensated_total). Holds
+ * are not its concern: the ledger forgets the hold of a settle that rejected, and has the node's row
+ * of the account written again from memory (pg-ledger-node-holds.ts).
  *
  * A settle that kept its answer under an Idempotency-Key loses the answer in the transaction that
  * gives its debit back. Unless the answer was already repeated to the client that retried with the
@@ -44,7 +44,6 @@ const CHECK_TIMEOUT_MS = 20_000
 /** A settle that rejected after losing its connection, until the background check has resolved it. */
 interface Doubt {
   line: UsageLine
-  holdId: string | null
   /** A COMMIT went out unanswered (false: its transactions are known to have been rolled back). */
   unknown: boolean
   /** Date.now() when it went in doubt. */
@@ -54,7 +53,6 @@ interface Doubt {
 /** A settle that rejected after losing its connection. */
 export interface InDoubtSettle {
   line: UsageLine
-  holdId: string | null
   /** A COMMIT of its went out unanswered. */
   unknown: boolean
   /** What it rejected with. */
@@ -77,8 +75,6 @@ export interface InDoubtOptions {
 export interface InDoubtCheck {
   /** Keeps a settle that rejected after a lost connection for the background check. */
   putInDoubt(settle: InDoubtSettle): void
-  /** Holds that may have committed although their callers were answered with an error: deleted by the check. */
-  addOrphanHolds(accountId: string, holdIds: readonly string[]): void
   /** Stops the timer (a check under way goes on: see running()). */
   stop(): void
   /** The check under way, if any. */
@@ -103,13 +99,11 @@ export function createInDoubtCheck({ runner, logger, registry, inDoubtCheckMs, r
   )
   /** By request id: settles rejected after a lost connection, for the background check. */
   const doubts = new Map<string, Doubt>()
-  /** Per account: holds that may have committed although their callers were answered with an error. */
-  const orphanHolds = new Map<string, Set<string>>()
   let checkTimer: NodeJS.Timeout | undefined
   let checking: Promise<void> | undefined
 
-  function putInDoubt({ line, holdId, unknown, error }: InDoubtSettle): void {
-    doubts.set(line.requestId, { line, holdId, unknown, since: Date.now() })
+  function putInDoubt({ line, unknown, error }: InDoubtSettle): void {
+    doubts.set(line.requestId, { line, unknown, since: Date.now() })
     // One line per call (its request id is what reconciliation looks for), without a stack: the cause
     // is the outage, which the error handler already reports once per kind and interval.
     const cause = error instanceof Error ? error.message : String(error)
@@ -119,13 +113,6 @@ export function createInDoubtCheck({ runner, logger, registry, inDoubtCheckMs, r
         ? 'settle rejected after losing its connection with its COMMIT in flight: in doubt until the database answers'
         : 'settle rejected after losing its connection (not committed); recorded as 503 once the database answers',
     )
-    watch()
-  }
-
-  function addOrphanHolds(accountId: string, holdIds: readonly string[]): void {
-    const orphans = orphanHolds.get(accountId) ?? new Set<string>()
-    for (const id of holdIds) orphans.add(id)
-    orphanHolds.set(accountId, orphans)
     watch()
   }
 
@@ -146,7 +133,7 @@ export function createInDoubtCheck({ runner, logger, registry, inDoubtCheckMs, r
     checkTimer = undefined
   }
 
-  /** One pass over the in-doubt requests and orphan holds, account by account. */
+  /** One pass over the in-doubt requests, account by account. */
   async function checkDoubts(): Promise<void> {
     for (const [id, d] of doubts) {
       if (Date.now() - d.since > retentionMs / 2) {
@@ -158,12 +145,11 @@ export function createInDoubtCheck({ runner, logger, registry, inDoubtCheckMs, r
         )
       }
     }
-    const accounts = new Set([...[...doubts.values()].map((d) => d.line.accountId), ...orphanHolds.keys()])
+    const accounts = new Set([...doubts.values()].map((d) => d.line.accountId))
     for (const accountId of accounts) {
       const mine = [...doubts.values()].filter((d) => d.line.accountId === accountId).slice(0, CHECK_BATCH)
-      const holds = [...(orphanHolds.get(accountId) ?? [])]
       try {
-        await resolveAccount(accountId, mine, holds)
+        await resolveAccount(accountId, mine)
       } catch (e) {
         // Still unreachable: the next pass tries again.
         if (isPgUnavailable(e)) break
@@ -171,22 +157,18 @@ export function createInDoubtCheck({ runner, logger, registry, inDoubtCheckMs, r
         continue
       }
       for (const d of mine) doubts.delete(d.line.requestId)
-      const left = orphanHolds.get(accountId)
-      for (const id of holds) left?.delete(id)
-      if (left?.size === 0) orphanHolds.delete(accountId)
     }
     inDoubtGauge.set(doubts.size)
-    if (doubts.size === 0 && orphanHolds.size === 0) unwatch()
+    if (doubts.size === 0) unwatch()
   }
 
   /**
    * One transaction under the account's lock: fences the in-doubt ids without a row, gives back the
    * debits of those that committed and moves their usage lines to 503, counts the others once under
-   * 503, and deletes the holds of all of them and the orphan holds.
+   * 503.
    */
-  async function resolveAccount(accountId: string, mine: readonly Doubt[], orphans: readonly string[]): Promise<void> {
+  async function resolveAccount(accountId: string, mine: readonly Doubt[]): Promise<void> {
     const ids = mine.map((d) => d.line.requestId)
-    const holdIds = [...orphans, ...mine.flatMap((d) => (d.holdId === null ? [] : [d.holdId]))]
     const outcome = await runner.withClient(async (c) => {
       const reads: string[] = [inline(LOCK_ACCOUNT, [accountId])]
       if (mine.length > 0) {
@@ -222,7 +204,7 @@ export function createInDoubtCheck({ runner, logger, registry, inDoubtCheckMs, r
         (results[3]?.rows ?? []).flatMap((r: { request_id: string; credits: number }) => (delivered.has(r.request_id) ? [] : [[r.request_id, r.credits] as const])),
       )
       const debits = ((results[5]?.rows ?? []) as CommittedDebit[]).filter((d) => !delivered.has(d.request_id))
-      const { statements, given } = resolutionWrites({ accountId, mine, fenced, committed, debits, holdIds })
+      const { statements, given } = resolutionWrites({ accountId, mine, fenced, committed, debits })
       const dropped = answers.filter((a) => committed.has(a.request_id)).map((a) => a.request_id)
       if (dropped.length > 0) statements.push(inline('DELETE FROM idempotency_keys WHERE account_id = $1 AND request_id = ANY($2::text[])', [accountId, dropped]))
       await commit(c, statements)
@@ -253,13 +235,13 @@ export function createInDoubtCheck({ runner, logger, registry, inDoubtCheckMs, r
     if (rolledBack.some((d) => d.unknown)) {
       logger?.warn(
         { accountId, requestIds: rolledBack.filter((d) => d.unknown).map((d) => d.line.requestId) },
-        'settles in doubt had not committed: fenced, counted under 503, holds released',
+        'settles in doubt had not committed: fenced, counted under 503',
       )
     }
   }
 
   async function finish(): Promise<void> {
-    if (doubts.size > 0 || orphanHolds.size > 0) await checkDoubts().catch(ignore)
+    if (doubts.size > 0) await checkDoubts().catch(ignore)
     unwatch()
     if (doubts.size > 0) {
       logger?.error(
@@ -269,7 +251,7 @@ export function createInDoubtCheck({ runner, logger, registry, inDoubtCheckMs, r
     }
   }
 
-  return { putInDoubt, addOrphanHolds, stop: unwatch, running: () => checking, finish }
+  return { putInDoubt, stop: unwatch, running: () => checking, finish }
 }
 
 /** A debit entry of an in-doubt request that committed, with its lot's credits and remaining now. */
@@ -293,12 +275,10 @@ interface Resolution {
   committed: ReadonlyMap<string, number>
   /** The debits of those that committed, in ledger order. */
   debits: readonly CommittedDebit[]
-  /** Holds to delete: the orphans' and the in-doubt settles'. */
-  holdIds: readonly string[]
 }
 
 /** The writes that resolve one account's in-doubt settles, in order, and the credits given back per request. */
-function resolutionWrites({ accountId, mine, fenced, committed, debits, holdIds }: Resolution): { statements: string[]; given: Map<string, number> } {
+function resolutionWrites({ accountId, mine, fenced, committed, debits }: Resolution): { statements: string[]; given: Map<string, number> } {
   // Give each debit back to its lot, never above the lot's credits (an operator may have lowered
   // them since: what would have been left had the request not been billed).
   const room = new Map<string, number>()
@@ -342,6 +322,5 @@ function resolutionWrites({ accountId, mine, fenced, committed, debits, holdIds 
   if (committed.size > 0) {
     statements.push(inline(`UPDATE settled_requests SET state = 'compensated' WHERE request_id = ANY($1::text[])`, [[...committed.keys()]]))
   }
-  if (holdIds.length > 0) statements.push(inline('DELETE FROM credit_holds WHERE account_id = $1 AND id = ANY($2::text[])', [accountId, holdIds]))
   return { statements, given }
 }

@@ -13,9 +13,9 @@
  *  - A usage-only line (and a free settle) re-applies behind INSERT … ON CONFLICT DO NOTHING on its
  *    request id: the insert waits for a conflicting transaction still running and applies nothing if
  *    that one committed.
- *  - Holds are not retried: a hold whose transaction fails is answered with the error; if it did
- *    commit, its row is an orphan that nobody can settle (its id never reached a caller), that stops
- *    counting at expiry, and that the in-doubt check deletes as soon as it can.
+ *  - Holds are not retried: a hold whose transaction fails is answered with the error and never
+ *    taken into the node's memory; if it did commit, the node's row of the account counts it until
+ *    the row is written again from memory, which is asked for at once.
  *  - Past the deadline the settle rejects with the connection error (the gateway answers 503, not
  *    billed) and goes in doubt (pg-ledger-in-doubt.ts), which makes it end as it was answered.
  */
@@ -35,21 +35,21 @@ export interface RecoveryOptions {
   settleDeadlineMs: number
   /** A run not finished in this long is cut off by closing its socket, ms. */
   runTimeoutMs: number
-  inDoubt: Pick<InDoubtCheck, 'putInDoubt' | 'addOrphanHolds'>
+  inDoubt: Pick<InDoubtCheck, 'putInDoubt'>
 }
 
 export interface Recovery {
   /**
-   * A group's transaction lost its connection: its holds fail now (a hold that did commit is an
-   * orphan, deleted later), its settles are retried (not awaited: the account's next group goes on).
+   * A group's transaction lost its connection: its holds fail now (one that did commit is counted
+   * by the node's row until that is written again), its settles are retried (not awaited: the account's next group goes on).
    */
   connectionLost(lost: LostGroup): void
   /**
-   * A settle that debits nothing (a usage-only line, or a free settle releasing its hold), with the
-   * answer it keeps if any: one implicit transaction without the account's lock, retried after a
-   * lost connection.
+   * A settle that debits nothing (a usage-only line, or a free settle: the caller releases its hold),
+   * with the answer it keeps if any: one implicit transaction without the account's lock, retried
+   * after a lost connection.
    */
-  settleFree(line: UsageLine, holdId: string | null, keep?: AnswerToKeep): Promise<SettleResult>
+  settleFree(line: UsageLine, keep?: AnswerToKeep): Promise<SettleResult>
 }
 
 /** Billing settles to retry after their transaction lost its connection. */
@@ -72,13 +72,13 @@ export function createRecovery({ runner, rules, settleDeadlineMs, runTimeoutMs, 
   const { putInDoubt } = inDoubt
 
   function connectionLost({ accountId, group, error, progress: p }: LostGroup): void {
-    // Their callers are answered with the error and never settle them: not ours to keep alive.
-    for (const id of p.granted) rules.unsettled.delete(id)
-    if (p.commitSent && p.granted.length > 0) inDoubt.addOrphanHolds(accountId, p.granted)
+    // The holds it granted were never given to their callers, nor taken into memory; if the COMMIT
+    // did go through, the node's row counts them until it is written again from memory.
+    if (p.commitSent) rules.holds.stale(accountId)
     const settles: SettleRequest[] = []
     for (const r of group) {
-      if (r.kind === 'hold') r.reject(error)
-      else settles.push(r)
+      if (r.kind === 'settle') settles.push(r)
+      else r.reject(error)
     }
     if (settles.length === 0) return
     const unknown = new Set(p.commitSent ? settles.map((s) => s.line.requestId) : [])
@@ -93,7 +93,7 @@ export function createRecovery({ runner, rules, settleDeadlineMs, runTimeoutMs, 
       await pause(n, deadline)
       const p = progress(true)
       try {
-        deliver(await withClient((c) => groupTransaction(c, { accountId, requests: pending, progress: p, rules }), runUntil(deadline)))
+        deliver(await withClient((c) => groupTransaction(c, { accountId, requests: pending, progress: p, rules, writesHolds: false }), runUntil(deadline)))
         return
       } catch (e) {
         last = e
@@ -121,7 +121,7 @@ export function createRecovery({ runner, rules, settleDeadlineMs, runTimeoutMs, 
         // Refused by the server, so rolled back: only an outcome still unknown from an earlier run
         // goes in doubt.
         for (const s of pending) {
-          if (unknown.has(s.line.requestId)) putInDoubt({ line: s.line, holdId: s.hold.id, unknown: true, error: e })
+          if (unknown.has(s.line.requestId)) putInDoubt({ line: s.line, unknown: true, error: e })
           s.reject(e)
         }
         return
@@ -129,7 +129,7 @@ export function createRecovery({ runner, rules, settleDeadlineMs, runTimeoutMs, 
     }
     // The deadline passed with the database out of reach: the caller is answered 503.
     for (const s of pending) {
-      putInDoubt({ line: s.line, holdId: s.hold.id, unknown: unknown.has(s.line.requestId), error: last })
+      putInDoubt({ line: s.line, unknown: unknown.has(s.line.requestId), error: last })
       s.reject(last)
     }
   }
@@ -137,10 +137,9 @@ export function createRecovery({ runner, rules, settleDeadlineMs, runTimeoutMs, 
   // After a lost connection it is retried until the deadline behind INSERT … ON CONFLICT DO NOTHING
   // on its request id, which waits for a conflicting transaction still running and lets nothing
   // apply twice.
-  async function settleFree(line: UsageLine, holdId: string | null, keep?: AnswerToKeep): Promise<SettleResult> {
-    const release = holdId === null ? [] : [inline('DELETE FROM credit_holds WHERE id = $1 AND account_id = $2', [holdId, line.accountId])]
+  async function settleFree(line: UsageLine, keep?: AnswerToKeep): Promise<SettleResult> {
     const kept = keep ? [keepAnswerSql(line.accountId, keep, line.requestId)] : []
-    const writes = [...release, ...writeSql(line.accountId, [], [line]), ...kept]
+    const writes = [...writeSql(line.accountId, [], [line]), ...kept]
     const record = recordSettled(line.accountId, [{ line }])
     let sent = false
     try {
@@ -172,12 +171,12 @@ export function createRecovery({ runner, rules, settleDeadlineMs, runTimeoutMs, 
           unknown ||= commitSent
           if (isPgUnavailable(e2) || retryable(e2)) continue
           // Refused by the server, so rolled back: in doubt only if an earlier run's outcome is unknown.
-          if (unknown) putInDoubt({ line, holdId, unknown: true, error: e2 })
+          if (unknown) putInDoubt({ line, unknown: true, error: e2 })
           throw e2
         }
       }
       // The deadline passed with the database out of reach: the caller is answered 503.
-      putInDoubt({ line, holdId, unknown, error: last })
+      putInDoubt({ line, unknown, error: last })
       throw last
     }
   }

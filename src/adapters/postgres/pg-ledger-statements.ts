@@ -22,8 +22,8 @@ export interface StateRow {
   cancel: boolean
   /** [id, kind, credits, remaining, starts_at, expires_at, price_cents, seq] per lot, by seq. */
   lots: [string, Lot['kind'], number, number, number, number, number | null, number][]
-  /** [id, credits, expires_at] per hold not released by this transaction. */
-  holds?: [string, number, number][]
+  /** [node id, credits, expires_at] per row of the other nodes' holds. */
+  holds?: [string, number | string, number | string][]
 }
 
 /** The account and its lots in one statement, so both come from one snapshot. */
@@ -39,14 +39,17 @@ export const SELECT_STATE = `SELECT ${STATE_COLUMNS} FROM accounts a WHERE a.id 
  */
 export const LOCK_ACCOUNT = 'SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE'
 /**
- * After the lock: releases the holds being settled ($2) and reads the state and the other holds. The
- * CTE's DELETE is not visible to the SELECT (one snapshot), hence the explicit exclusion.
+ * After the lock: the state, and the credits the other nodes hold on the account (their rows of
+ * node_holds; this node's own holds are in its memory, which is exact).
  */
-export const RELEASE_AND_LOAD = `WITH released AS (DELETE FROM credit_holds WHERE account_id = $1 AND id = ANY($2::text[]))
-  SELECT ${STATE_COLUMNS},
-    COALESCE((SELECT json_agg(json_build_array(h.id, h.credits, h.expires_at)) FROM credit_holds h
-              WHERE h.account_id = a.id AND NOT (h.id = ANY($2::text[]))), '[]'::json) AS holds
+export const LOAD_WITH_HOLDS = `SELECT ${STATE_COLUMNS},
+    COALESCE((SELECT json_agg(json_build_array(h.node_id, h.credits, h.expires_at)) FROM node_holds h
+              WHERE h.account_id = a.id AND h.node_id <> $2), '[]'::json) AS holds
   FROM accounts a WHERE a.id = $1`
+
+/** This node's row of an account's holds: what it holds there now, and until when that counts. */
+export const WRITE_NODE_HOLDS = `INSERT INTO node_holds (account_id, node_id, credits, expires_at) VALUES ($1, $2, $3, $4)
+  ON CONFLICT (account_id, node_id) DO UPDATE SET credits = EXCLUDED.credits, expires_at = EXCLUDED.expires_at`
 
 /** Which of a group's request ids are recorded as settled: what each charged. */
 export const SELECT_SETTLED = `SELECT request_id, credits FROM settled_requests WHERE request_id = ANY($1::text[]) AND state = 'settled'`

@@ -6,10 +6,12 @@
  * granted once; a balance is checked and reserved atomically); different accounts never wait on each
  * other.
  *
- * Holds are rows (credit_holds), so a node sees the reservations of all the others. A hold expires
- * `holdTtlMs` after its request's arrival instant (the clock of the requests, like every billing
- * instant): a node that dies between hold and settle leaves a row that stops reducing the balance at
- * expiry, is deleted by the account's next hold, and never bills since only a settle debits.
+ * Holds are kept by the node that granted them, and each node writes, per account, one row of
+ * node_holds with their sum, so a node sees the reservations of all the others. The row expires
+ * `holdTtlMs` after its holds' arrival instants (the clock of the requests, like every billing
+ * instant) plus the time they have been running: a node that dies between hold and settle leaves a
+ * row that stops reducing the balance at expiry, is deleted by the account's next hold, and never
+ * bills since only a settle debits.
  *
  * Reads that change nothing take no lock: state() reads the account and its lots in one statement
  * (one snapshot) and locks only when a renewal is due; usage() and entries() are single statements.
@@ -19,7 +21,7 @@
  *  - pg-ledger-transactions.ts: running a transaction on a pooled connection, cut off and retried;
  *  - pg-ledger-batcher.ts: group commit, the holds and settles of many requests in one batch;
  *  - pg-ledger-batching.ts: the transactions of a batch, an account's group in each;
- *  - pg-ledger-hold-renewal.ts: keeping this node's unsettled holds alive;
+ *  - pg-ledger-node-holds.ts: this node's holds, and its rows of them kept alive;
  *  - pg-ledger-recovery.ts: settles whose connection was lost around COMMIT, retried to a deadline;
  *  - pg-ledger-in-doubt.ts: those still unresolved past it, fenced or compensated in the background;
  *  - pg-ledger-keys.ts: Idempotency-Key claims, and the answers settles keep under them;
@@ -32,7 +34,7 @@ import { KEY_LEASE_MS, type AnswerToKeep, type Hold, type HoldResult, type Ledge
 import { metric } from '../metrics.ts'
 import type { PgPool } from './database.ts'
 import { createBatcher } from './pg-ledger-batcher.ts'
-import { startHoldRenewal } from './pg-ledger-hold-renewal.ts'
+import { createNodeHolds } from './pg-ledger-node-holds.ts'
 import { createInDoubtCheck } from './pg-ledger-in-doubt.ts'
 import { createPgKeyClaims, KEY_RENEW_MS } from './pg-ledger-keys.ts'
 import { startPruning } from './pg-ledger-pruning.ts'
@@ -49,6 +51,8 @@ export type { PgLedgerLogger } from './pg-ledger-transactions.ts'
  * with 402 for want of them, for at most this long.
  */
 export const HOLD_TTL_MS = 30_000
+/** How long after a failed write of a node's row of holds it is tried again, ms. */
+const RENEW_RETRY_MS = 500
 /** Period of the renewal of this node's holds (real time). */
 export const HOLD_RENEW_MS = 10_000
 
@@ -133,10 +137,24 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
   let idle: (() => void) | undefined
   const isClosed = () => closed
 
-  const renewal = startHoldRenewal({ pool, holdTtlMs, holdRenewMs, logger })
+  // Writes the account's row of this node's holds again, in the next batch that has room for it.
+  const renewRow = (accountId: string): void => {
+    if (closed) return
+    batcher
+      .submit<never>(accountId, (resolve, reject) => ({ kind: 'renew', resolve: resolve as (r: undefined) => void, reject }))
+      // The database out of reach: asked again a little later, until it answers.
+      .catch(() => {
+        if (!closed) setTimeout(() => holds.stale(accountId), RENEW_RETRY_MS).unref()
+      })
+  }
+  const holds = createNodeHolds({ nodeId: `node_${randomBytes(9).toString('base64url')}`, holdTtlMs, renewMs: holdRenewMs, renew: renewRow })
+  /** Forgets a hold whose settle ended outside a batch (free, refused, failed): its row is written again. */
+  const release = (hold: Hold & { id: string }): void => {
+    if (holds.remove(hold.accountId, hold.id)) holds.stale(hold.accountId)
+  }
   const runner = createTransactionRunner({ pool, attempts, runTimeoutMs })
   const inDoubt = createInDoubtCheck({ runner, logger, registry: opts.registry, inDoubtCheckMs, retentionMs, isClosed })
-  const rules = { newLotId: opts.newLotId, newHoldId, holdTtlMs, unsettled: renewal.unsettled }
+  const rules = { newLotId: opts.newLotId, newHoldId, holds }
   const recovery = createRecovery({ runner, rules, settleDeadlineMs, runTimeoutMs, inDoubt })
   // Observed once per group transaction, never per request; the same series as the embedded ledger's.
   const commitSeconds = metric(opts.registry, 'pronet_ledger_commit_seconds', () =>
@@ -224,15 +242,18 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
           checkInteger(keep.answer.status, 'the status of a kept answer')
           if (keep.claim.accountId !== line.accountId) throw new Error('the key claim and the usage line name different accounts')
         }
-        if (!hold) return answered(recovery.settleFree(line, null, keep), keep)
+        if (!hold) return answered(recovery.settleFree(line, keep), keep)
         const id = hold.id
         if (id === undefined) throw new Error('this hold was not taken by the PostgreSQL ledger')
-        renewal.unsettled.delete(id)
         if (hold.accountId !== line.accountId) throw new Error('the hold and the usage line name different accounts')
         // Nothing to debit: releasing the hold and counting the line need no lock.
-        if (line.credits === 0) return answered(recovery.settleFree(line, id, keep), keep)
+        const held = { ...hold, id }
+        // Nothing to debit: counting the line needs no lock, and the hold is released from memory.
+        if (line.credits === 0) return answered(recovery.settleFree(line, keep).finally(() => release(held)), keep)
+        // Settled in a batch, the hold is released with the debit; settled otherwise (a retry after a
+        // lost connection) or failed, it is released here.
         return answered(
-          batcher.submit<SettleResult>(hold.accountId, (resolve, reject) => ({ kind: 'settle', hold: { ...hold, id }, line, keep, resolve, reject })),
+          batcher.submit<SettleResult>(hold.accountId, (resolve, reject) => ({ kind: 'settle', hold: held, line, keep, resolve, reject })).finally(() => release(held)),
           keep,
         )
       }),
@@ -275,9 +296,8 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
       if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve))
       inDoubt.stop()
       pruning.stop()
-      renewal.stop()
+      holds.stop()
       keys.stop()
-      await renewal.running()
       await keys.running()
       await pruning.running()
       await inDoubt.running()
