@@ -120,7 +120,8 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
       expect(await balanced(id)).toEqual([7])
       expect(await usage(id)).toEqual([{ status: 200, requests: 1, billable: 1, credits: 3 }])
       expect(await settledRow(l.requestId)).toEqual({ credits: 3, state: 'settled' })
-      expect(await holdsLeft(id)).toBe(0)
+      // Settled by the retry, outside a batch: the node's row of holds follows in the next one.
+      await until('the hold to be released', async () => (await holdsLeft(id)) === 0)
       expect(n.logs).toEqual([])
     } finally {
       await n.close()

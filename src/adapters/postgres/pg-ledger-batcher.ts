@@ -48,8 +48,6 @@ export function createBatcher(opts: BatcherOptions): Batcher {
   const concurrency = Math.max(1, opts.concurrency ?? BATCH_CONCURRENCY)
   /** Requests waiting for a batch, by account, in arrival order. */
   const waiting = new Map<string, Request[]>()
-  /** Accounts in a batch under way: their next requests wait for it (see pg-ledger-node-holds.ts). */
-  const busy = new Set<string>()
   let count = 0
   let running = 0
   let timer: NodeJS.Timeout | undefined
@@ -68,18 +66,13 @@ export function createBatcher(opts: BatcherOptions): Batcher {
     })
   }
 
-  /**
-   * The waiting requests of accounts not in a batch under way, up to maxRequests (an account's group
-   * is never split across batches).
-   */
+  /** The waiting requests, up to maxRequests (an account's group is never split across batches). */
   function take(): GroupRun[] {
     const runs: GroupRun[] = []
     let taken = 0
     for (const [accountId, requests] of waiting) {
-      if (busy.has(accountId)) continue
       if (taken > 0 && taken + requests.length > maxRequests) break
       runs.push({ accountId, requests, progress: progress(false), rules, writesHolds: true })
-      busy.add(accountId)
       taken += requests.length
       waiting.delete(accountId)
     }
@@ -99,7 +92,6 @@ export function createBatcher(opts: BatcherOptions): Batcher {
       running++
       void runBatch(runs).finally(() => {
         running--
-        for (const run of runs) busy.delete(run.accountId)
         schedule()
       })
     }

@@ -186,11 +186,16 @@ function decideGroup({ accountId, requests, progress: p, rules, writesHolds }: G
 /** One transaction for one account's group: the lock and the reads, then every write and COMMIT. */
 export async function groupTransaction(c: pg.PoolClient, run: GroupRun): Promise<Outcome[]> {
   const results = await beginLockedAll(c, run.accountId, groupReads(run))
-  const decision = decideGroup(run, results)
-  run.progress.commitSent = true
-  await commit(c, decision.statements)
-  decision.applied()
-  return decision.outcomes
+  const endTurn = await run.rules.holds.turn([run.accountId])
+  try {
+    const decision = decideGroup(run, results)
+    run.progress.commitSent = true
+    await commit(c, decision.statements)
+    decision.applied()
+    return decision.outcomes
+  } finally {
+    endTurn()
+  }
 }
 
 /**
@@ -207,20 +212,25 @@ export async function batchTransaction(c: pg.PoolClient, runs: readonly GroupRun
     ordered.map((r) => r.accountId),
     reads.flat(),
   )
-  const decided = new Map<GroupRun, Decision>()
-  let at = 0
-  for (const [i, run] of ordered.entries()) {
-    const n = (reads[i] as string[]).length
-    decided.set(run, decideGroup(run, results.slice(at, at + n)))
-    at += n
+  const endTurn = await (runs[0] as GroupRun).rules.holds.turn(ordered.map((r) => r.accountId))
+  try {
+    const decided = new Map<GroupRun, Decision>()
+    let at = 0
+    for (const [i, run] of ordered.entries()) {
+      const n = (reads[i] as string[]).length
+      decided.set(run, decideGroup(run, results.slice(at, at + n)))
+      at += n
+    }
+    for (const run of runs) run.progress.commitSent = true
+    await commit(
+      c,
+      ordered.flatMap((r) => decided.get(r)!.statements),
+    )
+    for (const d of decided.values()) d.applied()
+    return runs.map((r) => decided.get(r)!.outcomes)
+  } finally {
+    endTurn()
   }
-  for (const run of runs) run.progress.commitSent = true
-  await commit(
-    c,
-    ordered.flatMap((r) => decided.get(r)!.statements),
-  )
-  for (const d of decided.values()) d.applied()
-  return runs.map((r) => decided.get(r)!.outcomes)
 }
 
 /** Answers each request with its outcome. */

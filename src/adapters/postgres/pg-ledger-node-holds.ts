@@ -2,8 +2,10 @@
  * This node's holds: the calls it admitted whose settle has not come, one by one in memory, by
  * account. What the other nodes see of them is one row per account (node_holds: their sum and an
  * expiry), written by each batch that grants or settles holds of the account (pg-ledger-batching.ts).
- * A batch never carries an account that another batch of this node is writing (pg-ledger-batcher.ts),
- * so the row written is always the sum of what memory holds once that batch is applied.
+ * Two transactions of this node may be on their way for one account (one commits while the next
+ * waits for the account's lock), but they decide in turn: once a transaction has the lock, it waits
+ * for the one that had it before to be applied to memory (turn()), so memory is what the database
+ * says when it decides, and the row it writes is the sum of what memory holds once it is applied.
  *
  * The row's expiry is its holds' arrival instants plus the real time they have been running plus
  * the hold lifetime, so a call that runs long keeps its credits while the row of a node that died
@@ -31,6 +33,13 @@ export interface NodeHolds {
   stale(accountId: string): void
   /** The row's expiry for `holds` (after a batch's changes) at Date.now() `now`: their latest instant plus the lifetime. */
   expiry(holds: Iterable<HeldCall>, at: number, now: number): number
+  /**
+   * Called by a transaction once it holds the locks of `accountIds`: waits until every transaction of
+   * this node that held one of them before has been applied to memory or has failed (their COMMIT
+   * answers may still be on their way when the lock comes free). Resolves to the function that ends
+   * this transaction's turn: call it once its changes are applied, or once it has failed.
+   */
+  turn(accountIds: readonly string[]): Promise<() => void>
   /** Stops the timer. */
   stop(): void
 }
@@ -51,6 +60,8 @@ const ABANDONED_MS = 3_600_000
 export function createNodeHolds({ nodeId, holdTtlMs, renewMs, renew }: NodeHoldsOptions): NodeHolds {
   const byAccount = new Map<string, Map<string, HeldCall>>()
   const stale = new Set<string>()
+  /** Per account: the end of the turn of the last transaction that took its lock. */
+  const turns = new Map<string, Promise<void>>()
   let soon: NodeJS.Immediate | undefined
 
   const renewStale = (): void => {
@@ -95,6 +106,21 @@ export function createNodeHolds({ nodeId, holdTtlMs, renewMs, renew }: NodeHolds
       let until = at + holdTtlMs
       for (const h of holds) until = Math.max(until, h.at + (now - h.granted) + holdTtlMs)
       return until
+    },
+    async turn(accountIds) {
+      let end!: () => void
+      const done = new Promise<void>((resolve) => (end = resolve))
+      const before: Promise<void>[] = []
+      for (const id of accountIds) {
+        const previous = turns.get(id)
+        if (previous) before.push(previous)
+        turns.set(id, done)
+      }
+      if (before.length > 0) await Promise.all(before)
+      return () => {
+        end()
+        for (const id of accountIds) if (turns.get(id) === done) turns.delete(id)
+      }
     },
     stop() {
       clearInterval(timer)
