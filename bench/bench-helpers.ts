@@ -1,5 +1,5 @@
 /** Small pieces several benchmarks share. */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -91,8 +91,9 @@ export interface WrkOptions {
  * Runs wrk with one thread (the other cores are the servers'), its requests prebuilt in the script's
  * init and taken in turn; returns wrk's report (with --latency).
  */
-export function runWrk(o: WrkOptions): string {
-  const script = join(tmpdir(), `pronet-bench-${process.pid}-${Date.now()}.lua`)
+/** Writes the wrk script that sends `o`'s requests in turn; its path (the caller removes it). */
+function wrkScript(o: WrkOptions): string {
+  const script = join(tmpdir(), `pronet-bench-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.lua`)
   const lua = [
     `local paths = {${o.paths.map((p) => JSON.stringify(p)).join(',')}}`,
     ...Object.entries(o.headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`),
@@ -103,8 +104,27 @@ export function runWrk(o: WrkOptions): string {
     'request = function() i = i % #reqs + 1; return reqs[i] end',
   ].join('\n')
   writeFileSync(script, lua)
+  return script
+}
+
+const wrkArgs = (o: WrkOptions, script: string) => ['-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--latency', '-s', script, o.url]
+
+export function runWrk(o: WrkOptions): string {
+  const script = wrkScript(o)
   try {
-    return execFileSync('wrk', ['-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--latency', '-s', script, o.url], { encoding: 'utf8' })
+    return execFileSync('wrk', wrkArgs(o, script), { encoding: 'utf8' })
+  } finally {
+    rmSync(script, { force: true })
+  }
+}
+
+/** runWrk without blocking, so that several run at once (several nodes driven together). */
+export async function runWrkAsync(o: WrkOptions): Promise<string> {
+  const script = wrkScript(o)
+  try {
+    return await new Promise<string>((resolve, reject) =>
+      execFile('wrk', wrkArgs(o, script), { encoding: 'utf8' }, (e, stdout) => (e ? reject(e) : resolve(stdout))),
+    )
   } finally {
     rmSync(script, { force: true })
   }

@@ -1,10 +1,19 @@
 /**
- * One node on PostgreSQL + Redis against one node on the embedded SQLite store, measured in one run
- * (the scale-out issue's figure): the same synthetic network in both stores, the same metered call
- * (GET /api/v1/profile rotating over members, a custom plan that never meets 402 or 429), wrk with
- * one thread and 50 connections, the two servers measured alternately BENCH_ROUNDS times; medians.
- * Every call is metered in full on both: rate budget (memory | Redis), hold and settle with the usage
- * line committed before the response (SQLite group commit | PostgreSQL transactions).
+ * Nodes on PostgreSQL + Redis against one node on the embedded SQLite store, measured in one run: the
+ * same synthetic network in both stores, the same metered call (GET /api/v1/profile rotating over
+ * members, a custom plan that never meets 402 or 429), wrk with one thread. Three cases, measured in
+ * turn (the order alternating) BENCH_ROUNDS times; medians, and each round's figure:
+ *  - sqlite: one embedded node, 50 connections;
+ *  - postgres+redis: one node on PostgreSQL + Redis, 50 connections;
+ *  - postgres+redis x3: three such nodes driven together by three wrk processes of 17 connections
+ *    each, an account per node (shared database, shared Redis); the sum of the three;
+ *  - x3, one account: the same, all three calling for one account, so the nodes coordinate on every
+ *    call (one rate budget in Redis, one balance in PostgreSQL).
+ * Every call is metered in full: rate budget (memory | Redis), hold and settle with the usage line
+ * committed before the response (SQLite group commit | PostgreSQL batches).
+ *
+ * Before that, the time to seed the `small` network (BENCH_SEED_SMALL=0 skips it) into a fresh
+ * PostgreSQL database and into a fresh SQLite file.
  *
  * Needs wrk, PostgreSQL (PRONET_BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres,
  * where a database of its own is created and dropped) and Redis (PRONET_BENCH_REDIS_URL).
@@ -22,9 +31,10 @@ import pg from 'pg'
 import { loadConfig } from '../src/config/config.ts'
 import { createContainer } from '../src/container.ts'
 import { seedSynthetic } from '../src/seed.ts'
-import { runWrk, startServerProcess, wrkFigures } from './bench-helpers.ts'
+import { runWrk, runWrkAsync, startServerProcess, wrkFigures } from './bench-helpers.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
+const SEED_SMALL = process.env.BENCH_SEED_SMALL !== '0'
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const PROFILES = Number(process.env.BENCH_PROFILES ?? 300)
 const CONNECTIONS = 50
@@ -41,12 +51,13 @@ interface Node {
   accountId: string
 }
 
-async function startNode(name: string, env: Record<string, string>): Promise<Node> {
+async function startNode(name: string, env: Record<string, string>, key?: { key: string; accountId: string }): Promise<Node> {
   const { child, port } = await startServerProcess(MAIN, { PORT: '0', HOST: '127.0.0.1', PRONET_SEED: 'none', PRONET_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', ...env }).catch(
     (e: Error) => {
       throw new Error(`${name}: ${e.message}`)
     },
   )
+  if (key) return { name, child, port, ...key }
   const res = await fetch(`http://127.0.0.1:${port}/admin/v1/accounts`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
@@ -56,11 +67,52 @@ async function startNode(name: string, env: Record<string, string>): Promise<Nod
   return { name, child, port, key: created.apiKey.key, accountId: created.account.id }
 }
 
-function wrk(port: number, paths: string[], key: string): number {
-  const out = runWrk({ url: `http://127.0.0.1:${port}`, paths, headers: { 'x-api-key': key }, seconds: SECONDS, connections: CONNECTIONS })
+function checked(out: string): number {
   const { rps, non2xx } = wrkFigures(out)
   if (non2xx > 0) throw new Error(`${non2xx} responses were not 200:\n${out}`)
   return rps
+}
+
+function wrk(port: number, paths: string[], key: string): number {
+  return checked(runWrk({ url: `http://127.0.0.1:${port}`, paths, headers: { 'x-api-key': key }, seconds: SECONDS, connections: CONNECTIONS }))
+}
+
+/** The nodes driven together, CONNECTIONS shared between them; the sum of their rates. */
+async function wrkTogether(group: Node[], paths: string[]): Promise<number> {
+  const each = Math.round(CONNECTIONS / group.length)
+  const outs = await Promise.all(
+    group.map((n) => runWrkAsync({ url: `http://127.0.0.1:${n.port}`, paths, headers: { 'x-api-key': n.key }, seconds: SECONDS, connections: each })),
+  )
+  return outs.reduce((sum, out) => sum + checked(out), 0)
+}
+
+/** Seconds to seed the `small` network into a fresh store of each kind. */
+async function seedSmall(adminUrl: string): Promise<{ postgres: number; sqlite: number }> {
+  const name = `pronet_bench_seed_${randomBytes(4).toString('hex')}`
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  const dir = mkdtempSync(join(tmpdir(), 'pronet-seed-small-'))
+  const seconds: Record<string, number> = {}
+  try {
+    for (const [kind, env] of [
+      ['postgres', { DATABASE_URL: url.toString(), PRONET_DATA_DIR: dir }],
+      ['sqlite', { PRONET_DATA_DIR: dir }],
+    ] as const) {
+      const c = await createContainer(loadConfig({ ...env, PRONET_SEED: 'small', LOG_LEVEL: 'silent' }))
+      const t0 = performance.now()
+      await seedSynthetic(c, 'small', () => {}, { progress: false, anchorMs: Date.UTC(2026, 10, 1) })
+      seconds[kind] = (performance.now() - t0) / 1000
+      await c.close()
+    }
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    await admin.end()
+    rmSync(dir, { recursive: true, force: true })
+  }
+  return { postgres: seconds.postgres as number, sqlite: seconds.sqlite as number }
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
@@ -91,18 +143,44 @@ async function main(): Promise<void> {
     await sql.end()
     const paths = slugs.map((s) => `/api/v1/profile?profileUrlOrUrn=${encodeURIComponent(s)}`)
 
+    const small = SEED_SMALL ? await seedSmall(ADMIN_URL) : undefined
+
+    const pgEnv = () => ({ DATABASE_URL: databaseUrl, REDIS_URL, PRONET_DATA_DIR: mkdtempSync(join(tmpdir(), 'pronet-scale-out-pg-')) })
     nodes.push(await startNode('sqlite', { PRONET_DATA_DIR: dataDir }))
-    nodes.push(await startNode('postgres+redis', { DATABASE_URL: databaseUrl, REDIS_URL, PRONET_DATA_DIR: mkdtempSync(join(tmpdir(), 'pronet-scale-out-pg-')) }))
+    const first = await startNode('postgres+redis', pgEnv())
+    nodes.push(first)
+    // Two more nodes on the same database, each with an account of its own.
+    const others = [await startNode('postgres+redis 2', pgEnv()), await startNode('postgres+redis 3', pgEnv())]
+    nodes.push(...others)
+    const group = [first, ...others]
+    // The same three nodes all calling with the first one's key: one account for all three.
+    const sharedGroup = group.map((n) => ({ ...n, key: first.key, accountId: first.accountId }))
+    const cases: { name: string; run: () => Promise<number> }[] = [
+      { name: 'sqlite', run: async () => wrk(nodes[0]!.port, paths, nodes[0]!.key) },
+      { name: 'postgres+redis', run: async () => wrk(first.port, paths, first.key) },
+      { name: 'postgres+redis x3', run: () => wrkTogether(group, paths) },
+      { name: 'x3, one account', run: () => wrkTogether(sharedGroup, paths) },
+    ]
     for (const n of nodes) wrk(n.port, paths.slice(0, 20), n.key) // warm-up: caches, JIT, pools
-    const rps = new Map<string, number[]>(nodes.map((n) => [n.name, []]))
+    const rps = new Map<string, number[]>(cases.map((c) => [c.name, []]))
     for (let r = 0; r < ROUNDS; r++) {
-      for (const n of r % 2 === 0 ? nodes : [...nodes].reverse()) rps.get(n.name)!.push(wrk(n.port, paths, n.key))
+      for (const c of r % 2 === 0 ? cases : [...cases].reverse()) rps.get(c.name)!.push(await c.run())
     }
-    console.log(`pronet scale-out benchmark: one node, GET /api/v1/profile metered, ${PROFILES}-profile network, wrk -t1 -c${CONNECTIONS}, ${SECONDS} s × ${ROUNDS} rounds`)
+    console.log(`pronet scale-out benchmark: GET /api/v1/profile metered, ${PROFILES}-profile network, wrk -t1 -c${CONNECTIONS} (x3: three of -c${Math.round(CONNECTIONS / 3)}), ${SECONDS} s × ${ROUNDS} rounds`)
+    if (small) console.log(`  seeding the small network: PostgreSQL ${small.postgres.toFixed(1)} s, SQLite ${small.sqlite.toFixed(1)} s`)
     const base = median(rps.get('sqlite')!)
+    const onePg = median(rps.get('postgres+redis')!)
     for (const [name, xs] of rps) {
-      console.log(`  ${name.padEnd(16)} ${xs.map((x) => Math.round(x).toLocaleString('en-US').padStart(8)).join(' ')}   median ${Math.round(median(xs)).toLocaleString('en-US').padStart(8)} req/s   ÷ sqlite ${(median(xs) / base).toFixed(2)}`)
+      const spread = `${Math.round(Math.min(...xs)).toLocaleString('en-US')}–${Math.round(Math.max(...xs)).toLocaleString('en-US')}`
+      console.log(
+        `  ${name.padEnd(18)} ${xs.map((x) => Math.round(x).toLocaleString('en-US').padStart(8)).join(' ')}   median ${Math.round(median(xs)).toLocaleString('en-US').padStart(8)} req/s (spread ${spread})   ÷ sqlite ${(median(xs) / base).toFixed(2)}${name.includes('x3') ? `   ÷ one postgres node ${(median(xs) / onePg).toFixed(2)}` : ''}`,
+      )
     }
+    const ratios = (a: string, b: string) => rps.get(a)!.map((x, i) => (x / rps.get(b)![i]!).toFixed(2)).join(' ')
+    console.log(
+      `  per round: postgres ÷ sqlite ${ratios('postgres+redis', 'sqlite')}; x3 ÷ one postgres node ${ratios('postgres+redis x3', 'postgres+redis')}; ` +
+        `x3 on one account ÷ one postgres node ${ratios('x3, one account', 'postgres+redis')}`,
+    )
   } finally {
     for (const n of nodes) n.child.kill('SIGTERM')
     await new Promise((r) => setTimeout(r, 500))
