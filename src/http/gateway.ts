@@ -20,7 +20,7 @@
  */
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onSendAsyncHookHandler, RouteHandlerMethod } from 'fastify'
 import { RevokedKeyError, suspendedError, type AccountsService } from '../domain/accounts/accounts.service.ts'
-import { arrivalUnits, rateHeaders, type MeteringService } from '../domain/billing/metering.service.ts'
+import { arrivalUnits, rateHeaders, type MeteringService, type SearchLease } from '../domain/billing/metering.service.ts'
 import { billed, priceOf, type Operation, type PriceRule } from '../domain/billing/prices.ts'
 import { ApiError, nodeClosing, serviceUnavailable } from '../domain/errors.ts'
 import type { Clock } from '../ports/clock.ts'
@@ -58,6 +58,15 @@ export interface Meter {
   units: number
   /** The call's Idempotency-Key, when it carries one. */
   keyed: KeyedCall | null
+  /** A search's lease of one of its account's simultaneous searches, taken on arrival, until the search takes it over. */
+  searchLease: SearchLease | undefined
+}
+
+/** Hands a search the lease its call took on arrival (see MeteringService.arrive); the meter keeps none after. */
+export function takeSearchLease(meter: Meter): SearchLease | undefined {
+  const lease = meter.searchLease
+  meter.searchLease = undefined
+  return lease
 }
 
 declare module 'fastify' {
@@ -124,6 +133,7 @@ export function createGateway(deps: GatewayDeps) {
         rate: null,
         units: 0,
         keyed: null,
+        searchLease: undefined,
       }
       request.meter = meter
       return meter
@@ -169,9 +179,10 @@ export function createGateway(deps: GatewayDeps) {
     }
     let refusal: unknown
     try {
-      const { decision, units } = await metering.arrive(meter.accountId, operation, meter.at)
+      const { decision, units, searchLease } = await metering.arrive(meter.accountId, operation, meter.at)
       meter.rate = decision
       meter.units = units
+      meter.searchLease = searchLease
     } catch (e) {
       refusal = e
     }
@@ -203,11 +214,17 @@ export function createGateway(deps: GatewayDeps) {
       refusal.details?.unitsRequired === undefined &&
       arrived <= Number(refusal.details?.rpsLimit)
     ) {
+      // The 503 states the plan's rate as the 429 it replaces did, as every answer of a data route does.
+      const unfitted = (why: string): ApiError => {
+        const e = serviceUnavailable(why, 1)
+        const rate = Object.entries(refusal.headers ?? {}).filter(([k]) => k.startsWith('x-ratelimit-'))
+        return new ApiError(e.code, e.message, undefined, { ...Object.fromEntries(rate), ...e.headers })
+      }
       if (waited > LATE_ARRIVAL_MS) {
-        throw serviceUnavailable(`This call waited ${Math.round(waited)} ms for the service's stores before its rate could be checked.`, 1)
+        throw unfitted(`This call waited ${Math.round(waited)} ms for the service's stores before its rate could be checked.`)
       }
       if (heldUp.active(meter.accountId, now)) {
-        throw serviceUnavailable("Calls held up by the service's stores have just reached the per-second window together; this one could not be fitted.", 1)
+        throw unfitted("Calls held up by the service's stores have just reached the per-second window together; this one could not be fitted.")
       }
     }
     throw refusal
@@ -231,6 +248,9 @@ export function createGateway(deps: GatewayDeps) {
       return payload
     }
     request.meter = null
+    // A search refused before it ran (a 400, a 402, a repeat) gives back the lease it took on arrival.
+    const unused = takeSearchLease(meter)?.release
+    if (unused) void unused().catch(() => {})
     if (meter.rate) reply.headers(rateHeaders(meter.rate, meter.units))
     // A client that has gone (closed its connection, or timed out, while the call waited) gets no
     // response, so nothing is delivered or billed; the call is recorded as 499, client closed.

@@ -19,6 +19,7 @@ import { json } from '../domain/content/json-parts.ts'
 import { ApiError, isApiError, type ErrorCode } from '../domain/errors.ts'
 import type { TokenSigner } from '../domain/tokens.ts'
 import type { DataRoute, ServeContext } from '../http/data-route.ts'
+import { takeSearchLease } from '../http/gateway.ts'
 import type { LiveCall, LiveResult, LiveSource } from './live-source.ts'
 import { LIVE_OPERATIONS, recordsOf } from './live-operations.ts'
 import type { UpstreamClient, UpstreamQuery, UpstreamValidate } from './upstream-client.ts'
@@ -195,7 +196,7 @@ export function liveRoutes(routes: readonly DataRoute[], deps: LiveRouteDeps): D
         }
         if (operation !== 'search.posts' || !call.meter) return answer()
         // Simultaneous searches per account stay capped at twice the plan's rate, as on the store.
-        const release = await ctx.metering.enterSearch(call.meter.accountId, call.meter.at)
+        const release = await ctx.metering.enterSearch(call.meter.accountId, call.meter.at, takeSearchLease(call.meter))
         try {
           return await answer()
         } finally {

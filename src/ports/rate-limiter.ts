@@ -19,5 +19,30 @@ export interface RateLimiter {
    * `ttlMs` (a node that died mid-request does not hold it forever).
    */
   lease(key: string, limit: number, ttlMs: number): Promise<(() => Promise<void>) | undefined>
+  /**
+   * take(), then lease() when the take is admitted, in one step where the store can (one round trip
+   * to Redis): a search's units and one of its account's simultaneous searches. An adapter without it
+   * is used through takeThenLease.
+   */
+  takeAndLease?(key: string, limit: number, cost: number, at: number, lease: LeaseRequest): Promise<TakenWithLease>
   close(): Promise<void>
+}
+
+export interface LeaseRequest {
+  key: string
+  limit: number
+  ttlMs: number
+}
+
+/** A take's decision, and the lease taken with it: undefined when the take was refused or every lease was in use. */
+export interface TakenWithLease {
+  decision: RateDecision
+  release: (() => Promise<void>) | undefined
+}
+
+/** takeAndLease on any limiter: in one step when it has it, else one after the other. */
+export async function takeThenLease(limiter: RateLimiter, key: string, limit: number, cost: number, at: number, lease: LeaseRequest): Promise<TakenWithLease> {
+  if (limiter.takeAndLease) return limiter.takeAndLease(key, limit, cost, at, lease)
+  const decision = await limiter.take(key, limit, cost, at)
+  return { decision, release: decision.ok ? await limiter.lease(lease.key, lease.limit, lease.ttlMs) : undefined }
 }

@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { RateLimiter } from '../../src/ports/rate-limiter.ts'
+import { takeThenLease, type RateLimiter } from '../../src/ports/rate-limiter.ts'
 
 export interface RateLimiterHandle {
   limiter: RateLimiter
@@ -240,6 +240,28 @@ export function runRateLimiterContract(name: string, make: () => Promise<RateLim
       const again = await limiter.lease('x', 1, 250)
       expect(again).toBeTypeOf('function')
       await again!()
+    })
+
+    it('take and lease in one step: the lease only with an admitted take; a full cap still takes the units', async () => {
+      const lease = { key: 'q', limit: 1, ttlMs: 60_000 }
+      const first = await takeThenLease(limiter, 'tq', 2, 1, T, lease)
+      expect(first.decision).toMatchObject({ ok: true, remaining: 1 })
+      expect(first.release).toBeTypeOf('function')
+      // The cap is reached: the take is admitted (its unit is spent), no lease comes with it.
+      const second = await takeThenLease(limiter, 'tq', 2, 1, T + 1, lease)
+      expect(second.decision).toMatchObject({ ok: true, remaining: 0 })
+      expect(second.release).toBeUndefined()
+      await first.release!()
+      // A refused take takes no lease, though one is free.
+      const third = await takeThenLease(limiter, 'tq', 2, 1, T + 2, lease)
+      expect(third.decision.ok).toBe(false)
+      expect(third.release).toBeUndefined()
+      const free = await limiter.lease('q', 1, 60_000)
+      expect(free).toBeTypeOf('function')
+      await free!()
+      // The units taken with leases count in the window as any others.
+      expect((await limiter.take('tq', 2, 1, T + 999)).ok).toBe(false)
+      expect((await limiter.take('tq', 2, 1, T + 1001)).ok).toBe(true)
     })
   })
 }

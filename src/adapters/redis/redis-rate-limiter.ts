@@ -18,7 +18,7 @@ import { createMemoryRateLimiter } from '../memory/memory-rate-limiter.ts'
 import { closeRedisClient } from './close-client.ts'
 import { failFastRedis } from './fail-fast-client.ts'
 import { withReplyDeadline } from './reply-deadline.ts'
-import { HEARTBEAT, LEASE, TAKE, type LuaScript } from './redis-scripts.ts'
+import { HEARTBEAT, LEASE, TAKE, TAKE_AND_LEASE, type LuaScript } from './redis-scripts.ts'
 
 const WINDOW_MS = 1000
 
@@ -116,12 +116,33 @@ export async function createRedisRateLimiter(opts: RedisRateLimiterOptions): Pro
 
   const answer = <T>(reply: Promise<T>): Promise<T> => withReplyDeadline(reply, replyTimeoutMs)
 
-  async function run(s: LuaScript, key: string, args: (string | number)[]): Promise<unknown> {
+  async function run(s: LuaScript, key: string | string[], args: (string | number)[]): Promise<unknown> {
+    const keys = typeof key === 'string' ? [key] : key
     try {
-      return await answer(redis.evalsha(s.sha, 1, key, ...args))
+      return await answer(redis.evalsha(s.sha, keys.length, ...keys, ...args))
     } catch (e) {
-      if (errorText(e).startsWith('NOSCRIPT')) return answer(redis.eval(s.lua, 1, key, ...args))
+      if (errorText(e).startsWith('NOSCRIPT')) return answer(redis.eval(s.lua, keys.length, ...keys, ...args))
       throw e
+    }
+  }
+
+  /** A take's reply as a decision. */
+  const decisionOf = (r: [number, string, string, string, string, ...unknown[]], limit: number): TimedDecision => ({
+    ok: Number(r[0]) === 1,
+    limit,
+    remaining: Number(r[1]),
+    resetAt: Number(r[2]),
+    retryAfterMs: r[3] === 'inf' ? Infinity : Number(r[3]),
+    at: Number(r[4]),
+  })
+
+  /** Gives a lease back, once; one that cannot be (Redis away) lapses after its ttl. */
+  const giveBack = (redisKey: string, id: string) => {
+    let released = false
+    return async () => {
+      if (released) return
+      released = true
+      await answer(redis.zrem(redisKey, id)).catch((e: unknown) => failed(e))
     }
   }
 
@@ -205,14 +226,7 @@ export async function createRedisRateLimiter(opts: RedisRateLimiterOptions): Pro
       if (!fallback) {
         try {
           const r = (await run(TAKE, `${prefix}rl:${key}`, [limit, cost, callerClock ? String(at) : '', keyTtlMs])) as [number, string, string, string, string]
-          return {
-            ok: Number(r[0]) === 1,
-            limit,
-            remaining: Number(r[1]),
-            resetAt: Number(r[2]),
-            retryAfterMs: r[3] === 'inf' ? Infinity : Number(r[3]),
-            at: Number(r[4]),
-          }
+          return decisionOf(r, limit)
         } catch (e) {
           failed(e)
         }
@@ -225,20 +239,37 @@ export async function createRedisRateLimiter(opts: RedisRateLimiterOptions): Pro
         const redisKey = `${prefix}lease:${key}`
         const id = `${nodeId}:${++leaseSeq}`
         try {
-          if (Number(await run(LEASE, redisKey, [limit, ttlMs, id])) !== 1) return undefined
-          let released = false
-          return async () => {
-            if (released) return
-            released = true
-            // A lease that cannot be given back (Redis away) lapses after its ttl.
-            await answer(redis.zrem(redisKey, id)).catch((e: unknown) => failed(e))
-          }
+          return Number(await run(LEASE, redisKey, [limit, ttlMs, id])) === 1 ? giveBack(redisKey, id) : undefined
         } catch (e) {
           failed(e)
         }
       }
       localDecisions.inc()
       return local.lease(key, share(limit, 1), ttlMs)
+    },
+
+    async takeAndLease(key, limit, cost, at, lease) {
+      if (!fallback) {
+        const leaseKey = `${prefix}lease:${lease.key}`
+        const id = `${nodeId}:${++leaseSeq}`
+        try {
+          const r = (await run(TAKE_AND_LEASE, [`${prefix}rl:${key}`, leaseKey], [
+            limit,
+            cost,
+            callerClock ? String(at) : '',
+            keyTtlMs,
+            lease.limit,
+            lease.ttlMs,
+            id,
+          ])) as [number, string, string, string, string, number]
+          return { decision: decisionOf(r, limit), release: Number(r[5]) === 1 ? giveBack(leaseKey, id) : undefined }
+        } catch (e) {
+          failed(e)
+        }
+      }
+      const decision = await localTake(key, limit, cost, at)
+      localDecisions.inc()
+      return { decision, release: decision.ok ? await local.lease(lease.key, share(lease.limit, 1), lease.ttlMs) : undefined }
     },
 
     status: () => ({ fallback, nodes }),

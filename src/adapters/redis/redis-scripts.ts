@@ -27,7 +27,7 @@ local function num(x) return string.format('%.17g', x) end
  * expiry in ms. Returns {ok, remaining, resetAt, retryAfterMs ('inf' when never), now}. The same
  * algorithm as the memory limiter's SlidingLog, step for step.
  */
-export const TAKE = script(`${SERVER_NOW}
+const TAKE_BODY = `
 local key = KEYS[1]
 local limit = tonumber(ARGV[1])
 local cost = tonumber(ARGV[2])
@@ -79,14 +79,15 @@ end
 local reset = at
 if held >= limit then reset = tonumber(redis.call('LINDEX', key, gone + held - limit)) + 1000 end
 return {0, num(math.max(0, limit - held)), num(reset), retry, num(at)}
-`)
+`
+export const TAKE = script(SERVER_NOW + TAKE_BODY)
 
 /**
  * lease: KEYS[1] a sorted set of lease ids scored by the Redis instant they lapse. ARGV: limit,
  * ttl ms, lease id. Lapsed leases are dropped first; returns 1 when the lease was taken, else 0.
  * The key itself expires when its last lease would lapse.
  */
-export const LEASE = script(`${SERVER_NOW}
+const LEASE_BODY = `
 local key = KEYS[1]
 local limit = tonumber(ARGV[1])
 local ttl = tonumber(ARGV[2])
@@ -97,7 +98,8 @@ redis.call('ZADD', key, now + ttl, ARGV[3])
 local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
 redis.call('PEXPIRE', key, math.max(1, math.ceil(tonumber(last[2]) - now)))
 return 1
-`)
+`
+export const LEASE = script(SERVER_NOW + LEASE_BODY)
 
 /**
  * heartbeat: KEYS[1] a sorted set of node ids scored by the Redis instant they lapse. ARGV: node
@@ -111,4 +113,18 @@ redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
 redis.call('ZADD', key, now + ttl, ARGV[1])
 redis.call('PEXPIRE', key, ttl)
 return redis.call('ZCARD', key)
+`)
+
+/**
+ * take then lease, in one call (a search takes its rate units and one of its account's simultaneous
+ * searches in one round trip): KEYS[1] and ARGV[1..4] as take's, KEYS[2] and ARGV[5..7] as lease's.
+ * The lease is asked for only when the take is admitted. Returns take's reply with a sixth element:
+ * 1 when the lease was taken, else 0.
+ */
+export const TAKE_AND_LEASE = script(`${SERVER_NOW}
+local function take()${TAKE_BODY}end
+local function lease()${LEASE_BODY.replaceAll('KEYS[1]', 'KEYS[2]').replace(/ARGV\[(\d)\]/g, (_, n: string) => `ARGV[${Number(n) + 4}]`)}end
+local r = take()
+if tonumber(r[1]) == 1 then r[6] = lease() else r[6] = 0 end
+return r
 `)

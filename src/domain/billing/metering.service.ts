@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../../ports/clock.ts'
 import type { Hold, Ledger, SettleResult, UsageLine } from '../../ports/ledger.ts'
-import type { RateDecision, RateLimiter } from '../../ports/rate-limiter.ts'
+import { takeThenLease, type RateDecision, type RateLimiter } from '../../ports/rate-limiter.ts'
 import { ApiError } from '../errors.ts'
 import {
   balanceAt,
@@ -58,6 +58,14 @@ export interface MeteringDeps {
   rpsCacheMs?: number
   /** Tells the other nodes of a subscription change, so their cached limits go at once. */
   bus?: InvalidationBus | undefined
+}
+
+/**
+ * One of an account's simultaneous searches, taken with the search's rate units on arrival: `release`
+ * gives it back, undefined when every one was in use (the search is refused once parsed).
+ */
+export interface SearchLease {
+  release: (() => Promise<void>) | undefined
 }
 
 /** Rate-limit units a call takes on arrival (engagement 2, any other 1): batch entries after the first take more later. */
@@ -195,7 +203,7 @@ export function createMeteringService(deps: MeteringDeps) {
      * with a truthful Retry-After, or a minute's when the plan can never afford the call (engagement
      * on a plan below 2 per second, as engagement takes 2 units).
      */
-    async arrive(accountId: string, operation: Operation, at: number): Promise<{ decision: RateDecision; units: number }> {
+    async arrive(accountId: string, operation: Operation, at: number): Promise<{ decision: RateDecision; units: number; searchLease?: SearchLease }> {
       const rps = await rpsOf(accountId, at)
       const units = arrivalUnits(operation)
       if (units > rps) {
@@ -209,7 +217,13 @@ export function createMeteringService(deps: MeteringDeps) {
           { ...rateHeaders(decision, 0), 'retry-after': String(UNAFFORDABLE_RETRY_AFTER_S) },
         )
       }
-      const decision = await limiter.take(`rps:${accountId}`, rps, units, at)
+      // A search takes one of its account's simultaneous searches with its units (one round trip to
+      // Redis); its refusal waits for the search's parse step, as a lease taken there would.
+      const searchLease =
+        operation === 'search.posts'
+          ? await takeThenLease(limiter, `rps:${accountId}`, rps, units, at, { key: `search:${accountId}`, limit: SEARCH_CAP_PER_RPS * rps, ttlMs: SEARCH_LEASE_MS })
+          : undefined
+      const decision = searchLease ? searchLease.decision : await limiter.take(`rps:${accountId}`, rps, units, at)
       if (!decision.ok) {
         const waitMs = queuedWaitMs(decision.retryAfterMs, queuedBatchUnits.get(accountId) ?? 0, units, rps)
         throw new ApiError(
@@ -219,7 +233,7 @@ export function createMeteringService(deps: MeteringDeps) {
           { ...rateHeaders(decision, 0), 'retry-after': retryAfterSeconds(waitMs) },
         )
       }
-      return { decision, units }
+      return searchLease ? { decision, units, searchLease: { release: searchLease.release } } : { decision, units }
     },
 
     /** The account's per-second budget as it stands, taking nothing (the rate headers of a refusal that costs no unit). */
@@ -285,10 +299,11 @@ export function createMeteringService(deps: MeteringDeps) {
      * node's search time (search-time-budget.ts); 429 with Retry-After past either. Resolves to the
      * function that ends it.
      */
-    async enterSearch(accountId: string, at: number): Promise<() => Promise<void>> {
+    async enterSearch(accountId: string, at: number, taken?: SearchLease): Promise<() => Promise<void>> {
       const rps = await rpsOf(accountId, at)
       const wait = shareTime ? searchTime.waitMs(accountId, rps) : 0
       if (wait > 0) {
+        await taken?.release?.()
         throw new ApiError(
           'RATE_LIMITED',
           "This account's searches have used their share of search time on this node; retry after the Retry-After delay.",
@@ -296,7 +311,7 @@ export function createMeteringService(deps: MeteringDeps) {
           { 'retry-after': String(Math.max(1, Math.ceil(wait / 1000))) },
         )
       }
-      const lease = await limiter.lease(`search:${accountId}`, SEARCH_CAP_PER_RPS * rps, SEARCH_LEASE_MS)
+      const lease = taken ? taken.release : await limiter.lease(`search:${accountId}`, SEARCH_CAP_PER_RPS * rps, SEARCH_LEASE_MS)
       if (!lease) {
         throw new ApiError(
           'RATE_LIMITED',

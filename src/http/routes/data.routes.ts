@@ -57,7 +57,7 @@ import { ApiError, ERROR_STATUS, type ErrorCode } from '../../domain/errors.ts'
 import type { SearchService } from '../../domain/search/search.service.ts'
 import { connectionClosed } from '../client-connection.ts'
 import { getRoute, postRoute, type DataRoute, type ParseContext, type ServeContext } from '../data-route.ts'
-import type { Gateway } from '../gateway.ts'
+import { takeSearchLease, type Gateway } from '../gateway.ts'
 import { strictQuery } from '../strict-input.ts'
 
 // INVALID_PARAMETER: every route takes a query or a body, and a parameter given twice or over its length is refused.
@@ -228,7 +228,7 @@ export const DATA_ROUTES: readonly DataRoute[] = [
     async serve(prepared, { metering, search }, call) {
       const meter = call.meter
       // Simultaneous searches per account are capped at twice the plan's rate.
-      const release = meter ? await metering.enterSearch(meter.accountId, meter.at) : undefined
+      const release = meter ? await metering.enterSearch(meter.accountId, meter.at, takeSearchLease(meter)) : undefined
       try {
         return await search.run(prepared, meter ? { accountId: meter.accountId, weight: meter.rate?.limit ?? 1 } : undefined)
       } finally {
