@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migratePostgres, openPostgres, type PgPool } from '../../src/adapters/postgres/database.ts'
 import { HOLD_TTL_MS, createPgLedger } from '../../src/adapters/postgres/pg-ledger.ts'
 import type { AccountRecord } from '../../src/ports/account-store.ts'
-import type { Ledger, UsageLine } from '../../src/ports/ledger.ts'
+import type { HoldResult, Ledger, UsageLine } from '../../src/ports/ledger.ts'
 import { createTestDatabase, postgresAvailable } from '../helpers/postgres.ts'
 import { runLedgerContract } from './ledger.contract.ts'
 
@@ -282,6 +282,30 @@ describe.skipIf(!up)('PostgreSQL ledger', () => {
       expect((await (nodes[0] as Ledger).hold(id, 1, T0)).ok).toBe(true)
       expect((await (nodes[0] as Ledger).entries(id)).some((e) => e.kind === 'debit')).toBe(false)
       await rowsBalance(id)
+    })
+
+    it('the requests of many accounts travel in one batch; one that cannot be written fails alone, the others stand', async () => {
+      const node = nodes[0] as Ledger
+      const ids = await Promise.all(Array.from({ length: 12 }, () => addAccount(pools[0] as PgPool, { plan: 'custom', status: 'active', creditsLimit: 5, createdAt: T0 })))
+      for (const id of ids) await node.state(id, T0)
+      // Asked in one turn of the event loop: one batch, every account's lock in one transaction.
+      const holds = await Promise.all(ids.map((id) => node.hold(id, 2, T0)))
+      expect(holds.every((h) => h.ok)).toBe(true)
+      // Two settles of two accounts share a request id: the batch is refused as a whole, runs again
+      // account by account, and only the second of them fails.
+      const lines = ids.map((id, i) => ({ ...line(id, T0, 2), ...(i === 3 || i === 7 ? { requestId: `shared-${ids[3]}` } : {}) }))
+      const settled = await Promise.allSettled(ids.map((id, i) => node.settle((holds[i] as Extract<HoldResult, { ok: true }>).hold, lines[i] as UsageLine)))
+      const failed = settled.flatMap((r, i) => (r.status === 'rejected' ? [i] : []))
+      expect(failed).toHaveLength(1)
+      expect([3, 7]).toContain(failed[0])
+      for (const [i, r] of settled.entries()) if (i !== failed[0]) expect(r).toEqual({ status: 'fulfilled', value: { ok: true, charged: 2 } })
+      for (const [i, id] of ids.entries()) {
+        const debits = (await node.entries(id)).filter((e) => e.kind === 'debit')
+        expect(debits.map((d) => d.delta)).toEqual(i === failed[0] ? [] : [-2])
+        await rowsBalance(id)
+      }
+      // The failed settle's hold is released too: nothing stays held on any of them.
+      for (const id of ids) await heldSettles(pools[0] as PgPool, id)
     })
 
     it('requests combined into one transaction: settles go first, and one that cannot be written fails alone', async () => {
