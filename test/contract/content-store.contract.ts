@@ -748,6 +748,24 @@ export function runContentStoreContract(name: string, makeStore: () => Promise<C
         await seed(profileRow(1, { doc: '{"profile":"edited"}', jobTitle: 'Another title', memberId: '999' }))
         expect((await store.getPost(id))?.doc).toBe(expected(id, 'doc', personUrn, card))
       })
+
+      it("is the card the batch leaves when the author's record changes in the same batch as its posts", async () => {
+        const before = postIdAt(9)
+        const [early, late] = [postIdAt(10), postIdAt(11)]
+        const old = cardOf(member1, member1.pictureUrl)
+        await seed(profileRow(1), cardedPost(before, personRef(1), personUrn, old))
+        // A post before the change, the change, a post after it carrying the old card: all three show the new one.
+        await seed(
+          cardedPost(early, personRef(1), personUrn, old),
+          profileRow(1, { name: 'Renamed', pictureUrl: null }),
+          cardedPost(late, personRef(1), personUrn, old),
+        )
+        const card = { ...old, name: 'Renamed', imageUrl: null }
+        for (const id of [before, early, late]) expect((await store.getPost(id))?.doc).toBe(expected(id, 'doc', personUrn, card))
+        expect((await store.listRecentPostsOlder(personRef(1), 10)).map((r) => r.docOlder)).toEqual(
+          [late, early, before].map((id) => expected(id, 'older', personUrn, card)),
+        )
+      })
     })
 
     describe('profile reactions', () => {
@@ -1117,6 +1135,158 @@ export function runContentStoreContract(name: string, makeStore: () => Promise<C
         )
         expect((await store.listPostReactions(BIG[0], 0, 10)).reactions.map((r) => r.actor.id)).toEqual([profileIdOf(2)])
         expect((await store.listPostReactions(BIG[1], 0, 10)).reactions.map((r) => r.actor.id)).toEqual([profileIdOf(3)])
+      })
+    })
+
+    describe('batches of many rows', () => {
+      const ok = (row: ContentRow): [ContentRow, WriteOutcome] => [row, OK]
+      const refused = (row: ContentRow, reason: string): [ContentRow, WriteOutcome] => [row, { ok: false, reason }]
+      const write = async (batch: [ContentRow, WriteOutcome][]) => {
+        expect(await store.write(batch.map(([row]) => row))).toEqual(batch.map(([, outcome]) => outcome))
+      }
+
+      it('writes every good row of every table and refuses each bad one among them with its reason', async () => {
+        const posts = Array.from({ length: 60 }, (_, i) => postIdAt(i + 1))
+        const author = (i: number) => personRef((i % 40) + 1)
+        const batch: [ContentRow, WriteOutcome][] = [
+          ...Array.from({ length: 20 }, (_, i) => ok(profileRow(i + 1))),
+          refused(profileRow(41, { slug: 'member-3' }), `publicIdentifier 'member-3' is already used by profile ${profileIdOf(3)}`),
+          ...Array.from({ length: 20 }, (_, i) => ok(profileRow(i + 21))),
+          ...[1, 2, 3].map((n) => ok(companyRow(n))),
+          refused(companyRow(4, { slug: 'company-2' }), `publicIdentifier 'company-2' is already used by company ${companyIdOf(2)}`),
+          ...posts.slice(0, 30).map((id, i) => ok(postRow(id, author(i)))),
+          refused(postRow(postIdAt(500), personRef(99)), `profile ${profileIdOf(99)} does not exist`),
+          refused(postRow(postIdAt(501), personRef(1), { shareId: posts[0] }), `share ${posts[0]} is already used by post ${posts[0]}`),
+          ...posts.slice(30).map((id, i) => ok(postRow(id, i % 2 === 0 ? companyRef(1) : author(i)))),
+          ...Array.from({ length: 10 }, (_, i) => ok(articleRow(String(100 + i), profileIdOf(i + 1)))),
+          refused(articleRow('200', profileIdOf(99)), `profile ${profileIdOf(99)} does not exist`),
+        ]
+        posts.forEach((post, m) => {
+          const top = postIdAt(1000 + m)
+          batch.push(ok(commentRow(top, post, author(m + 1))))
+          if (m % 3 === 0) batch.push(ok(commentRow(postIdAt(2000 + m), post, companyRef(2), { parentId: top })))
+          if (m === 7) batch.push(refused(commentRow(postIdAt(3000), postIdAt(999), personRef(1)), `post ${postIdAt(999)} does not exist`))
+          for (let n = 1; n <= 20; n++) {
+            batch.push(ok(postReactionRow(post, personRef(n), n % 2 === 0 ? 'LIKE' : 'PRAISE')))
+            if (m === 40 && n === 10) batch.push(refused(postReactionRow(post, companyRef(9)), `company ${companyIdOf(9)} does not exist`))
+          }
+          for (let n = 1; n <= 10; n++) batch.push(ok(profileReactionRow(profileIdOf(n + 10), post, 1_000 + m)))
+          if (m === 50) batch.push(refused(profileReactionRow(profileIdOf(98), post, 5), `profile ${profileIdOf(98)} does not exist`))
+        })
+        await write(batch)
+        expect(await store.counts()).toEqual({
+          profiles: 40,
+          companies: 3,
+          posts: 60,
+          articles: 10,
+          comments: 80,
+          postReactions: 1200,
+          profileReactions: 600,
+        })
+        expect(await store.findProfileIdBySlug('member-3')).toBe(profileIdOf(3))
+        expect(await store.hasProfile(profileIdOf(41))).toBe(false)
+        expect(await store.findCompanyIdBySlug('company-2')).toBe(companyIdOf(2))
+        expect(await store.getPost(postIdAt(501))).toBeUndefined()
+        const last = posts[59]!
+        const reactions = (await store.listPostReactions(last, 0, 50)).reactions
+        expect(reactions.map((r) => [r.actor.id, r.reactionType])).toEqual(
+          Array.from({ length: 20 }, (_, i) => [profileIdOf(i + 1), (i + 1) % 2 === 0 ? 'LIKE' : 'PRAISE']),
+        )
+        const thread = (await store.listComments(posts[3]!, 0, 10)).comments
+        expect(thread.map((c) => [c.commentId, c.replies.map((r) => r.commentId)])).toEqual([[postIdAt(1003), [postIdAt(2003)]]])
+        const page = await store.listProfileReactions(profileIdOf(11), null, 2)
+        expect(page.rows.map((r) => [r.postId, r.reactedAt])).toEqual([
+          [posts[59], 1_059],
+          [posts[58], 1_058],
+        ])
+        expect(await store.listArticles(profileIdOf(3), 0, 10)).toEqual([JSON.stringify({ article: '102' })])
+      })
+
+      it('judges each row against the store as the rows before it in the batch leave it', async () => {
+        const [p1, p2, p3] = [postIdAt(1), postIdAt(2), postIdAt(3)]
+        const [c1, c2, c3] = [postIdAt(11), postIdAt(12), postIdAt(13)]
+        await write([
+          refused(postRow(p1, personRef(1)), `profile ${profileIdOf(1)} does not exist`),
+          refused(postReactionRow(p2, personRef(1)), `post ${p2} does not exist`),
+          ok(profileRow(1)),
+          ok(postRow(p1, personRef(1))),
+          refused(postRow(p2, personRef(1), { shareId: p1 }), `share ${p1} is already used by post ${p1}`),
+          // p1 moves to another share id, which frees its own for p2.
+          ok(postRow(p1, personRef(1), { shareId: p3 })),
+          ok(postRow(p2, personRef(1), { shareId: p1 })),
+          ok(postReactionRow(p2, personRef(1))),
+          ok(commentRow(c1, p1, personRef(1))),
+          ok(commentRow(c2, p1, personRef(1), { parentId: c1 })),
+          refused(commentRow(c1, p1, personRef(1), { parentId: c3 }), `parent comment ${c3} does not exist`),
+          ok(commentRow(c3, p1, personRef(1))),
+          refused(commentRow(c1, p1, personRef(1), { parentId: c3 }), `comment ${c1} has replies, so it cannot become a reply`),
+          // Its one reply becomes a comment of its own: then it may become a reply.
+          ok(commentRow(c2, p1, personRef(1))),
+          ok(commentRow(c1, p1, personRef(1), { parentId: c3 })),
+          refused(profileRow(2, { slug: 'member-1' }), `publicIdentifier 'member-1' is already used by profile ${profileIdOf(1)}`),
+          // Member 1 takes another slug, which frees its own for member 2.
+          ok(profileRow(1, { slug: 'first' })),
+          ok(profileRow(2, { slug: 'member-1' })),
+        ])
+        expect(await store.findPostIdByShare('share', p1)).toBe(p2)
+        expect(await store.findPostIdByShare('share', p3)).toBe(p1)
+        expect(await store.findProfileIdBySlug('member-1')).toBe(profileIdOf(2))
+        expect(await store.findProfileIdBySlug('first')).toBe(profileIdOf(1))
+        const { comments } = await store.listComments(p1, 0, 10)
+        expect(comments.map((c) => [c.commentId, c.replies.map((r) => r.commentId)]).sort()).toEqual([
+          [c2, []],
+          [c3, [c1]],
+        ])
+        expect((await store.listPostReactions(p2, 0, 10)).reactions.map((r) => r.actor.id)).toEqual([profileIdOf(1)])
+      })
+
+      it('leaves the last write of a record written twice, with the place its first write took', async () => {
+        const p = postIdAt(1)
+        const [c1, c2] = [postIdAt(11), postIdAt(12)]
+        await write([
+          ok(profileRow(1)),
+          ok(profileRow(2)),
+          ok(companyRow(1)),
+          ok(postRow(p, personRef(1), { text: 'one two three' })),
+          ok(commentRow(c1, p, personRef(2))),
+          ok(commentRow(c2, p, personRef(2))),
+          ok(postReactionRow(p, personRef(2), 'LIKE')),
+          ok(postReactionRow(p, companyRef(1), 'LIKE')),
+          ok(profileReactionRow(profileIdOf(2), p, 10, 'LIKE')),
+          ok(articleRow('7', profileIdOf(1))),
+          ok(companyRow(1, { name: 'Renamed Co' })),
+          ok(postRow(p, personRef(1), { text: 'one two', doc: '{"v":2}' })),
+          ok(commentRow(c2, p, personRef(2), { parentId: c1, text: 'now a reply' })),
+          ok(postReactionRow(p, personRef(2), 'PRAISE')),
+          ok(profileReactionRow(profileIdOf(2), p, 20, 'EMPATHY')),
+          ok(articleRow('7', profileIdOf(1), { doc: '{"article":"v2"}' })),
+        ])
+        expect(await store.counts()).toEqual({
+          profiles: 2,
+          companies: 1,
+          posts: 1,
+          articles: 1,
+          comments: 2,
+          postReactions: 2,
+          profileReactions: 1,
+        })
+        expect(await store.getPost(p)).toEqual({ id: p, doc: '{"v":2}' })
+        const { comments } = await store.listComments(p, 0, 10)
+        expect(comments.map((c) => [c.commentId, c.replies.map((r) => [r.commentId, r.text])])).toEqual([[c1, [[c2, 'now a reply']]]])
+        const reactions = (await store.listPostReactions(p, 0, 10)).reactions
+        expect(reactions.map((r) => [r.actor.id, r.actor.name, r.reactionType])).toEqual([
+          [profileIdOf(2), 'Member 2', 'PRAISE'],
+          [companyIdOf(1), 'Renamed Co', 'LIKE'],
+        ])
+        const mine = await store.listProfileReactions(profileIdOf(2), null, 10)
+        expect(mine.rows.map((r) => [r.postId, r.reactedAt, r.reactionType])).toEqual([[p, 20, 'EMPATHY']])
+        expect(await store.listArticles(profileIdOf(1), 0, 10)).toEqual(['{"article":"v2"}'])
+      })
+
+      it('refuses a row of a kind it does not know, keeping the rows around it', async () => {
+        const bogus = { kind: 'bogus', row: {} } as unknown as ContentRow
+        await write([ok(profileRow(1)), refused(bogus, 'unknown row kind "bogus"'), ok(postRow(postIdAt(1), personRef(1)))])
+        expect(await store.counts()).toMatchObject({ profiles: 1, posts: 1 })
       })
     })
   })

@@ -5,12 +5,18 @@
  * bigint columns bound as decimal strings and read back as strings (database.ts parses int8 so).
  * Long because it is one port's whole adapter, its SQL beside the code that runs it.
  *
- * A batch is one transaction (the cost of a write is per commit). Every row is checked before it
- * writes anything, so a refused row needs no undo and the batch runs without savepoints: released
- * savepoints still give the transaction a subtransaction id each, and past 64 of them every other
- * session's snapshot checks fall back to pg_subtrans. Only when a statement fails (a constraint
- * another node's commit broke between check and write, a value PostgreSQL cannot store) is the batch
- * rolled back and run again with a SAVEPOINT around each row, so that row alone fails.
+ * A batch is one transaction (the cost of a write is per commit), written first on the bulk path
+ * (pg-bulk-write.ts): the state of its keys read by one statement, every row judged in JS, one
+ * statement per table. When one of those statements fails on a row (a value PostgreSQL cannot store, a
+ * key another node's commit took and a second judging still meets), the batch is rolled back and run
+ * on the row path below, each row checked and written by its own statements, which names the row
+ * that fails.
+ *
+ * On the row path every row is checked before it writes anything, so a refused row needs no undo and
+ * the batch runs without savepoints: released savepoints still give the transaction a subtransaction
+ * id each, and past 64 of them every other session's snapshot checks fall back to pg_subtrans. Only
+ * when a statement fails there too is the batch rolled back and run again with a SAVEPOINT around each
+ * row, so that row alone fails.
  */
 import type pg from 'pg'
 import type {
@@ -31,8 +37,10 @@ import type {
 } from '../../ports/content-store.ts'
 import { endFailedTransaction, type PgPool } from './database.ts'
 import { indexText } from './pg-search-text.ts'
+import { BulkRaced, restampPosts, writeBulk } from './pg-bulk-write.ts'
+import type { Totals } from './pg-bulk-plan.ts'
 import { commentKeyOf, toCard, toComment, type CardCols, type CommentCols } from '../content-rows.ts'
-import { INT64_MAX, isStorableId } from '../../domain/content/ids.ts'
+import { isStorableId } from '../../domain/content/ids.ts'
 import { authorProblem, commentProblem, idProblem } from '../../domain/content/ingest-rules.ts'
 import { docsWithCard, sameCard, type PostDocs } from '../../domain/content/post-card.ts'
 
@@ -70,6 +78,17 @@ const sqlState = (e: unknown): string | undefined => {
  * stopping a whole ingest with the good lines around it unwritten.
  */
 const isRowError = (e: unknown): e is Error => /^(2[23]|54)/.test(sqlState(e) ?? '')
+/**
+ * A bulk statement met a key another transaction took after the batch's reads: judged once more on the
+ * bulk path, the batch sees that commit (it may also be two rows of the batch itself, which the row
+ * path then takes one by one).
+ */
+const bulkRaced = (e: unknown): boolean => e instanceof BulkRaced || sqlState(e) === '23505'
+/**
+ * A bulk statement failed on one of its rows, or on two rows PostgreSQL reads as one key (21000): the
+ * batch runs on the row path instead, which names the row.
+ */
+const needsRowPath = (e: unknown): boolean => e instanceof BulkRaced || isRowError(e) || sqlState(e) === '21000'
 /** Deadlock and serialization failures: the whole batch may simply run again. */
 const isRetryable = (e: unknown): boolean => sqlState(e) === '40P01' || sqlState(e) === '40001'
 const BATCH_ATTEMPTS = 3
@@ -104,15 +123,6 @@ const authorCard = (k: string, i: string, lock: 'SHARE' | 'UPDATE'): string => `
     FROM profiles WHERE profile_id = ${i}::text FOR ${lock})
   WHEN 'company' THEN (SELECT json_build_object('name', name, 'headline', headline, 'url', url, 'imageUrl', logo_url)
     FROM companies WHERE company_id = ${i}::text FOR ${lock}) END`
-
-/** Posts whose card one read takes when an author's record changes it. */
-const RESTAMP_SLICE = 500
-const AUTHOR_POST_DOCS = `SELECT d.id::text AS id, d.doc, d.doc_trimmed AS "docTrimmed", d.doc_older AS "docOlder", d.doc_search AS "docSearch"
-  FROM posts p JOIN post_docs d ON d.id = p.id
-  WHERE p.author_kind = $1 AND p.author_id = $2 AND p.id <= $3::bigint ORDER BY p.id DESC LIMIT $4`
-const UPDATE_POST_DOCS = `UPDATE post_docs d SET doc = u.doc, doc_trimmed = u.doc_trimmed, doc_older = u.doc_older, doc_search = u.doc_search
-  FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[]) AS u(id, doc, doc_trimmed, doc_older, doc_search)
-  WHERE d.id = u.id`
 
 interface PgCommentCols extends CommentCols {
   parentId: string | null
@@ -238,12 +248,6 @@ const RUN_MAX = 2_000
 const BUMP_EPOCH = `UPDATE content_epoch SET n = n + 1, search_docs = search_docs + $1, search_tokens = search_tokens + $2
   WHERE id = 1 RETURNING n`
 
-/** How a row changes the search index's totals (BM25's document count and average length). */
-interface Totals {
-  docs: number
-  tokens: number
-}
-
 type Client = pg.PoolClient
 
 export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions = {}): ContentStore {
@@ -282,26 +286,6 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
     await c.query(UPSERT_COMPANY, [r.companyId, slug, r.pageType, r.name, r.headline, r.logoUrl, r.url, r.doc])
     const card = { name: r.name, headline: r.headline, url: r.url, imageUrl: r.logoUrl }
     if (before !== null && !sameCard(before, card)) await restampPosts(c, { kind: 'company', id: r.companyId }, card)
-  }
-
-  /** Puts `card` into every post of `author` (its record changed what the card shows). */
-  const restampPosts = async (c: Client, author: AuthorRef, card: PostCard): Promise<void> => {
-    let upTo = INT64_MAX
-    for (;;) {
-      const { rows } = await c.query<PostDocs & { id: string }>(AUTHOR_POST_DOCS, [author.kind, author.id, upTo, RESTAMP_SLICE])
-      if (rows.length > 0) {
-        const docs = rows.map((r) => docsWithCard(r, card))
-        await c.query(UPDATE_POST_DOCS, [
-          rows.map((r) => r.id),
-          docs.map((d) => d.doc),
-          docs.map((d) => d.docTrimmed),
-          docs.map((d) => d.docOlder),
-          docs.map((d) => d.docSearch),
-        ])
-      }
-      if (rows.length < RESTAMP_SLICE) return
-      upTo = (BigInt(rows.at(-1)!.id) - 1n).toString()
-    }
   }
 
   const writePost = async (c: Client, r: PostRow, totals: Totals): Promise<void> => {
@@ -541,7 +525,8 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
     }
   }
 
-  const writeBatch = async (c: Client, rows: readonly ContentRow[], guarded: boolean): Promise<WriteOutcome[]> => {
+  /** The row path: each row checked and written by its own statements. */
+  const writeBatch = async (c: Client, rows: readonly ContentRow[], guarded: boolean): Promise<{ outcomes: WriteOutcome[]; totals: Totals }> => {
     const outcomes: WriteOutcome[] = new Array(rows.length)
     const totals: Totals = { docs: 0, tokens: 0 }
     for (let i = 0; i < rows.length; ) {
@@ -566,7 +551,12 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
       }
       i++
     }
-    // Last, so the epoch row (which serialises content commits across nodes) is locked only briefly.
+    return { outcomes, totals }
+  }
+
+  /** The batch on `path`, then the epoch bump: last, so the epoch row (which serialises content commits across nodes) is locked only briefly. */
+  const writeOn = async (c: Client, rows: readonly ContentRow[], path: 'bulk' | 'rows' | 'guarded'): Promise<WriteOutcome[]> => {
+    const { outcomes, totals } = path === 'bulk' ? await writeBulk(c, rows) : await writeBatch(c, rows, path === 'guarded')
     const bumped = await c.query<{ n: string }>(BUMP_EPOCH, [totals.docs, totals.tokens])
     lastEpoch = bumped.rows[0]!.n
     return outcomes
@@ -613,23 +603,34 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
     async write(rows) {
       if (rows.length === 0) return []
       try {
-        let guarded = false
-        for (let attempt = 1; ; attempt++) {
+        let path: 'bulk' | 'rows' | 'guarded' = 'bulk'
+        // A deadlock or serialization failure runs the batch again on the same path; a change of path is no retry.
+        let retries = 0
+        let bulkAgain = true
+        for (;;) {
           const client = await pool.connect()
           let broken: Error | undefined
           try {
             await client.query('BEGIN')
             try {
-              const outcomes = await writeBatch(client, rows, guarded)
+              const outcomes = await writeOn(client, rows, path)
               await client.query('COMMIT')
               return outcomes
             } catch (e) {
               broken = await endFailedTransaction(client, e)
-              if (e instanceof NeedsSavepoints && !guarded) {
-                guarded = true
+              if (path === 'bulk' && bulkRaced(e) && bulkAgain) {
+                bulkAgain = false
                 continue
               }
-              if (isRetryable(e) && attempt < BATCH_ATTEMPTS) continue
+              if (path === 'bulk' && needsRowPath(e)) {
+                path = 'rows'
+                continue
+              }
+              if (e instanceof NeedsSavepoints && path === 'rows') {
+                path = 'guarded'
+                continue
+              }
+              if (isRetryable(e) && ++retries < BATCH_ATTEMPTS) continue
               throw e instanceof NeedsSavepoints ? e.cause : e
             }
           } finally {
