@@ -10,8 +10,8 @@ import type pg from 'pg'
 import { balanceAt, billingInstant, debit, renew, type Mutation } from '../../domain/billing/billing-rules.ts'
 import type { AnswerToKeep, Hold, HoldResult, SettleResult, UsageLine } from '../../ports/ledger.ts'
 import type { HeldCall, NodeHolds } from './pg-ledger-node-holds.ts'
-import { keepAnswerSql } from './pg-ledger-keys.ts'
-import { inline, num, recordSettled, LOAD_WITH_HOLDS, SELECT_SETTLED, WRITE_NODE_HOLDS, toState, writeSql, type StateRow } from './pg-ledger-statements.ts'
+import { inline, num, LOAD_WITH_HOLDS, SELECT_SETTLED, toState, type StateRow } from './pg-ledger-statements.ts'
+import { batchSql, groupSql, LOAD_MANY, type GroupWrites } from './pg-ledger-batch-sql.ts'
 import { beginLockedAll, beginLockedBatch, commit } from './pg-ledger-transactions.ts'
 
 /** A hold or a settle of one account, waiting for the account's next transaction on this node. */
@@ -81,8 +81,16 @@ function groupReads({ accountId, requests, progress: p, rules }: GroupRun): stri
 /** What a group decided: its outcomes, the writes that make them so, and what memory takes on once they commit. */
 interface Decision {
   outcomes: Outcome[]
-  statements: string[]
+  writes: GroupWrites
   applied(): void
+}
+
+/** The rows of a group's reads (those of groupReads): its state, and in a retry its settles already recorded. */
+function readRows(p: Progress, results: readonly pg.QueryResult[]): StateRow {
+  if (!p.check) return results[0]?.rows[0] as StateRow
+  const [recorded, loaded] = results
+  p.recorded = new Map((recorded?.rows ?? []).map((r: { request_id: string; credits: number }) => [r.request_id, r.credits]))
+  return loaded?.rows[0] as StateRow
 }
 
 /**
@@ -94,18 +102,10 @@ interface Decision {
  * recorded are answered as recorded and not applied again (their answers committed with them).
  * Returns the outcomes and the writes that make them so.
  */
-function decideGroup({ accountId, requests, progress: p, rules, writesHolds }: GroupRun, results: readonly pg.QueryResult[]): Decision {
+function decideGroup({ accountId, requests, progress: p, rules, writesHolds }: GroupRun, row: StateRow): Decision {
   const { newLotId, newHoldId, holds: mine } = rules
   const settles = requests.filter((r) => r.kind === 'settle')
   const holdRequests = requests.filter((r) => r.kind === 'hold')
-  let row: StateRow
-  if (p.check) {
-    const [recorded, loaded] = results
-    p.recorded = new Map((recorded?.rows ?? []).map((r: { request_id: string; credits: number }) => [r.request_id, r.credits]))
-    row = loaded?.rows[0] as StateRow
-  } else {
-    row = results[0]?.rows[0] as StateRow
-  }
   const state = toState(accountId, row)
   const mutations: Mutation[] = []
   const lines: UsageLine[] = []
@@ -162,18 +162,22 @@ function decideGroup({ accountId, requests, progress: p, rules, writesHolds }: G
     outcomes.push({ request: h, result: { ok: true, hold: { id, accountId, credits: h.credits, at: billingInstant(state, h.at) } } })
   }
   for (const r of requests) if (r.kind === 'renew') outcomes.push({ request: r, result: undefined })
-  const statements = writeSql(accountId, mutations, lines)
-  if (billed.length > 0) statements.push(recordSettled(accountId, billed))
-  for (const s of billed) if (s.keep) statements.push(keepAnswerSql(accountId, s.keep, s.line.requestId))
-  if (sweepBefore !== undefined) {
-    statements.push(inline('DELETE FROM node_holds WHERE account_id = $1 AND node_id <> $2 AND expires_at <= $3', [accountId, mine.nodeId, sweepBefore]))
+  if (!writesHolds && holdRequests.length > 0) throw new Error('holds are granted only by a run that writes the node\'s row')
+  const writes: GroupWrites = {
+    accountId,
+    mutations,
+    lines,
+    billed: billed.map((s) => ({ line: s.line, keep: s.keep })),
+    sweep:
+      sweepBefore === undefined
+        ? undefined
+        : inline('DELETE FROM node_holds WHERE account_id = $1 AND node_id <> $2 AND expires_at <= $3', [accountId, mine.nodeId, sweepBefore]),
+    holdsRow: writesHolds ? [mine.nodeId, mineHeld, mine.expiry(current.values(), latest, now)] : undefined,
   }
-  if (writesHolds) statements.push(inline(WRITE_NODE_HOLDS, [accountId, mine.nodeId, mineHeld, mine.expiry(current.values(), latest, now)]))
-  else if (holdRequests.length > 0) throw new Error('holds are granted only by a run that writes the node\'s row')
   p.granted = granted.map((g) => g.id)
   return {
     outcomes,
-    statements,
+    writes,
     applied() {
       for (const s of settles) mine.remove(accountId, s.hold.id)
       for (const g of granted) mine.add(accountId, g.id, g.call)
@@ -188,9 +192,9 @@ export async function groupTransaction(c: pg.PoolClient, run: GroupRun): Promise
   const results = await beginLockedAll(c, run.accountId, groupReads(run))
   const endTurn = await run.rules.holds.turn([run.accountId])
   try {
-    const decision = decideGroup(run, results)
+    const decision = decideGroup(run, readRows(run.progress, results))
     run.progress.commitSent = true
-    await commit(c, decision.statements)
+    await commit(c, groupSql(decision.writes))
     decision.applied()
     return decision.outcomes
   } finally {
@@ -199,33 +203,22 @@ export async function groupTransaction(c: pg.PoolClient, run: GroupRun): Promise
 }
 
 /**
- * One transaction for the groups of several accounts (a batch): the accounts' locks, taken in the
- * order of their ids (so two batches, on this node or another, never wait for each other in a
- * circle), and every group's reads in one round trip; then every group's writes and COMMIT in a
- * second. Outcomes by group, in the order of `runs`.
+ * One transaction for the groups of several accounts (a batch, never a retry): the accounts' locks,
+ * taken in the order of their ids (so two batches, on this node or another, never wait for each
+ * other in a circle), and their states in one round trip; then every group's writes, combined
+ * (pg-ledger-batch-sql.ts), and COMMIT in a second. Outcomes by group, in the order of `runs`.
  */
 export async function batchTransaction(c: pg.PoolClient, runs: readonly GroupRun[]): Promise<Outcome[][]> {
-  const ordered = [...runs].sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0))
-  const reads = ordered.map(groupReads)
-  const results = await beginLockedBatch(
-    c,
-    ordered.map((r) => r.accountId),
-    reads.flat(),
-  )
-  const endTurn = await (runs[0] as GroupRun).rules.holds.turn(ordered.map((r) => r.accountId))
+  const rules = (runs[0] as GroupRun).rules
+  if (runs.some((r) => r.progress.check)) throw new Error('a retry runs one account at a time')
+  const ids = runs.map((r) => r.accountId).sort()
+  const [loaded] = await beginLockedBatch(c, ids, [inline(LOAD_MANY, [ids, rules.holds.nodeId])])
+  const rows = new Map((loaded?.rows ?? []).map((r: StateRow & { id: string }) => [r.id, r]))
+  const endTurn = await rules.holds.turn(ids)
   try {
-    const decided = new Map<GroupRun, Decision>()
-    let at = 0
-    for (const [i, run] of ordered.entries()) {
-      const n = (reads[i] as string[]).length
-      decided.set(run, decideGroup(run, results.slice(at, at + n)))
-      at += n
-    }
+    const decided = new Map<GroupRun, Decision>(runs.map((run) => [run, decideGroup(run, rows.get(run.accountId) as StateRow)]))
     for (const run of runs) run.progress.commitSent = true
-    await commit(
-      c,
-      ordered.flatMap((r) => decided.get(r)!.statements),
-    )
+    await commit(c, batchSql([...decided.values()].map((d) => d.writes)))
     for (const d of decided.values()) d.applied()
     return runs.map((r) => decided.get(r)!.outcomes)
   } finally {

@@ -27,7 +27,7 @@ export interface StateRow {
 }
 
 /** The account and its lots in one statement, so both come from one snapshot. */
-const STATE_COLUMNS = `a.plan, a.status, a.credits_limit, a.rps_limit, a.anchor_at, a.created_at, a.period_start, a.renewal_at,
+export const STATE_COLUMNS = `a.plan, a.status, a.credits_limit, a.rps_limit, a.anchor_at, a.created_at, a.period_start, a.renewal_at,
   (a.cancel_at_period_end::int <> 0) AS cancel,
   COALESCE((SELECT json_agg(json_build_array(l.id, l.kind, l.credits, l.remaining, l.starts_at, l.expires_at, l.price_cents, l.seq) ORDER BY l.seq)
             FROM credit_lots l WHERE l.account_id = a.id), '[]'::json) AS lots`

@@ -1,0 +1,93 @@
+/**
+ * The SQL of a batch of several accounts' groups (pg-ledger-batching.ts). A statement costs the
+ * server its parse and plan whatever rows it carries, so the batch reads every account's state in
+ * one statement and writes each kind of row for all its accounts in one: the debits, the usage
+ * lines, the settled requests and the nodes' rows of holds. What only some groups have (a renewal's
+ * new lot, a kept answer, the sweep of a dead node's row) goes as the group would write it alone.
+ */
+import type { Mutation } from '../../domain/billing/billing-rules.ts'
+import type { UsageLine } from '../../ports/ledger.ts'
+import { keepAnswerSql } from './pg-ledger-keys.ts'
+import { addUsage, inline, STATE_COLUMNS, usageUpsert, WRITE_NODE_HOLDS, writeSql, type UsageAggregate } from './pg-ledger-statements.ts'
+import type { AnswerToKeep } from '../../ports/ledger.ts'
+
+/** What a group writes, kept apart so a batch can combine the parts of its groups. */
+export interface GroupWrites {
+  accountId: string
+  /** The billing rules' mutations, in order (debits, and any renewal that comes before them). */
+  mutations: Mutation[]
+  /** Usage lines of the settles that billed. */
+  lines: UsageLine[]
+  /** Settles that billed, with the answer each keeps under its key, if any. */
+  billed: { line: UsageLine; keep?: AnswerToKeep | undefined }[]
+  /** The sweep of other nodes' lapsed rows, if one is due. */
+  sweep?: string | undefined
+  /** This node's row of the account's holds, if the run writes it: [node id, credits, expires_at]. */
+  holdsRow?: [string, number, number] | undefined
+}
+
+/** Every account's state and the other nodes' rows of holds, in one statement; rows carry the account's id. */
+export const LOAD_MANY = `SELECT a.id, ${STATE_COLUMNS},
+    COALESCE((SELECT json_agg(json_build_array(h.node_id, h.credits, h.expires_at)) FROM node_holds h
+              WHERE h.account_id = a.id AND h.node_id <> $2), '[]'::json) AS holds
+  FROM accounts a WHERE a.id = ANY($1::text[])`
+
+/** The debits of several accounts in one statement: as writeSql's, with the account on each row. */
+const DEBITS_MANY = `WITH d AS (SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::bigint[], $5::text[], $6::text[])
+                           WITH ORDINALITY AS d(account_id, lot_id, amount, at, request_id, endpoint, n)),
+  spent AS (UPDATE credit_lots l SET remaining = l.remaining - s.amount
+            FROM (SELECT account_id, lot_id, sum(amount) AS amount FROM d GROUP BY account_id, lot_id) s
+            WHERE l.id = s.lot_id AND l.account_id = s.account_id)
+  INSERT INTO ledger_entries (account_id, lot_id, at, kind, delta, request_id, endpoint)
+  SELECT account_id, lot_id, at, 'debit', -amount, request_id, endpoint FROM d ORDER BY n`
+
+const settledValues = (lines: readonly UsageLine[]) => lines.map((l) => inline('($1, $2, $3, $4)', [l.requestId, l.accountId, l.at, l.credits]))
+
+/** The writes of one group alone, in order. */
+export function groupSql(w: GroupWrites): string[] {
+  const statements = writeSql(w.accountId, w.mutations, w.lines)
+  if (w.billed.length > 0) statements.push(`INSERT INTO settled_requests (request_id, account_id, at, credits) VALUES ${settledValues(w.billed.map((b) => b.line)).join(', ')}`)
+  for (const b of w.billed) if (b.keep) statements.push(keepAnswerSql(w.accountId, b.keep, b.line.requestId))
+  if (w.sweep) statements.push(w.sweep)
+  if (w.holdsRow) statements.push(inline(WRITE_NODE_HOLDS, [w.accountId, ...w.holdsRow]))
+  return statements
+}
+
+/** The writes of several groups, each kind of row in one statement for all of them. */
+export function batchSql(groups: readonly GroupWrites[]): string[] {
+  const statements: string[] = []
+  const debits: { accountId: string; d: Extract<Mutation, { type: 'debit' }> }[] = []
+  for (const g of groups) {
+    // A group whose mutations are all debits joins the combined statement; one with a renewal (a new
+    // lot its debits may draw on) writes them in its own order.
+    if (g.mutations.every((m) => m.type === 'debit')) for (const m of g.mutations) debits.push({ accountId: g.accountId, d: m as Extract<Mutation, { type: 'debit' }> })
+    else statements.push(...writeSql(g.accountId, g.mutations))
+  }
+  if (debits.length > 0) {
+    statements.push(
+      inline(DEBITS_MANY, [
+        debits.map((x) => x.accountId),
+        debits.map((x) => x.d.lotId),
+        debits.map((x) => x.d.amount),
+        debits.map((x) => x.d.at),
+        debits.map((x) => x.d.requestId),
+        debits.map((x) => x.d.endpoint),
+      ]),
+    )
+  }
+  const usage = new Map<string, UsageAggregate>()
+  for (const g of groups) for (const u of g.lines) addUsage(usage, u, { status: u.status, sign: 1 })
+  if (usage.size > 0) statements.push(usageUpsert(usage.values()))
+  const settled = groups.flatMap((g) => g.billed.map((b) => b.line))
+  if (settled.length > 0) statements.push(`INSERT INTO settled_requests (request_id, account_id, at, credits) VALUES ${settledValues(settled).join(', ')}`)
+  for (const g of groups) for (const b of g.billed) if (b.keep) statements.push(keepAnswerSql(g.accountId, b.keep, b.line.requestId))
+  for (const g of groups) if (g.sweep) statements.push(g.sweep)
+  const rows = groups.flatMap((g) => (g.holdsRow ? [inline('($1, $2, $3, $4)', [g.accountId, ...g.holdsRow])] : []))
+  if (rows.length > 0) {
+    statements.push(
+      `INSERT INTO node_holds (account_id, node_id, credits, expires_at) VALUES ${rows.join(', ')}
+       ON CONFLICT (account_id, node_id) DO UPDATE SET credits = EXCLUDED.credits, expires_at = EXCLUDED.expires_at`,
+    )
+  }
+  return statements
+}
