@@ -309,7 +309,7 @@ function sqliteStores(config: Config, overrides: ContainerOverrides, logger: Log
  * first-start seeding under another, and the server secret (cursors and tokens must verify on every
  * node) is PRONET_SECRET or one generated once and kept in the database.
  */
-async function postgresStores(config: Config, url: string, logger: Logger, metrics: Registry): Promise<Stores> {
+async function postgresStores(config: Config, url: string, logger: Logger, metrics: Registry, now: () => number): Promise<Stores> {
   const pool = openPostgres(url)
   try {
     await migratePostgres(pool)
@@ -331,6 +331,7 @@ async function postgresStores(config: Config, url: string, logger: Logger, metri
     settleDeadlineMs: 5_000,
     batchWaitMs: config.ledgerBatchMs,
     batchMaxRequests: config.ledgerBatchMax,
+    now,
   })
   const secret = config.secret ?? (await sharedSecret(pool))
   return {
@@ -378,14 +379,17 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const logger = overrides.logToStderr ? pino(logOptions, pino.destination(2)) : pino(logOptions)
   // Process-wide default metrics are added by `serve` only: tests build many containers per process.
   const metrics = new Registry()
+  // The requests' clock, known once the stores are open (a test clock is kept in them).
+  let requestsClock: Clock = overrides.clock ?? systemClock
   const stores = config.databaseUrl
-    ? await postgresStores(config, config.databaseUrl, logger, metrics)
+    ? await postgresStores(config, config.databaseUrl, logger, metrics, () => requestsClock.now())
     : sqliteStores(config, overrides, logger, metrics)
   const { contentStore, accountStore, ledger } = stores
   if (config.redisUrl) await checkRedisDatabase(config.redisUrl)
   const bus = config.redisUrl ? await createRedisInvalidationBus({ url: config.redisUrl, logger }) : undefined
   const testClock = !overrides.clock && config.testClock ? await createSharedTestClock({ settings: stores.settings, ...(bus ? { bus } : {}) }) : undefined
   const clock: Clock = overrides.clock ?? testClock ?? systemClock
+  requestsClock = clock
   const tokens = createTokenSigner(stores.secret)
   const platformHost = config.platformHost
   // REDIS_URL: rate budgets, search leases and key revocations shared by every node. Redis's own clock

@@ -15,5 +15,5 @@ CREATE TABLE node_holds (
   PRIMARY KEY (account_id, node_id)
 ) WITH (fillfactor = 50);
 
--- Every node of a deployment runs the same release: the per-call rows are no longer read or written.
-DROP TABLE credit_holds;
+-- credit_holds (a row per call) stays while nodes of the earlier release may still run beside these
+-- during a rolling upgrade: its live rows are still counted, and its lapsed ones deleted.

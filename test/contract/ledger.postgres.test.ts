@@ -199,8 +199,9 @@ describe.skipIf(!up)('PostgreSQL ledger', () => {
       const doomed = createPgLedger(doomedPool, { newLotId })
       const orphan = await doomed.hold(id, 4, T0)
       expect(orphan.ok).toBe(true)
-      await doomed.close()
+      // It dies: its connections go first, so nothing it does on its way out reaches the database.
       await doomedPool.end()
+      await doomed.close()
 
       const survivor = nodes[1] as Ledger
       // Until its expiry the orphan still reserves its 4 credits (its request might still be running).
@@ -241,8 +242,8 @@ describe.skipIf(!up)('PostgreSQL ledger', () => {
       expect(await survivor.hold(id, 2, T0 + ttl)).toMatchObject({ ok: false, held: 4 })
       // The node dies (its timers stop with it, here by close): no more renewals; a ttl after the last
       // one the hold no longer counts. A settled hold is no longer renewed either.
-      await live.close()
       await livePool.end()
+      await live.close()
       const last = await expiry()
       await new Promise((resolve) => setTimeout(resolve, 200))
       expect(await expiry()).toBe(last)
@@ -282,6 +283,23 @@ describe.skipIf(!up)('PostgreSQL ledger', () => {
       expect((await (nodes[0] as Ledger).hold(id, 1, T0)).ok).toBe(true)
       expect((await (nodes[0] as Ledger).entries(id)).some((e) => e.kind === 'debit')).toBe(false)
       await rowsBalance(id)
+    })
+
+    it('during a rolling upgrade the holds of nodes of the earlier release (a row per call) count until they lapse', async () => {
+      const id = await addAccount(pools[0] as PgPool, { plan: 'custom', status: 'active', creditsLimit: 5, createdAt: T0 })
+      await (pools[0] as PgPool).query('INSERT INTO credit_holds (id, account_id, credits, at, expires_at) VALUES ($1, $2, 4, $3, $4)', [
+        `hold_old_${id}`,
+        id,
+        T0,
+        T0 + HOLD_TTL_MS,
+      ])
+      const node = nodes[0] as Ledger
+      expect(await node.hold(id, 2, T0 + 1)).toMatchObject({ ok: false, held: 4 })
+      const after = await node.hold(id, 5, T0 + HOLD_TTL_MS)
+      if (!after.ok) throw new Error('the lapsed row still counts')
+      expect((await (pools[0] as PgPool).query('SELECT count(*)::int AS n FROM credit_holds WHERE account_id = $1', [id])).rows[0]).toEqual({ n: 0 })
+      await node.settle(after.hold, line(id, T0 + HOLD_TTL_MS, 0, 500))
+      await heldSettles(pools[0] as PgPool, id)
     })
 
     it('the requests of many accounts travel in one batch; one that cannot be written fails alone, the others stand', async () => {

@@ -8,7 +8,7 @@
 import type { Mutation } from '../../domain/billing/billing-rules.ts'
 import type { UsageLine } from '../../ports/ledger.ts'
 import { keepAnswerSql } from './pg-ledger-keys.ts'
-import { addUsage, inline, STATE_COLUMNS, usageUpsert, WRITE_NODE_HOLDS, writeSql, type UsageAggregate } from './pg-ledger-statements.ts'
+import { addUsage, inline, OTHER_HOLDS, STATE_COLUMNS, usageUpsert, WRITE_NODE_HOLDS, writeSql, type UsageAggregate } from './pg-ledger-statements.ts'
 import type { AnswerToKeep } from '../../ports/ledger.ts'
 
 /** What a group writes, kept apart so a batch can combine the parts of its groups. */
@@ -27,10 +27,7 @@ export interface GroupWrites {
 }
 
 /** Every account's state and the other nodes' rows of holds, in one statement; rows carry the account's id. */
-export const LOAD_MANY = `SELECT a.id, ${STATE_COLUMNS},
-    COALESCE((SELECT json_agg(json_build_array(h.node_id, h.credits, h.expires_at)) FROM node_holds h
-              WHERE h.account_id = a.id AND h.node_id <> $2), '[]'::json) AS holds
-  FROM accounts a WHERE a.id = ANY($1::text[])`
+export const LOAD_MANY = `SELECT a.id, ${STATE_COLUMNS}, ${OTHER_HOLDS} AS holds FROM accounts a WHERE a.id = ANY($1::text[])`
 
 /** The debits of several accounts in one statement: as writeSql's, with the account on each row. */
 const DEBITS_MANY = `WITH d AS (SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::bigint[], $5::text[], $6::text[])

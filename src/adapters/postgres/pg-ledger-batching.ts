@@ -54,6 +54,8 @@ export interface GroupRules {
   newHoldId: () => string
   /** This node's holds whose settle has not come (see pg-ledger-node-holds.ts). */
   holds: NodeHolds
+  /** The requests' clock now (-Infinity when unknown): a hold's lifetime counts from when it is granted. */
+  now: () => number
 }
 
 export interface GroupRun {
@@ -140,9 +142,11 @@ function decideGroup({ accountId, requests, progress: p, rules, writesHolds }: G
   const lapsed = (x: { expiresAt: number }, at: number) => x.expiresAt <= at
   const granted: { id: string; call: HeldCall }[] = []
   const now = Date.now()
+  const grantedAt = holdRequests.length > 0 ? rules.now() : Number.NEGATIVE_INFINITY
   let sweepBefore: number | undefined
   let latest = 0
   for (const r of requests) if (r.kind !== 'renew') latest = Math.max(latest, r.kind === 'hold' ? r.at : r.hold.at)
+  if (holdRequests.length > 0) latest = Math.max(latest, grantedAt)
   for (const h of holdRequests) {
     mutations.push(...renew(state, h.at, newLotId))
     if (others.some((x) => lapsed(x, h.at))) sweepBefore = Math.min(sweepBefore ?? h.at, h.at)
@@ -153,7 +157,7 @@ function decideGroup({ accountId, requests, progress: p, rules, writesHolds }: G
       continue
     }
     const id = newHoldId()
-    const call = { credits: h.credits, at: h.at, granted: now }
+    const call = { credits: h.credits, at: Math.max(h.at, grantedAt), granted: now }
     current.set(id, call)
     mineHeld += h.credits
     granted.push({ id, call })
@@ -171,7 +175,10 @@ function decideGroup({ accountId, requests, progress: p, rules, writesHolds }: G
     sweep:
       sweepBefore === undefined
         ? undefined
-        : inline('DELETE FROM node_holds WHERE account_id = $1 AND node_id <> $2 AND expires_at <= $3', [accountId, mine.nodeId, sweepBefore]),
+        : inline(
+            'DELETE FROM node_holds WHERE account_id = $1 AND node_id <> $2 AND expires_at <= $3; DELETE FROM credit_holds WHERE account_id = $1 AND expires_at <= $3',
+            [accountId, mine.nodeId, sweepBefore],
+          ),
     holdsRow: writesHolds ? [mine.nodeId, mineHeld, mine.expiry(current.values(), latest, now)] : undefined,
   }
   p.granted = granted.map((g) => g.id)

@@ -39,13 +39,18 @@ export const SELECT_STATE = `SELECT ${STATE_COLUMNS} FROM accounts a WHERE a.id 
  */
 export const LOCK_ACCOUNT = 'SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE'
 /**
- * After the lock: the state, and the credits the other nodes hold on the account (their rows of
- * node_holds; this node's own holds are in its memory, which is exact).
+ * The holds of an account `a` that are not this node's ($2): the other nodes' rows of node_holds, and
+ * the rows of calls held by nodes of the earlier release (credit_holds) during a rolling upgrade.
  */
-export const LOAD_WITH_HOLDS = `SELECT ${STATE_COLUMNS},
-    COALESCE((SELECT json_agg(json_build_array(h.node_id, h.credits, h.expires_at)) FROM node_holds h
-              WHERE h.account_id = a.id AND h.node_id <> $2), '[]'::json) AS holds
-  FROM accounts a WHERE a.id = $1`
+export const OTHER_HOLDS = `COALESCE((SELECT json_agg(x) FROM (
+      SELECT json_build_array(h.node_id, h.credits, h.expires_at) AS x FROM node_holds h WHERE h.account_id = a.id AND h.node_id <> $2
+      UNION ALL SELECT json_build_array('call:' || c.id, c.credits, c.expires_at) FROM credit_holds c WHERE c.account_id = a.id) o), '[]'::json)`
+
+/**
+ * After the lock: the state, and the credits the other nodes hold on the account (this node's own
+ * holds are in its memory, which is exact).
+ */
+export const LOAD_WITH_HOLDS = `SELECT ${STATE_COLUMNS}, ${OTHER_HOLDS} AS holds FROM accounts a WHERE a.id = $1`
 
 /** This node's row of an account's holds: what it holds there now, and until when that counts. */
 export const WRITE_NODE_HOLDS = `INSERT INTO node_holds (account_id, node_id, credits, expires_at) VALUES ($1, $2, $3, $4)

@@ -40,7 +40,7 @@ import { createPgKeyClaims, KEY_RENEW_MS } from './pg-ledger-keys.ts'
 import { startPruning } from './pg-ledger-pruning.ts'
 import { createRecovery } from './pg-ledger-recovery.ts'
 import { inline, readEntries, readUsage, SELECT_STATE, toState, writeSql, type StateRow } from './pg-ledger-statements.ts'
-import { beginLocked, commit, createTransactionRunner, type PgLedgerLogger } from './pg-ledger-transactions.ts'
+import { beginLocked, commit, createTransactionRunner, failure, type PgLedgerLogger } from './pg-ledger-transactions.ts'
 
 export type { PgLedgerLogger } from './pg-ledger-transactions.ts'
 
@@ -106,6 +106,12 @@ export interface PgLedgerOptions {
   batchMaxRequests?: number
   /** Batches of this node in the database at once (default BATCH_CONCURRENCY). */
   batchConcurrency?: number
+  /**
+   * The requests' clock now. A hold then counts from when it is granted, not from when its request
+   * arrived: a call that waited (behind an earlier call with its Idempotency-Key, say) is not held
+   * for less than a lifetime. Absent: from the request's arrival.
+   */
+  now?: () => number
 }
 
 function checkCredits(credits: number, what: string): void {
@@ -154,7 +160,7 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
   }
   const runner = createTransactionRunner({ pool, attempts, runTimeoutMs })
   const inDoubt = createInDoubtCheck({ runner, logger, registry: opts.registry, inDoubtCheckMs, retentionMs, isClosed })
-  const rules = { newLotId: opts.newLotId, newHoldId, holds }
+  const rules = { newLotId: opts.newLotId, newHoldId, holds, now: opts.now ?? (() => Number.NEGATIVE_INFINITY) }
   const recovery = createRecovery({ runner, rules, settleDeadlineMs, runTimeoutMs, inDoubt })
   // Observed once per group transaction, never per request; the same series as the embedded ledger's.
   const commitSeconds = metric(opts.registry, 'pronet_ledger_commit_seconds', () =>
@@ -297,6 +303,8 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
       inDoubt.stop()
       pruning.stop()
       holds.stop()
+      // No call of this node is running any more: the credits its rows hold come back at once, not at their expiry.
+      await pool.query('DELETE FROM node_holds WHERE node_id = $1', [holds.nodeId]).catch((e: unknown) => logger?.warn(failure(e), "releasing this node's holds failed; they lapse on their own"))
       keys.stop()
       await keys.running()
       await pruning.running()
