@@ -108,11 +108,13 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
   // dropped. With half-open allowed, Node leaves the ending to the calls under way: one already
   // settled is answered (a half-closed client still reads it), and the connection ends after it.
   ;(app.server as typeof app.server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true
-  // A callback hook, not an async one: it runs on every request, and has nothing to wait for.
+  // A callback hook, not an async one: it runs on every request, and has nothing to wait for. While
+  // the node closes, a call off the API is refused here (see the closing hooks below).
   app.addHook('onRequest', (request, _reply, done) => {
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
       return done(new ApiError('INVALID_PARAMETER', 'An HTTP/1.1 request needs a Host header.'))
     }
+    if (closing && !request.url.startsWith('/api/')) return done(nodeClosing())
     done()
   })
   // While the node closes, a call that arrives is refused with a free 503 SERVICE_UNAVAILABLE
@@ -138,9 +140,6 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
       closeIdle()
     }, DRAIN_GRACE_MS).unref()
     done()
-  })
-  app.addHook('onRequest', async (request) => {
-    if (closing && !request.url.startsWith('/api/')) throw nodeClosing()
   })
   // A client that closed its connection before its body was read (while its key was checked: a
   // PostgreSQL or Redis round trip) has lost that body: Node discards it, and Fastify would wait for

@@ -17,14 +17,21 @@
 export function createArrivalLog(windowMs: number) {
   /** key → its arrivals [instant, units], oldest first; the Map is kept in order of last arrival. */
   const byKey = new Map<string, { at: number[]; units: number[]; head: number; total: number }>()
+  /** The key of the latest arrival: already last in the Map's order. */
+  let newest: string | undefined
 
   return {
     /** Records `units` reaching with `key` at `at`; returns the units in (at − window, at], these included. */
     note(key: string, at: number, units: number): number {
       let log = byKey.get(key)
-      if (log) byKey.delete(key)
-      else log = { at: [], units: [], head: 0, total: 0 }
-      byKey.set(key, log)
+      if (!log) {
+        log = { at: [], units: [], head: 0, total: 0 }
+        byKey.set(key, log)
+      } else if (key !== newest) {
+        byKey.delete(key)
+        byKey.set(key, log)
+      }
+      newest = key
       log.at.push(at)
       log.units.push(units)
       log.total += units
@@ -37,10 +44,13 @@ export function createArrivalLog(windowMs: number) {
         log.units = log.units.slice(log.head)
         log.head = 0
       }
-      // Keys whose last arrival left the window are forgotten (the Map's first entries are the stalest).
-      for (const [k, other] of byKey) {
-        if ((other.at[other.at.length - 1] as number) > at - windowMs) break
-        byKey.delete(k)
+      // Keys whose last arrival left the window are forgotten (the Map's first entries are the stalest);
+      // a key alone in the Map has just arrived.
+      if (byKey.size > 1) {
+        for (const [k, other] of byKey) {
+          if ((other.at[other.at.length - 1] as number) > at - windowMs) break
+          byKey.delete(k)
+        }
       }
       return log.total
     },

@@ -25,14 +25,24 @@ export const connectionClosed = (request: FastifyRequest): boolean => {
   return socket?.readableEnded === true && !((socket[COMMITTED] ?? 0) > 0)
 }
 
+/** The connection of a committed answer, on its response (the response leaves its socket before it closes). */
+const ANSWERED_ON = Symbol('pronet.answeredOn')
+type TrackedResponse = { [ANSWERED_ON]?: TrackedSocket }
+
+/** A response's 'close': its answer has gone out. One listener for every response, so none is made per call. */
+function answerGone(this: TrackedResponse): void {
+  const socket = this[ANSWERED_ON]
+  if (socket) socket[COMMITTED] = (socket[COMMITTED] ?? 1) - 1
+}
+
 /** Marks the answer of `request` as committed (to be billed and sent) until it has gone out. */
 export function commitAnswer(request: FastifyRequest, reply: FastifyReply): void {
   const socket = request.raw.socket as (typeof request.raw.socket & TrackedSocket) | undefined
   if (!socket) return
   socket[COMMITTED] = (socket[COMMITTED] ?? 0) + 1
-  reply.raw.once('close', () => {
-    socket[COMMITTED] = (socket[COMMITTED] ?? 1) - 1
-  })
+  const response = reply.raw as typeof reply.raw & TrackedResponse
+  response[ANSWERED_ON] = socket
+  response.on('close', answerGone)
 }
 
 /**

@@ -19,7 +19,7 @@
  *   lookup for all this (and, on a route with a body, a call of bodyTap that finds nothing to copy).
  */
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onSendAsyncHookHandler, RouteHandlerMethod } from 'fastify'
-import { RevokedKeyError, suspendedError, type AccountsService } from '../domain/accounts/accounts.service.ts'
+import { RevokedKeyError, suspendedError, type AccountsService, type Identity } from '../domain/accounts/accounts.service.ts'
 import { arrivalUnits, rateHeaders, type MeteringService, type SearchLease } from '../domain/billing/metering.service.ts'
 import { billed, priceOf, type Operation, type PriceRule } from '../domain/billing/prices.ts'
 import { ApiError, nodeClosing, serviceUnavailable } from '../domain/errors.ts'
@@ -113,41 +113,65 @@ const FREE: PriceRule = { kind: 'free' }
 
 export type Gateway = ReturnType<typeof createGateway>
 
+const isPromise = <T>(x: T | Promise<T>): x is Promise<T> => typeof (x as { then?: unknown }).then === 'function'
+
+/** A caller authenticated: its request's meter, and whether its account is suspended. */
+interface Identified {
+  meter: Meter
+  suspended: boolean
+}
+
 export function createGateway(deps: GatewayDeps) {
   const { accounts, metering, clock } = deps
 
-  /** Authenticates and opens the request's meter; 401 without a valid key. */
-  async function identify(request: FastifyRequest): Promise<{ meter: Meter; suspended: boolean }> {
-    const header = request.headers['x-api-key']
-    // A repeated header is ambiguous: treat it as no valid key rather than guess.
-    const key = Array.isArray(header) ? '\u0000' : header
-    const open = (accountId: string): Meter => {
-      const meter: Meter = {
-        accountId,
-        endpoint: request.routeOptions.url ?? 'unknown',
-        at: clock.now(),
-        rule: FREE,
-        price: 0,
-        hold: null,
-        found: undefined,
-        rate: null,
-        units: 0,
-        keyed: null,
-        searchLease: undefined,
-      }
-      request.meter = meter
-      return meter
+  /** The request's meter, opened at `at` for `accountId`. */
+  function open(request: FastifyRequest, accountId: string, endpoint: string, at: number): Meter {
+    const meter: Meter = {
+      accountId,
+      endpoint,
+      at,
+      rule: FREE,
+      price: 0,
+      hold: null,
+      found: undefined,
+      rate: null,
+      units: 0,
+      keyed: null,
+      searchLease: undefined,
     }
-    let who: Awaited<ReturnType<AccountsService['identify']>>
-    try {
-      who = await accounts.identify(key?.trim())
-    } catch (e) {
-      // A revoked key's call is refused (401) and recorded in its account's usage, like any outcome.
-      if (e instanceof RevokedKeyError && metered) open(e.accountId)
-      throw e
-    }
+    request.meter = meter
+    return meter
+  }
+
+  /** The meter of a caller `who`, opened now. */
+  function opened(request: FastifyRequest, who: Identity, endpoint: string): Identified {
     request.principal = { accountId: who.accountId, keyId: who.keyId }
-    return { meter: open(who.accountId), suspended: who.suspended }
+    return { meter: open(request, who.accountId, endpoint, clock.now()), suspended: who.suspended }
+  }
+
+  /** The X-API-Key as sent, trimmed (a repeated header is ambiguous: no valid key rather than a guess). */
+  function keyOf(request: FastifyRequest): string | undefined {
+    const header = request.headers['x-api-key']
+    return Array.isArray(header) ? '\u0000' : header?.trim()
+  }
+
+  /**
+   * Authenticates and opens the request's meter; 401 without a valid key. A key authenticated lately
+   * is known at once (accounts.identify answers it from memory): then so is the meter, not a promise.
+   */
+  function identify(request: FastifyRequest, key: string | undefined, endpoint: string): Identified | Promise<Identified> {
+    let found: Identity | Promise<Identity>
+    try {
+      found = accounts.identify(key)
+    } catch (e) {
+      found = Promise.reject(e)
+    }
+    if (!isPromise(found)) return opened(request, found, endpoint)
+    return found.then((who) => opened(request, who, endpoint), (e: unknown) => {
+      // A revoked key's call is refused (401) and recorded in its account's usage, like any outcome.
+      if (e instanceof RevokedKeyError && metered) open(request, e.accountId, endpoint, clock.now())
+      throw e
+    })
   }
 
   const metered = deps.metered !== false
@@ -160,12 +184,27 @@ export function createGateway(deps: GatewayDeps) {
 
   const keys = deps.keys
 
-  const dataRoute: onRequestAsyncHookHandler = async (request: FastifyRequest, reply: FastifyReply) => {
+  /**
+   * A data route's onRequest hook, one per route: `operation` is the route's row of the price table
+   * (its config.operation). The route's path is read once, at its first call: Fastify builds
+   * request.routeOptions anew at every read.
+   */
+  const dataRoute = (operation: Operation): onRequestAsyncHookHandler => {
+    const units = arrivalUnits(operation)
+    let endpoint: string | undefined
+    return (request: FastifyRequest, reply: FastifyReply) => {
+      endpoint ??= request.routeOptions.url ?? 'unknown'
+      return admit(request, reply, operation, units, endpoint)
+    }
+  }
+
+  /** Authentication, then the rate budget (and an Idempotency-Key's claim): what dataRoute's hook does. */
+  async function admit(request: FastifyRequest, reply: FastifyReply, operation: Operation, units: number, endpoint: string): Promise<unknown> {
     const reached = monotonic()
-    const operation = request.routeOptions.config.operation as Operation
-    const header = request.headers['x-api-key']
-    const arrived = metered && typeof header === 'string' ? arrivals.note(header.trim(), reached, arrivalUnits(operation)) : 0
-    const { meter, suspended } = await identify(request)
+    const key = keyOf(request)
+    const arrived = metered && typeof request.headers['x-api-key'] === 'string' ? arrivals.note(key as string, reached, units) : 0
+    const identified = identify(request, key, endpoint)
+    const { meter, suspended } = isPromise(identified) ? await identified : identified
     if (!metered) {
       request.meter = null
       if (suspended) throw suspendedError()
@@ -233,7 +272,7 @@ export function createGateway(deps: GatewayDeps) {
   const accountRoute =
     (which: 'usage' | 'subscription'): onRequestAsyncHookHandler =>
     async (request: FastifyRequest, reply: FastifyReply) => {
-      const { meter, suspended } = await identify(request)
+      const { meter, suspended } = await identify(request, keyOf(request), request.routeOptions.url ?? 'unknown')
       if (suspended) throw suspendedError(await metering.accountEndpointHeaders(meter.accountId, meter.at))
       if (closing()) throw nodeClosing()
       reply.headers(await metering.arriveAccountEndpoint(meter.accountId, which, meter.at))

@@ -13,6 +13,9 @@ import type { Statement } from 'better-sqlite3'
 const ENTRY_ROWS = 16
 const DEBIT_PARAMS = 6
 
+/** A usage_daily row being summed in a batch: account, day, endpoint, status, requests, billable, credits. */
+type DailyRow = [string, string, string, number, number, number, number]
+
 /** One request's (or one operator change's) share of a batch. */
 export interface WriteJob {
   accountId: string
@@ -110,8 +113,9 @@ export function createLedgerWrites(db: SqliteDb) {
   function insertDebits(): void {
     for (let at = 0; at < debitRows.length; ) {
       const rows = Math.min(ENTRY_ROWS, (debitRows.length - at) / DEBIT_PARAMS)
-      entriesOf(rows).run(debitRows.slice(at, at + rows * DEBIT_PARAMS))
-      at += rows * DEBIT_PARAMS
+      const end = at + rows * DEBIT_PARAMS
+      entriesOf(rows).run(at === 0 && end === debitRows.length ? debitRows : debitRows.slice(at, end))
+      at = end
     }
     debitRows.length = 0
   }
@@ -189,7 +193,8 @@ export function createLedgerWrites(db: SqliteDb) {
     // Left over from a batch that failed part-way (it is replayed job by job).
     debitRows.length = 0
     const spent = new Map<string, number>()
-    const usage = new Map<string, [string, string, string, number, number, number, number]>()
+    const usage = new Map<string, DailyRow>()
+    let lastRow: DailyRow | undefined
     let latestAnswer = -Infinity
     for (const job of jobs) {
       for (const m of job.mutations) persist(job.accountId, m, spent)
@@ -203,13 +208,20 @@ export function createLedgerWrites(db: SqliteDb) {
       const u = job.usage
       if (u) {
         const day = dayOf(u.at)
-        const key = `${u.accountId}\u0000${day}\u0000${u.endpoint}\u0000${u.status}`
-        const row = usage.get(key)
-        if (row) {
-          row[4] += 1
-          row[5] += u.credits > 0 ? 1 : 0
-          row[6] += u.credits
-        } else usage.set(key, [u.accountId, day, u.endpoint, u.status, 1, u.credits > 0 ? 1 : 0, u.credits])
+        // Nearly every line of a batch is of the same row as the one before it: no key to build for it.
+        let row = lastRow
+        if (row === undefined || row[0] !== u.accountId || row[1] !== day || row[2] !== u.endpoint || row[3] !== u.status) {
+          const key = `${u.accountId}\u0000${day}\u0000${u.endpoint}\u0000${u.status}`
+          row = usage.get(key)
+          if (row === undefined) {
+            row = [u.accountId, day, u.endpoint, u.status, 0, 0, 0]
+            usage.set(key, row)
+          }
+          lastRow = row
+        }
+        row[4] += 1
+        row[5] += u.credits > 0 ? 1 : 0
+        row[6] += u.credits
       }
     }
     insertDebits()

@@ -36,7 +36,7 @@ import {
   type NewPack,
   type Subscription,
 } from '../../domain/billing/billing-rules.ts'
-import type { AnswerToKeep, Hold, Ledger, LedgerEntry, UsageLine, UsageRow } from '../../ports/ledger.ts'
+import type { AnswerToKeep, Hold, HoldResult, Ledger, LedgerEntry, SettleResult, UsageLine, UsageRow } from '../../ports/ledger.ts'
 import { Histogram, type Registry } from 'prom-client'
 import { metric } from '../metrics.ts'
 import type { SqliteDb } from './database.ts'
@@ -101,8 +101,8 @@ async function landedOrMoved(t: Ticket): Promise<void> {
 }
 
 /** `attempt` again while another process's change to the lots refuses what it worked out (bounded). */
-async function recomputing<T>(attempt: () => Promise<T>): Promise<T> {
-  for (let n = 1; ; n++) {
+async function recomputing<T>(attempt: () => Promise<T>, attempts = RECOMPUTE_ATTEMPTS): Promise<T> {
+  for (let n = RECOMPUTE_ATTEMPTS - attempts + 1; ; n++) {
     try {
       return await attempt()
     } catch (e) {
@@ -243,6 +243,21 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
     return new Promise<void>((resolve) => ackWaiters.push({ upTo, resolve }))
   }
 
+  /**
+   * The cached state brought to `at` when nothing has to be waited for first (no reload due, the
+   * account in the cache), else undefined: then `current`. Most calls are answered here, with no
+   * promise to wait on.
+   */
+  function cachedNow(accountId: string, at: number): BillingState | undefined {
+    noticeOtherWriters()
+    if (stale) return undefined
+    const state = cache.get(accountId)
+    if (!state) return undefined
+    const mutations = renew(state, at, opts.newLotId)
+    if (mutations.length > 0 && !closed) enqueue(accountId, mutations, undefined)
+    return state
+  }
+
   /** The cached state brought to `at`; renewals are queued like any other change. */
   async function current(accountId: string, at: number): Promise<BillingState | undefined> {
     noticeOtherWriters()
@@ -363,40 +378,79 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
     throw refused ?? new Error(`pack ${lotId} could not be granted`)
   }
 
-  return {
-    state: current,
+  function holdOn(state: BillingState, accountId: string, credits: number, at: number): HoldResult {
+    const balance = balanceAt(state, at)
+    const reserved = held.get(accountId) ?? 0
+    if (balance.total - reserved < credits) return { ok: false, balance, held: reserved }
+    held.set(accountId, reserved + credits)
+    return { ok: true, hold: { accountId, credits, at: billingInstant(state, at) } }
+  }
 
-    async hold(accountId, credits, at) {
-      const state = await mustGet(accountId, at)
-      const balance = balanceAt(state, at)
-      const reserved = held.get(accountId) ?? 0
-      if (balance.total - reserved < credits) return { ok: false, balance, held: reserved }
-      held.set(accountId, reserved + credits)
-      return { ok: true, hold: { accountId, credits, at: billingInstant(state, at) } }
+  /** The settle's debit and usage line queued: what it waits on, or a refusal when the balance cannot cover it. */
+  function queueSettle(state: BillingState | undefined, hold: Hold | null, line: UsageLine, keep: AnswerToKeep | undefined): Ticket | SettleResult {
+    let mutations: Mutation[] = []
+    if (line.credits > 0 && hold) {
+      const debits = state && debit(state, line.credits, hold.at, { requestId: line.requestId, endpoint: line.endpoint })
+      if (!debits) return { ok: false, reason: 'insufficient' }
+      mutations = debits
+    }
+    return enqueue(line.accountId, mutations, line, keep && keys.row(keep, line.requestId))
+  }
+
+  /** A settle worked out from the state as `current` gives it. */
+  async function settleFromCurrent(hold: Hold | null, line: UsageLine, keep: AnswerToKeep | undefined): Promise<SettleResult> {
+    const state = line.credits > 0 && hold ? await current(hold.accountId, hold.at) : undefined
+    const queued = queueSettle(state, hold, line, keep)
+    if (!('batch' in queued)) return queued
+    await landedOrMoved(queued)
+    // Durable with its debit: the key is answered from the row from here on.
+    if (keep) keys.release(keep.claim)
+    return { ok: true, charged: line.credits }
+  }
+
+  return {
+    state(accountId, at) {
+      const state = cachedNow(accountId, at)
+      return state ? Promise.resolve(state) : current(accountId, at)
     },
 
-    async settle(hold: Hold | null, line: UsageLine, keep?: AnswerToKeep) {
+    hold(accountId, credits, at) {
+      const state = cachedNow(accountId, at)
+      if (state) return Promise.resolve(holdOn(state, accountId, credits, at))
+      return mustGet(accountId, at).then((s) => holdOn(s, accountId, credits, at))
+    },
+
+    settle(hold: Hold | null, line: UsageLine, keep?: AnswerToKeep): Promise<SettleResult> {
       if (hold) {
         const left = (held.get(hold.accountId) ?? 0) - hold.credits
         if (left > 0) held.set(hold.accountId, left)
         else held.delete(hold.accountId)
       }
-      if (line.credits > (hold?.credits ?? 0)) throw new Error('a request cannot be charged more than it held')
+      if (line.credits > (hold?.credits ?? 0)) return Promise.reject(new Error('a request cannot be charged more than it held'))
       // A debit worked out before the CLI lowered the lots (a credits limit cut under load) is worked
       // out again from the rows: charged if it still fits, else the late 402 an in-process change
       // gives, rather than a 500 whose usage line would be lost.
-      return recomputing(async () => {
-        let mutations: Mutation[] = []
-        if (line.credits > 0 && hold) {
-          const state = await current(hold.accountId, hold.at)
-          const debits = state && debit(state, line.credits, hold.at, { requestId: line.requestId, endpoint: line.endpoint })
-          if (!debits) return { ok: false, reason: 'insufficient' } as const
-          mutations = debits
+      const debits = line.credits > 0 && hold !== null
+      const state = debits ? cachedNow(hold.accountId, hold.at) : undefined
+      if (debits && !state) return recomputing(() => settleFromCurrent(hold, line, keep))
+      // Nothing to wait for before it is queued (the usual case): the first attempt without a promise of its own.
+      let queued: Ticket | SettleResult
+      try {
+        queued = queueSettle(state, hold, line, keep)
+      } catch (e) {
+        return Promise.reject(e)
+      }
+      if (!('batch' in queued)) return Promise.resolve(queued)
+      const ticket = queued
+      return ticket.batch.done.then((result): SettleResult | Promise<SettleResult> => {
+        const outcome = result.outcomes?.[ticket.index]
+        if (outcome && !outcome.ok) {
+          if (!LOTS_MOVED_RE.test(outcome.error)) throw new Error(outcome.error)
+          // Worked out again from the rows, for the attempts left.
+          return recomputing(() => settleFromCurrent(hold, line, keep), RECOMPUTE_ATTEMPTS - 1)
         }
-        await landedOrMoved(enqueue(line.accountId, mutations, line, keep && keys.row(keep, line.requestId)))
-        // Durable with its debit: the key is answered from the row from here on.
         if (keep) keys.release(keep.claim)
-        return { ok: true, charged: line.credits } as const
+        return { ok: true, charged: line.credits }
       })
     },
 

@@ -424,7 +424,7 @@ export function registerDataRoutes(app: FastifyInstance, deps: DataRouteDeps): v
       },
       // Bodies are checked by their parse step (or service) so each refusal names its field in its own words.
       ...(route.body ? { validatorCompiler: () => () => true } : {}),
-      onRequest: deps.gateway.dataRoute,
+      onRequest: deps.gateway.dataRoute(route.price),
       // A body is part of what an Idempotency-Key names, byte for byte.
       ...(route.body ? { preParsing: deps.gateway.bodyTap } : {}),
       ...(strict ? { preValidation: strict } : {}),
