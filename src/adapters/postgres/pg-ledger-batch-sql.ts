@@ -1,14 +1,14 @@
 /**
- * The SQL of a batch of several accounts' groups (pg-ledger-batching.ts). A statement costs the
- * server its parse and plan whatever rows it carries, so the batch reads every account's state in
- * one statement and writes each kind of row for all its accounts in one: the debits, the usage
- * lines, the settled requests and the nodes' rows of holds. What only some groups have (a renewal's
+ * The writes of a transaction's groups (pg-ledger-batching.ts), one account's or several. A statement
+ * costs the server its parse and plan whatever rows it carries, so each kind of row is written for
+ * all the accounts in one: the debits, the usage lines, the settled requests and the nodes' rows of
+ * holds. What only some groups have (a renewal's
  * new lot, a kept answer, the sweep of a dead node's row) goes as the group would write it alone.
  */
 import type { Mutation } from '../../domain/billing/billing-rules.ts'
 import type { UsageLine } from '../../ports/ledger.ts'
 import { keepAnswerSql } from './pg-ledger-keys.ts'
-import { addUsage, inline, OTHER_HOLDS, STATE_COLUMNS, usageUpsert, WRITE_NODE_HOLDS, writeSql, type UsageAggregate } from './pg-ledger-statements.ts'
+import { addUsage, inline, recordSettled, usageUpsert, writeNodeHolds, writeSql, type UsageAggregate } from './pg-ledger-statements.ts'
 import type { AnswerToKeep } from '../../ports/ledger.ts'
 
 /** What a group writes, kept apart so a batch can combine the parts of its groups. */
@@ -26,9 +26,6 @@ export interface GroupWrites {
   holdsRow?: [string, number, number] | undefined
 }
 
-/** Every account's state and the other nodes' rows of holds, in one statement; rows carry the account's id. */
-export const LOAD_MANY = `SELECT a.id, ${STATE_COLUMNS}, ${OTHER_HOLDS} AS holds FROM accounts a WHERE a.id = ANY($1::text[])`
-
 /** The debits of several accounts in one statement: as writeSql's, with the account on each row. */
 const DEBITS_MANY = `WITH d AS (SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::bigint[], $5::text[], $6::text[])
                            WITH ORDINALITY AS d(account_id, lot_id, amount, at, request_id, endpoint, n)),
@@ -38,19 +35,7 @@ const DEBITS_MANY = `WITH d AS (SELECT * FROM unnest($1::text[], $2::text[], $3:
   INSERT INTO ledger_entries (account_id, lot_id, at, kind, delta, request_id, endpoint)
   SELECT account_id, lot_id, at, 'debit', -amount, request_id, endpoint FROM d ORDER BY n`
 
-const settledValues = (lines: readonly UsageLine[]) => lines.map((l) => inline('($1, $2, $3, $4)', [l.requestId, l.accountId, l.at, l.credits]))
-
-/** The writes of one group alone, in order. */
-export function groupSql(w: GroupWrites): string[] {
-  const statements = writeSql(w.accountId, w.mutations, w.lines)
-  if (w.billed.length > 0) statements.push(`INSERT INTO settled_requests (request_id, account_id, at, credits) VALUES ${settledValues(w.billed.map((b) => b.line)).join(', ')}`)
-  for (const b of w.billed) if (b.keep) statements.push(keepAnswerSql(w.accountId, b.keep, b.line.requestId))
-  if (w.sweep) statements.push(w.sweep)
-  if (w.holdsRow) statements.push(inline(WRITE_NODE_HOLDS, [w.accountId, ...w.holdsRow]))
-  return statements
-}
-
-/** The writes of several groups, each kind of row in one statement for all of them. */
+/** The writes of one group or several, each kind of row in one statement for all of them. */
 export function batchSql(groups: readonly GroupWrites[]): string[] {
   const statements: string[] = []
   const debits: { accountId: string; d: Extract<Mutation, { type: 'debit' }> }[] = []
@@ -75,16 +60,11 @@ export function batchSql(groups: readonly GroupWrites[]): string[] {
   const usage = new Map<string, UsageAggregate>()
   for (const g of groups) for (const u of g.lines) addUsage(usage, u, { status: u.status, sign: 1 })
   if (usage.size > 0) statements.push(usageUpsert(usage.values()))
-  const settled = groups.flatMap((g) => g.billed.map((b) => b.line))
-  if (settled.length > 0) statements.push(`INSERT INTO settled_requests (request_id, account_id, at, credits) VALUES ${settledValues(settled).join(', ')}`)
+  const settled = groups.flatMap((g) => g.billed)
+  if (settled.length > 0) statements.push(recordSettled(settled))
   for (const g of groups) for (const b of g.billed) if (b.keep) statements.push(keepAnswerSql(g.accountId, b.keep, b.line.requestId))
   for (const g of groups) if (g.sweep) statements.push(g.sweep)
-  const rows = groups.flatMap((g) => (g.holdsRow ? [inline('($1, $2, $3, $4)', [g.accountId, ...g.holdsRow])] : []))
-  if (rows.length > 0) {
-    statements.push(
-      `INSERT INTO node_holds (account_id, node_id, credits, expires_at) VALUES ${rows.join(', ')}
-       ON CONFLICT (account_id, node_id) DO UPDATE SET credits = EXCLUDED.credits, expires_at = EXCLUDED.expires_at`,
-    )
-  }
+  const rows = groups.flatMap((g): [string, string, number, number][] => (g.holdsRow ? [[g.accountId, ...g.holdsRow]] : []))
+  if (rows.length > 0) statements.push(writeNodeHolds(rows))
   return statements
 }

@@ -11,7 +11,7 @@ import { balanceAt, billingInstant, debit, renew, type Mutation } from '../../do
 import type { AnswerToKeep, Hold, HoldResult, SettleResult, UsageLine } from '../../ports/ledger.ts'
 import type { HeldCall, NodeHolds } from './pg-ledger-node-holds.ts'
 import { inline, num, LOAD_WITH_HOLDS, SELECT_SETTLED, toState, type StateRow } from './pg-ledger-statements.ts'
-import { batchSql, groupSql, LOAD_MANY, type GroupWrites } from './pg-ledger-batch-sql.ts'
+import { batchSql, type GroupWrites } from './pg-ledger-batch-sql.ts'
 import { beginLockedAll, beginLockedBatch, commit } from './pg-ledger-transactions.ts'
 
 /** A hold or a settle of one account, waiting for the account's next transaction on this node. */
@@ -40,11 +40,9 @@ export interface Progress {
   recorded?: Map<string, number>
   /** The writes and COMMIT were sent: from here on a lost connection leaves the outcome unknown. */
   commitSent: boolean
-  /** Ids of the holds the run grants. */
-  granted: string[]
 }
 
-export const progress = (check: boolean): Progress => ({ check, commitSent: false, granted: [] })
+export const progress = (check: boolean): Progress => ({ check, commitSent: false })
 
 /** What a group's transaction needs besides its requests. */
 export interface GroupRules {
@@ -74,7 +72,7 @@ export interface GroupRun {
 
 /** The reads of an account's group, to run right after its lock: its recorded settles (a retry), then its state. */
 function groupReads({ accountId, requests, progress: p, rules }: GroupRun): string[] {
-  const load = inline(LOAD_WITH_HOLDS, [accountId, rules.holds.nodeId])
+  const load = inline(LOAD_WITH_HOLDS, [[accountId], rules.holds.nodeId])
   if (!p.check) return [load]
   const settles = requests.filter((r) => r.kind === 'settle')
   return [inline(SELECT_SETTLED, [settles.map((s) => s.line.requestId)]), load]
@@ -181,7 +179,6 @@ function decideGroup({ accountId, requests, progress: p, rules, writesHolds }: G
           ),
     holdsRow: writesHolds ? [mine.nodeId, mineHeld, mine.expiry(current.values(), latest, now)] : undefined,
   }
-  p.granted = granted.map((g) => g.id)
   return {
     outcomes,
     writes,
@@ -201,7 +198,7 @@ export async function groupTransaction(c: pg.PoolClient, run: GroupRun): Promise
   try {
     const decision = decideGroup(run, readRows(run.progress, results))
     run.progress.commitSent = true
-    await commit(c, groupSql(decision.writes))
+    await commit(c, batchSql([decision.writes]))
     decision.applied()
     return decision.outcomes
   } finally {
@@ -219,7 +216,7 @@ export async function batchTransaction(c: pg.PoolClient, runs: readonly GroupRun
   const rules = (runs[0] as GroupRun).rules
   if (runs.some((r) => r.progress.check)) throw new Error('a retry runs one account at a time')
   const ids = runs.map((r) => r.accountId).sort()
-  const [loaded] = await beginLockedBatch(c, ids, [inline(LOAD_MANY, [ids, rules.holds.nodeId])])
+  const [loaded] = await beginLockedBatch(c, ids, [inline(LOAD_WITH_HOLDS, [ids, rules.holds.nodeId])])
   const rows = new Map((loaded?.rows ?? []).map((r: StateRow & { id: string }) => [r.id, r]))
   const endTurn = await rules.holds.turn(ids)
   try {

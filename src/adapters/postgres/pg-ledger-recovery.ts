@@ -140,7 +140,7 @@ export function createRecovery({ runner, rules, settleDeadlineMs, runTimeoutMs, 
   async function settleFree(line: UsageLine, keep?: AnswerToKeep): Promise<SettleResult> {
     const kept = keep ? [keepAnswerSql(line.accountId, keep, line.requestId)] : []
     const writes = [...writeSql(line.accountId, [], [line]), ...kept]
-    const record = recordSettled(line.accountId, [{ line }])
+    const record = recordSettled([{ line }])
     let sent = false
     try {
       await withClient(async (c) => {

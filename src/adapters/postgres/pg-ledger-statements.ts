@@ -47,14 +47,16 @@ export const OTHER_HOLDS = `COALESCE((SELECT json_agg(x) FROM (
       UNION ALL SELECT json_build_array('call:' || c.id, c.credits, c.expires_at) FROM credit_holds c WHERE c.account_id = a.id) o), '[]'::json)`
 
 /**
- * After the lock: the state, and the credits the other nodes hold on the account (this node's own
- * holds are in its memory, which is exact).
+ * After the locks: each account's state and the credits the other nodes hold on it (this node's own
+ * holds are in its memory, which is exact), in one statement; rows carry the account's id.
  */
-export const LOAD_WITH_HOLDS = `SELECT ${STATE_COLUMNS}, ${OTHER_HOLDS} AS holds FROM accounts a WHERE a.id = $1`
+export const LOAD_WITH_HOLDS = `SELECT a.id, ${STATE_COLUMNS}, ${OTHER_HOLDS} AS holds FROM accounts a WHERE a.id = ANY($1::text[])`
 
-/** This node's row of an account's holds: what it holds there now, and until when that counts. */
-export const WRITE_NODE_HOLDS = `INSERT INTO node_holds (account_id, node_id, credits, expires_at) VALUES ($1, $2, $3, $4)
+/** Nodes' rows of their holds on accounts: [account id, node id, credits, expires_at] each. */
+export function writeNodeHolds(rows: readonly [string, string, number, number][]): string {
+  return `INSERT INTO node_holds (account_id, node_id, credits, expires_at) VALUES ${rows.map((r) => inline('($1, $2, $3, $4)', r)).join(', ')}
   ON CONFLICT (account_id, node_id) DO UPDATE SET credits = EXCLUDED.credits, expires_at = EXCLUDED.expires_at`
+}
 
 /** Which of a group's request ids are recorded as settled: what each charged. */
 export const SELECT_SETTLED = `SELECT request_id, credits FROM settled_requests WHERE request_id = ANY($1::text[]) AND state = 'settled'`
@@ -235,9 +237,9 @@ export function usageUpsert(rows: Iterable<UsageAggregate>): string {
   return `${UPSERT_USAGE_HEAD} ${values.join(', ')} ${UPSERT_USAGE_TAIL}`
 }
 
-/** The settled_requests rows of settles that committed (what they charged). */
-export function recordSettled(accountId: string, settled: readonly { line: UsageLine }[]): string {
-  const values = settled.map(({ line }) => inline('($1, $2, $3, $4)', [line.requestId, accountId, line.at, line.credits]))
+/** The settled_requests rows of settles that committed (what they charged), each under its line's account. */
+export function recordSettled(settled: readonly { line: UsageLine }[]): string {
+  const values = settled.map(({ line }) => inline('($1, $2, $3, $4)', [line.requestId, line.accountId, line.at, line.credits]))
   return `INSERT INTO settled_requests (request_id, account_id, at, credits) VALUES ${values.join(', ')}`
 }
 
