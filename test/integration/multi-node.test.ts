@@ -7,6 +7,7 @@
  * - a 5-per-second account hammered through all three never has more than 5 units admitted in any
  *   rolling second: the admission instants are read from the shared limiter's own log in Redis (the
  *   server's truth, in Redis time), and their number equals the 200 responses the client received;
+ * - a per-second limit changed on one node applies on the others within a message's flight;
  * - a key revoked on one node is refused by the other two within a second;
  * - a cursor issued by one node is accepted by another (one shared secret).
  */
@@ -179,6 +180,29 @@ describe.skipIf(!available)('three nodes on one PostgreSQL and one Redis', () =>
       expect(times[i + 5]! - times[i]!, `units ${i}..${i + 5} of ${times.length}`).toBeGreaterThanOrEqual(1000)
     }
   }, 60_000)
+
+  it("a per-second limit changed on one node applies on the others at their next call, though they keep it cached", async () => {
+    const { id, key } = await account({ plan: 'custom', creditsLimit: 1000, rpsLimit: 1000 })
+    // Nodes 2 and 3 read the limit (and keep it for a second).
+    for (const node of [nodes[1]!, nodes[2]!]) {
+      const res = await get(node, `/api/v1/profile?profileUrlOrUrn=${slug}`, key)
+      await res.arrayBuffer()
+      expect(res.headers.get('x-ratelimit-limit')).toBe('1000')
+    }
+    const changed = await admin(nodes[0]!, 'PUT', `/admin/v1/accounts/${id}/subscription`, { rpsLimit: 7 })
+    expect(changed.status).toBe(200)
+    // The change reaches the others through Redis; at most a message's flight behind the answer.
+    for (const node of [nodes[1]!, nodes[2]!]) {
+      let limit: string | null = null
+      for (let waited = 0; waited < 500 && limit !== '7'; waited += 20) {
+        const res = await get(node, `/api/v1/profile?profileUrlOrUrn=${slug}`, key)
+        await res.arrayBuffer()
+        limit = res.headers.get('x-ratelimit-limit')
+        if (limit !== '7') await new Promise((r) => setTimeout(r, 20))
+      }
+      expect(limit).toBe('7')
+    }
+  })
 
   it('a key revoked on one node is refused by the other two within a second', async () => {
     const { id } = await account({ plan: 'custom', creditsLimit: 1000, rpsLimit: 1000 })
