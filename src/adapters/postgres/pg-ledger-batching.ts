@@ -9,6 +9,7 @@
 import type pg from 'pg'
 import { balanceAt, billingInstant, debit, renew, type Mutation } from '../../domain/billing/billing-rules.ts'
 import type { AnswerToKeep, Hold, HoldResult, SettleResult, UsageLine } from '../../ports/ledger.ts'
+import type { LocalHolds } from './pg-ledger-local-holds.ts'
 import type { HeldCall, NodeHolds } from './pg-ledger-node-holds.ts'
 import { inline, num, LOAD_WITH_HOLDS, SELECT_SETTLED, toState, type StateRow } from './pg-ledger-statements.ts'
 import { batchSql, type GroupWrites } from './pg-ledger-batch-sql.ts'
@@ -54,6 +55,8 @@ export interface GroupRules {
   holds: NodeHolds
   /** The requests' clock now (-Infinity when unknown): a hold's lifetime counts from when it is granted. */
   now: () => number
+  /** Told the state each batch leaves, so holds can be granted from it in memory for a while. */
+  local?: LocalHolds | undefined
 }
 
 export interface GroupRun {
@@ -185,6 +188,8 @@ function decideGroup({ accountId, requests, progress: p, rules, writesHolds }: G
     applied() {
       for (const s of settles) mine.remove(accountId, s.hold.id)
       for (const g of granted) mine.add(accountId, g.id, g.call)
+      if (writesHolds) rules.local?.seen(accountId, state, others, latest)
+      else rules.local?.forget(accountId)
       // The row still counts the settled holds until it is written again.
       if (!writesHolds && settles.length > 0) mine.stale(accountId)
     },

@@ -34,6 +34,7 @@ import { KEY_LEASE_MS, type AnswerToKeep, type Hold, type HoldResult, type Ledge
 import { metric } from '../metrics.ts'
 import type { PgPool } from './database.ts'
 import { createBatcher } from './pg-ledger-batcher.ts'
+import { createLocalHolds } from './pg-ledger-local-holds.ts'
 import { createNodeHolds } from './pg-ledger-node-holds.ts'
 import { createInDoubtCheck } from './pg-ledger-in-doubt.ts'
 import { createPgKeyClaims, KEY_RENEW_MS } from './pg-ledger-keys.ts'
@@ -107,6 +108,11 @@ export interface PgLedgerOptions {
   /** Batches of this node in the database at once (default BATCH_CONCURRENCY). */
   batchConcurrency?: number
   /**
+   * Whether holds that leave the account far above empty are granted in memory from the state the
+   * last batch left (pg-ledger-local-holds.ts; default true). false: every hold is a transaction.
+   */
+  localHolds?: boolean
+  /**
    * The requests' clock now. A hold then counts from when it is granted, not from when its request
    * arrived: a call that waited (behind an earlier call with its Idempotency-Key, say) is not held
    * for less than a lifetime. Absent: from the request's arrival.
@@ -160,7 +166,9 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
   }
   const runner = createTransactionRunner({ pool, attempts, runTimeoutMs })
   const inDoubt = createInDoubtCheck({ runner, logger, registry: opts.registry, inDoubtCheckMs, retentionMs, isClosed })
-  const rules = { newLotId: opts.newLotId, newHoldId, holds, now: opts.now ?? (() => Number.NEGATIVE_INFINITY) }
+  const now = opts.now ?? (() => Number.NEGATIVE_INFINITY)
+  const local = opts.localHolds === false ? undefined : createLocalHolds({ holds, newHoldId, now })
+  const rules = { newLotId: opts.newLotId, newHoldId, holds, now, local }
   const recovery = createRecovery({ runner, rules, settleDeadlineMs, runTimeoutMs, inDoubt })
   // Observed once per group transaction, never per request; the same series as the embedded ledger's.
   const commitSeconds = metric(opts.registry, 'pronet_ledger_commit_seconds', () =>
@@ -177,7 +185,10 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
   const batcher = createBatcher({
     runner,
     rules,
-    connectionLost: recovery.connectionLost,
+    connectionLost(lost) {
+      local?.forget(lost.accountId)
+      recovery.connectionLost(lost)
+    },
     observeCommit(requests, seconds) {
       commitJobs.observe(requests)
       commitSeconds.observe(seconds)
@@ -209,6 +220,7 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
 
   /** One locked transaction that applies `change` to the state brought to `at`. */
   function change<T>(accountId: string, at: number, apply: (state: BillingState) => { result: T; mutations: Mutation[] }): Promise<T> {
+    local?.forget(accountId)
     return runner.retrying(async (c) => {
       const state = toState(accountId, await beginLocked(c, accountId, inline(SELECT_STATE, [accountId])))
       const renewals = renew(state, at, opts.newLotId)
@@ -233,6 +245,8 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
       run(() => {
         checkCredits(credits, 'a hold')
         checkInteger(at, 'the instant of a hold')
+        const granted = local?.grant(accountId, credits, at)
+        if (granted) return Promise.resolve(granted)
         return batcher.submit<HoldResult>(accountId, (resolve, reject) => ({ kind: 'hold', credits, at, resolve, reject }))
       }),
 

@@ -164,6 +164,12 @@ function periodIndex(anchor: number, at: number): number {
   return k
 }
 
+/** Whether renew() would change anything at `now`: the period has ended (or a plan has none yet). */
+export function renewalDue(state: BillingState, now: number): boolean {
+  const s = state.subscription
+  return !(s.plan === 'none' || (s.renewalAt !== null && billingInstant(state, now) < s.renewalAt))
+}
+
 /**
  * Brings the subscription to the period containing `at`: opens the first period, or at the renewal
  * date either ends a plan cancelled at period end or grants the allowance of the current period (the
@@ -171,9 +177,9 @@ function periodIndex(anchor: number, at: number): number {
  * between are skipped, not granted.
  */
 export function renew(state: BillingState, now: number, newId: NewLotId): Mutation[] {
+  if (!renewalDue(state, now)) return []
   const at = billingInstant(state, now)
   const s = state.subscription
-  if (s.plan === 'none' || (s.renewalAt !== null && at < s.renewalAt)) return []
   const out: Mutation[] = []
   if (s.renewalAt !== null && s.cancelAtPeriodEnd) {
     out.push({ type: 'event', at: s.renewalAt, change: { plan: 'none', status: 'canceled', reason: 'cancelAtPeriodEnd' } })
