@@ -27,9 +27,15 @@ const DAY = '2027-03-10'
 /** The single implicit transaction of a usage-only line or a free settle (no BEGIN, no COMMIT). */
 const freeSettle = (sql: string) => !sql.startsWith('BEGIN') && sql.includes('INSERT INTO settled_requests')
 
-describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () => {
-  const setting = lostCommitSetting('pronet_doubt')
-  const { node, account } = setting
+// Each case twice: settles decided from the node's view and sent in one round trip with their
+// guard, and settles read under their lock first (the COMMIT in a second round trip).
+describe.skipIf(!up).each([
+  { views: 'decided from the node’s view', localViews: true },
+  { views: 'read under the lock', localViews: false },
+])('PostgreSQL ledger: a connection lost around COMMIT, settles $views', ({ localViews }) => {
+  const setting = lostCommitSetting(`pronet_doubt_${localViews ? 'views' : 'locked'}`)
+  const node: typeof setting.node = (options = {}, idle) => setting.node({ localViews, ...options }, idle)
+  const { account } = setting
   let seq = 0
 
   const line = (accountId: string, credits: number, status = 200, endpoint = '/api/v1/profile'): UsageLine => ({
@@ -225,7 +231,8 @@ describe.skipIf(!up)('PostgreSQL ledger: a connection lost around COMMIT', () =>
   })
 
   it("(b') a network cut while the COMMIT is on its way: cut off client-side, the server ends the idle transaction, applied once", async () => {
-    const n = node({ runTimeoutMs: 400, settleDeadlineMs: 8_000 }, 1_000)
+    // A settle read under its lock: its COMMIT goes in a second round trip, after the lock was taken.
+    const n = node({ runTimeoutMs: 400, settleDeadlineMs: 8_000, localViews: false }, 1_000)
     try {
       const id = await account(10)
       const h = await hold(n.ledger, id, 2)

@@ -15,6 +15,8 @@ import { batchTransaction, deliver, groupTransaction, progress, type GroupRules,
 import type { HoldResult, SettleResult } from '../../ports/ledger.ts'
 import { isPgUnavailable } from './pg-errors.ts'
 import { rowRefused, type TransactionRunner } from './pg-ledger-transactions.ts'
+import { guardable, guardedTransaction } from './pg-ledger-guarded.ts'
+import type { LocalView } from './pg-ledger-local-holds.ts'
 
 export interface BatcherOptions {
   runner: TransactionRunner
@@ -48,6 +50,13 @@ export function createBatcher(opts: BatcherOptions): Batcher {
   const concurrency = Math.max(1, opts.concurrency ?? BATCH_CONCURRENCY)
   /** Requests waiting for a batch, by account, in arrival order. */
   const waiting = new Map<string, Request[]>()
+  /** Accounts with a batch of this node in the database, and how many. */
+  const inFlight = new Map<string, number>()
+  /**
+   * Accounts whose batch in flight was decided from this node's view: no other batch of theirs starts
+   * until it ends, so every batch decides on memory that the one before it has updated.
+   */
+  const exclusive = new Set<string>()
   let count = 0
   let running = 0
   let timer: NodeJS.Timeout | undefined
@@ -72,7 +81,11 @@ export function createBatcher(opts: BatcherOptions): Batcher {
     let taken = 0
     for (const [accountId, requests] of waiting) {
       if (taken > 0 && taken + requests.length > maxRequests) break
-      runs.push({ accountId, requests, progress: progress(false), rules, writesHolds: true })
+      const run: GroupRun = { accountId, requests, progress: progress(false), rules, writesHolds: true }
+      // Settles that can go in one round trip wait for the account's batch in flight: decided before
+      // it commits, they would find the account changed (by it) and go the longer way.
+      if (exclusive.has(accountId) || (inFlight.has(accountId) && guardable(run, rules.local?.forSettles(accountId)))) continue
+      runs.push(run)
       taken += requests.length
       waiting.delete(accountId)
     }
@@ -92,6 +105,12 @@ export function createBatcher(opts: BatcherOptions): Batcher {
       running++
       void runBatch(runs).finally(() => {
         running--
+        for (const run of runs) {
+          exclusive.delete(run.accountId)
+          const n = (inFlight.get(run.accountId) ?? 1) - 1
+          if (n > 0) inFlight.set(run.accountId, n)
+          else inFlight.delete(run.accountId)
+        }
         schedule()
       })
     }
@@ -104,13 +123,38 @@ export function createBatcher(opts: BatcherOptions): Batcher {
     }
   }
 
+  /** The views every group of the batch can be decided from, or undefined: the batch reads under its locks. */
+  function viewsFor(runs: readonly GroupRun[]): Map<string, LocalView> | undefined {
+    if (!rules.local) return undefined
+    const views = new Map<string, LocalView>()
+    for (const run of runs) {
+      const view = rules.local.forSettles(run.accountId)
+      if (!guardable(run, view)) return undefined
+      views.set(run.accountId, view)
+    }
+    return views
+  }
+
   async function runBatch(runs: GroupRun[]): Promise<void> {
     const requests = runs.reduce((n, r) => n + r.requests.length, 0)
     const started = performance.now()
+    const views = runs.some((r) => inFlight.has(r.accountId)) ? undefined : viewsFor(runs)
+    for (const run of runs) {
+      inFlight.set(run.accountId, (inFlight.get(run.accountId) ?? 0) + 1)
+      if (views) exclusive.add(run.accountId)
+    }
     try {
-      const outcomes = await runner.retrying((c) => {
+      let guarded = views !== undefined
+      const outcomes = await runner.retrying(async (c) => {
         for (const run of runs) {
           run.progress = progress(false)
+        }
+        if (views && guarded) {
+          // Once: a run again (after a serialization failure) reads under the lock.
+          guarded = false
+          const done = await guardedTransaction(c, runs, views)
+          if (done) return done
+          for (const run of runs) rules.local?.guardFailed(run.accountId)
         }
         return runs.length === 1 ? groupTransaction(c, runs[0] as GroupRun).then((o) => [o]) : batchTransaction(c, runs)
       }, true)

@@ -7,9 +7,9 @@
  * locks and loads in one round trip, every write and the COMMIT in a second.
  */
 import type pg from 'pg'
-import { balanceAt, billingInstant, debit, renew, type Mutation } from '../../domain/billing/billing-rules.ts'
+import { balanceAt, billingInstant, debit, renew, type BillingState, type Mutation } from '../../domain/billing/billing-rules.ts'
 import type { AnswerToKeep, Hold, HoldResult, SettleResult, UsageLine } from '../../ports/ledger.ts'
-import type { LocalHolds } from './pg-ledger-local-holds.ts'
+import type { LocalHolds, OtherHolds } from './pg-ledger-local-holds.ts'
 import type { HeldCall, NodeHolds } from './pg-ledger-node-holds.ts'
 import { inline, num, LOAD_WITH_HOLDS, SELECT_SETTLED, toState, type StateRow } from './pg-ledger-statements.ts'
 import { batchSql, type GroupWrites } from './pg-ledger-batch-sql.ts'
@@ -82,7 +82,7 @@ function groupReads({ accountId, requests, progress: p, rules }: GroupRun): stri
 }
 
 /** What a group decided: its outcomes, the writes that make them so, and what memory takes on once they commit. */
-interface Decision {
+export interface Decision {
   outcomes: Outcome[]
   writes: GroupWrites
   applied(): void
@@ -105,11 +105,25 @@ function readRows(p: Progress, results: readonly pg.QueryResult[]): StateRow {
  * recorded are answered as recorded and not applied again (their answers committed with them).
  * Returns the outcomes and the writes that make them so.
  */
-function decideGroup({ accountId, requests, progress: p, rules, writesHolds }: GroupRun, row: StateRow): Decision {
+function decideGroup(run: GroupRun, row: StateRow): Decision {
+  const others = (row.holds ?? []).map(([node, credits, expiresAt]) => ({ node, credits: num(credits), expiresAt: num(expiresAt) }))
+  return decideFrom(run, toState(run.accountId, row), others)
+}
+
+/**
+ * decideGroup from a state and the other nodes' rows already at hand: those read under the lock, or
+ * (`fromView`) those this node's last batch left, which pg-ledger-guarded.ts checks under the lock.
+ * `state` is changed as the requests apply.
+ */
+export function decideFrom(
+  { accountId, requests, progress: p, rules, writesHolds }: GroupRun,
+  state: BillingState,
+  others: readonly OtherHolds[],
+  fromView = false,
+): Decision {
   const { newLotId, newHoldId, holds: mine } = rules
   const settles = requests.filter((r) => r.kind === 'settle')
   const holdRequests = requests.filter((r) => r.kind === 'hold')
-  const state = toState(accountId, row)
   const mutations: Mutation[] = []
   const lines: UsageLine[] = []
   const billed: SettleRequest[] = []
@@ -139,7 +153,6 @@ function decideGroup({ accountId, requests, progress: p, rules, writesHolds }: G
   for (const h of current.values()) mineHeld += h.credits
   // The other nodes' rows; one whose expiry has passed by a request's instant is a node that died:
   // it does not count, and its row goes below.
-  const others = (row.holds ?? []).map(([node, credits, expiresAt]) => ({ node, credits: num(credits), expiresAt: num(expiresAt) }))
   const lapsed = (x: { expiresAt: number }, at: number) => x.expiresAt <= at
   const granted: { id: string; call: HeldCall }[] = []
   const now = Date.now()
@@ -188,8 +201,9 @@ function decideGroup({ accountId, requests, progress: p, rules, writesHolds }: G
     applied() {
       for (const s of settles) mine.remove(accountId, s.hold.id)
       for (const g of granted) mine.add(accountId, g.id, g.call)
-      if (writesHolds) rules.local?.seen(accountId, state, others, latest)
-      else rules.local?.forget(accountId)
+      if (!writesHolds) rules.local?.forget(accountId)
+      else if (fromView) rules.local?.advanced(accountId, state, latest)
+      else rules.local?.seen(accountId, state, others, latest)
       // The row still counts the settled holds until it is written again.
       if (!writesHolds && settles.length > 0) mine.stale(accountId)
     },

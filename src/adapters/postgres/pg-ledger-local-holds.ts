@@ -18,18 +18,39 @@ export const LOCAL_VIEW_MS = 1_000
 
 /** Another node's row of holds, as the batch read it. */
 export interface OtherHolds {
+  node?: string
   credits: number
   expiresAt: number
+}
+
+/** What this node last saw of an account: its state after the batch, and the other nodes' rows. */
+export interface LocalView {
+  state: BillingState
+  others: readonly OtherHolds[]
 }
 
 export interface LocalHolds {
   /** A batch committed: the account's state after it, the other nodes' rows, its latest instant. */
   seen(accountId: string, state: BillingState, others: readonly OtherHolds[], at: number): void
+  /**
+   * A batch decided from the view committed: its state moves on, while the other nodes' rows and the
+   * view's age stay those of the last read (the guard checked the lots, not their holds).
+   */
+  advanced(accountId: string, state: BillingState, at: number): void
   /** The view of the account no longer holds (a change outside the batches, a lost connection). */
   forget(accountId: string): void
+  /** The view settles can be decided from (pg-ledger-guarded.ts), unless it is old or lately failed its guard. */
+  forSettles(accountId: string): LocalView | undefined
+  /** A guard found the account changed: settles are decided under the lock for a while. */
+  guardFailed(accountId: string): void
   /** A hold granted in memory, or undefined: the database decides. */
   grant(accountId: string, credits: number, at: number): HoldResult | undefined
 }
+
+/** After a failed guard, how long (real ms) the account's settles are decided under the lock. */
+const GUARD_BACKOFF_MS = 1_000
+/** Views kept before the old ones are dropped (a node serving many accounts keeps only the busy ones'). */
+const MAX_VIEWS = 10_000
 
 interface View {
   state: BillingState
@@ -42,13 +63,41 @@ interface View {
 
 export function createLocalHolds(opts: { holds: NodeHolds; newHoldId: () => string; now: () => number; realNow?: () => number }): LocalHolds {
   const views = new Map<string, View>()
+  /** Accounts whose guard failed lately: real ms until which their settles go under the lock. */
+  const contended = new Map<string, number>()
   const realNow = opts.realNow ?? Date.now
+  const fresh = (accountId: string): View | undefined => {
+    const view = views.get(accountId)
+    if (view && realNow() - view.seenAt <= LOCAL_VIEW_MS) return view
+    views.delete(accountId)
+    return undefined
+  }
   return {
     seen(accountId, state, others, at) {
-      views.set(accountId, { state, others, at, seenAt: realNow(), since: 0 })
+      const now = realNow()
+      if (views.size >= MAX_VIEWS) for (const [id, v] of views) if (now - v.seenAt > LOCAL_VIEW_MS) views.delete(id)
+      views.set(accountId, { state, others, at, seenAt: now, since: 0 })
+    },
+    advanced(accountId, state, at) {
+      const view = views.get(accountId)
+      if (view) Object.assign(view, { state, at: Math.max(view.at, at) })
     },
     forget(accountId) {
       views.delete(accountId)
+    },
+    forSettles(accountId) {
+      const until = contended.get(accountId)
+      if (until !== undefined) {
+        if (realNow() < until) return undefined
+        contended.delete(accountId)
+      }
+      return fresh(accountId)
+    },
+    guardFailed(accountId) {
+      const now = realNow()
+      views.delete(accountId)
+      if (contended.size >= MAX_VIEWS) for (const [id, until] of contended) if (until <= now) contended.delete(id)
+      contended.set(accountId, now + GUARD_BACKOFF_MS)
     },
     grant(accountId, credits, at) {
       const view = views.get(accountId)

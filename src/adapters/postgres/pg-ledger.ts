@@ -108,10 +108,12 @@ export interface PgLedgerOptions {
   /** Batches of this node in the database at once (default BATCH_CONCURRENCY). */
   batchConcurrency?: number
   /**
-   * Whether holds that leave the account far above empty are granted in memory from the state the
-   * last batch left (pg-ledger-local-holds.ts; default true). false: every hold is a transaction.
+   * Whether the node decides from the state its last batch left (default true): holds that leave the
+   * account far above empty granted in memory (pg-ledger-local-holds.ts), settles sent with their
+   * locks in one round trip and checked there (pg-ledger-guarded.ts). false: every decision is made
+   * on what a transaction reads under the account's lock.
    */
-  localHolds?: boolean
+  localViews?: boolean
   /**
    * The requests' clock now. A hold then counts from when it is granted, not from when its request
    * arrived: a call that waited (behind an earlier call with its Idempotency-Key, say) is not held
@@ -167,7 +169,7 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
   const runner = createTransactionRunner({ pool, attempts, runTimeoutMs })
   const inDoubt = createInDoubtCheck({ runner, logger, registry: opts.registry, inDoubtCheckMs, retentionMs, isClosed })
   const now = opts.now ?? (() => Number.NEGATIVE_INFINITY)
-  const local = opts.localHolds === false ? undefined : createLocalHolds({ holds, newHoldId, now })
+  const local = opts.localViews === false ? undefined : createLocalHolds({ holds, newHoldId, now })
   const rules = { newLotId: opts.newLotId, newHoldId, holds, now, local }
   const recovery = createRecovery({ runner, rules, settleDeadlineMs, runTimeoutMs, inDoubt })
   // Observed once per group transaction, never per request; the same series as the embedded ledger's.

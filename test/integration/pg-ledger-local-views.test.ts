@@ -1,9 +1,11 @@
 /**
- * Holds granted in memory on PostgreSQL: while an account keeps far more than it is asked for, a node
- * grants a hold from the state its last batch left, with no transaction; near empty, or once that
- * state is old, renewal due or changed, the database decides. Whatever a node granted on its own,
- * a settle only debits what the lots still hold under the account's lock: credits are billed exactly
- * once, never past zero, and a call whose credits another node spent meanwhile is refused, free.
+ * A PostgreSQL node deciding from the state its last batch left. While an account keeps far more than
+ * it is asked for, a hold is granted from that state with no transaction; near empty, or once that
+ * state is old, renewal due or changed, the database decides. Settles decided from it go in one round
+ * trip with a guard that, under the lock, finds the account as it was or rolls back so the batch
+ * reads under the lock. Whatever a node granted on its own, a settle only debits what the lots still
+ * hold under the account's lock: credits are billed exactly once, never past zero, and a call whose
+ * credits another node spent meanwhile is refused, free.
  */
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -31,16 +33,31 @@ async function decidedBy(p: Promise<HoldResult>): Promise<{ by: 'memory' | 'data
   return { by, result: await p }
 }
 
-describe.skipIf(!up)('PostgreSQL ledger: holds granted in memory while credits are plentiful', () => {
+describe.skipIf(!up)('PostgreSQL ledger: deciding from the state the last batch left', () => {
   let db: { url: string; drop(): Promise<void> }
   let pools: PgPool[] = []
   let nodes: Ledger[] = []
   let clock = T0
 
+  /** What each pool's clients sent, in order. */
+  const sent: string[][] = [[], [], []]
+
   beforeAll(async () => {
-    db = await createTestDatabase('pronet_local_holds')
+    db = await createTestDatabase('pronet_local_views')
     pools = [0, 1, 2].map(() => openPostgres(db.url, { max: 4 }))
     await migratePostgres(pools[0] as PgPool)
+    const logged = new WeakSet<object>()
+    pools.forEach((pool, i) =>
+      pool.on('acquire', (client) => {
+        if (logged.has(client)) return
+        logged.add(client)
+        const query = client.query.bind(client) as (...args: unknown[]) => unknown
+        ;(client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+          if (typeof args[0] === 'string') sent[i]?.push(args[0])
+          return query(...args)
+        }
+      }),
+    )
     nodes = pools.map((pool) => createPgLedger(pool, { newLotId, now: () => clock }))
   })
   afterAll(async () => {
@@ -184,6 +201,54 @@ describe.skipIf(!up)('PostgreSQL ledger: holds granted in memory while credits a
     expect(rows).toHaveLength(credits)
     expect(new Set(rows).size).toBe(credits)
     for (const r of billed) expect(rows).toContain(r)
+    await noneHeld(id)
+  })
+  it('settles decided from the view go with their locks, guard, writes and COMMIT in one round trip', async () => {
+    clock = T0 + 5_000
+    const id = await account(3)
+    const a = nodes[0] as Ledger
+    const h1 = await a.hold(id, 1, clock)
+    const h2 = await a.hold(id, 1, clock)
+    if (!h1.ok || !h2.ok) throw new Error('refused')
+    const first = line(id, clock, 1)
+    expect(await a.settle(h1.hold, first)).toEqual({ ok: true, charged: 1 })
+    sent[0]?.splice(0)
+    const second = line(id, clock, 1)
+    expect(await a.settle(h2.hold, second)).toEqual({ ok: true, charged: 1 })
+    const settling = (sent[0] ?? []).filter((q) => q.includes(second.requestId))
+    expect(settling).toHaveLength(1)
+    expect(settling[0]).toMatch(/^BEGIN;/)
+    expect(settling[0]).toContain('pronet_expect(')
+    expect(settling[0]).toMatch(/COMMIT$/)
+    expect(sent[0]?.some((q) => q === 'ROLLBACK')).toBe(false)
+    expect(await remaining(id)).toBe(1)
+    expect((await debits(id)).sort()).toEqual([first.requestId, second.requestId].sort())
+    await noneHeld(id)
+  })
+
+  it('a view another node has changed fails its guard: nothing is written, the batch reads under the lock, each call is billed once', async () => {
+    clock = T0 + 6_000
+    const id = await account(LOCAL_FLOOR_CREDITS + 40)
+    const [a, b] = nodes as [Ledger, Ledger]
+    await pair(a, id, clock)
+    const mine = await a.hold(id, 2, clock + 1)
+    if (!mine.ok) throw new Error('refused')
+    // Node B bills the account: its lots are no longer what A's view says.
+    await pair(b, id, clock + 1, 5)
+    sent[0]?.splice(0)
+    const l = line(id, clock + 1, 2)
+    expect(await a.settle(mine.hold, l)).toEqual({ ok: true, charged: 2 })
+    const log = sent[0] ?? []
+    const tries = log.map((q, i) => ({ q, i })).filter(({ q }) => q.includes(l.requestId))
+    // The guarded try, rolled back; then the writes after a read under the lock.
+    expect(tries).toHaveLength(2)
+    expect(tries[0]?.q).toContain('pronet_expect(')
+    expect(log[(tries[0]?.i ?? 0) + 1]).toBe('ROLLBACK')
+    expect(tries[1]?.q).not.toContain('pronet_expect(')
+    expect(await remaining(id)).toBe(LOCAL_FLOOR_CREDITS + 40 - 1 - 5 - 2)
+    const billed = await debits(id)
+    expect(billed).toHaveLength(3)
+    expect(billed.filter((r) => r === l.requestId)).toHaveLength(1)
     await noneHeld(id)
   })
 })
