@@ -20,12 +20,13 @@
  *
  *   npm run bench:scale-out
  *   BENCH_SECONDS=8 BENCH_ROUNDS=3 BENCH_PROFILES=300 npm run bench:scale-out
+ *   BENCH_CPU_PROF=<dir>: every node runs with --cpu-prof; its profile is written there when the bench stops it
  */
 import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { loadConfig } from '../src/config/config.ts'
@@ -38,6 +39,8 @@ const SEED_SMALL = process.env.BENCH_SEED_SMALL !== '0'
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const PROFILES = Number(process.env.BENCH_PROFILES ?? 300)
 const CONNECTIONS = 50
+/** A folder: every node runs with --cpu-prof and writes its profile there when it stops. */
+const CPU_PROF = process.env.BENCH_CPU_PROF
 const ADMIN_URL = process.env.PRONET_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const REDIS_URL = process.env.PRONET_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const ADMIN = 'scale-out-bench'
@@ -52,7 +55,8 @@ interface Node {
 }
 
 async function startNode(name: string, env: Record<string, string>, key?: { key: string; accountId: string }): Promise<Node> {
-  const { child, port } = await startServerProcess(MAIN, { PORT: '0', HOST: '127.0.0.1', PRONET_SEED: 'none', PRONET_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', ...env }).catch(
+  const flags = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROF)}`, `--cpu-prof-name=${name.replace(/\W+/g, '-')}.cpuprofile`] : []
+  const { child, port } = await startServerProcess(MAIN, { PORT: '0', HOST: '127.0.0.1', PRONET_SEED: 'none', PRONET_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', ...env }, flags).catch(
     (e: Error) => {
       throw new Error(`${name}: ${e.message}`)
     },
@@ -182,8 +186,14 @@ async function main(): Promise<void> {
         `x3 on one account ÷ one postgres node ${ratios('x3, one account', 'postgres+redis')}`,
     )
   } finally {
-    for (const n of nodes) n.child.kill('SIGTERM')
-    await new Promise((r) => setTimeout(r, 500))
+    await Promise.all(
+      nodes.map(async (n) => {
+        const exited = new Promise((r) => n.child.once('exit', r))
+        n.child.kill('SIGTERM')
+        // A profiled node writes its profile as it exits.
+        await Promise.race([exited, new Promise((r) => setTimeout(r, CPU_PROF ? 15_000 : 500))])
+      }),
+    )
     await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
     await admin.end()
     rmSync(dataDir, { recursive: true, force: true })

@@ -15,7 +15,8 @@ export const T0 = Date.UTC(2027, 2, 10, 12)
 export const newLotId = () => `lot_${randomBytes(6).toString('hex')}`
 
 /** The query carrying a billing group's writes and its COMMIT. */
-export const settleCommit = (sql: string) => sql.includes('INSERT INTO settled_requests') && /COMMIT\s*$/.test(sql)
+/** A transaction that records billed settles (a batch calls pronet_record_settled), sent with its COMMIT. */
+export const settleCommit = (sql: string) => (sql.includes('INSERT INTO settled_requests') || sql.includes('pronet_record_settled(')) && /COMMIT\s*$/.test(sql)
 
 export interface LogLine {
   level: 'warn' | 'error'

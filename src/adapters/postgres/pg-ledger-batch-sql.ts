@@ -1,14 +1,14 @@
 /**
  * The writes of a transaction's groups (pg-ledger-batching.ts), one account's or several. A statement
  * costs the server its parse and plan whatever rows it carries, so each kind of row is written for
- * all the accounts in one: the debits, the usage lines, the settled requests and the nodes' rows of
- * holds. What only some groups have (a renewal's
+ * all the accounts in one call of a function whose plans the connection keeps: the debits, the usage
+ * lines, the settled requests and the nodes' rows of holds. What only some groups have (a renewal's
  * new lot, a kept answer, the sweep of a dead node's row) goes as the group would write it alone.
  */
 import type { Mutation } from '../../domain/billing/billing-rules.ts'
 import type { UsageLine } from '../../ports/ledger.ts'
 import { keepAnswerSql } from './pg-ledger-keys.ts'
-import { addUsage, inline, recordSettled, usageUpsert, writeNodeHolds, writeSql, type UsageAggregate } from './pg-ledger-statements.ts'
+import { addUsage, inline, writeSql, type UsageAggregate } from './pg-ledger-statements.ts'
 import type { AnswerToKeep } from '../../ports/ledger.ts'
 
 /** What a group writes, kept apart so a batch can combine the parts of its groups. */
@@ -26,14 +26,11 @@ export interface GroupWrites {
   holdsRow?: [string, number, number] | undefined
 }
 
-/** The debits of several accounts in one statement: as writeSql's, with the account on each row. */
-const DEBITS_MANY = `WITH d AS (SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::bigint[], $5::text[], $6::text[])
-                           WITH ORDINALITY AS d(account_id, lot_id, amount, at, request_id, endpoint, n)),
-  spent AS (UPDATE credit_lots l SET remaining = l.remaining - s.amount
-            FROM (SELECT account_id, lot_id, sum(amount) AS amount FROM d GROUP BY account_id, lot_id) s
-            WHERE l.id = s.lot_id AND l.account_id = s.account_id)
-  INSERT INTO ledger_entries (account_id, lot_id, at, kind, delta, request_id, endpoint)
-  SELECT account_id, lot_id, at, 'debit', -amount, request_id, endpoint FROM d ORDER BY n`
+/** Calls of the ledger's write functions (migration 015), whose statements keep their plans per connection. */
+const DEBITS_MANY = 'SELECT pronet_debit_many($1::text[], $2::text[], $3::int[], $4::bigint[], $5::text[], $6::text[])'
+const ADD_USAGE = 'SELECT pronet_add_usage($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::bigint[], $7::bigint[])'
+const RECORD_SETTLED = 'SELECT pronet_record_settled($1::text[], $2::text[], $3::bigint[], $4::int[])'
+const WRITE_NODE_HOLDS = 'SELECT pronet_write_node_holds($1::text[], $2::text[], $3::bigint[], $4::bigint[])'
 
 /** The writes of one group or several, each kind of row in one statement for all of them. */
 export function batchSql(groups: readonly GroupWrites[]): string[] {
@@ -59,12 +56,28 @@ export function batchSql(groups: readonly GroupWrites[]): string[] {
   }
   const usage = new Map<string, UsageAggregate>()
   for (const g of groups) for (const u of g.lines) addUsage(usage, u, { status: u.status, sign: 1 })
-  if (usage.size > 0) statements.push(usageUpsert(usage.values()))
+  if (usage.size > 0) {
+    const rows = [...usage.values()]
+    statements.push(
+      inline(ADD_USAGE, [
+        rows.map((r) => r.accountId),
+        rows.map((r) => r.day),
+        rows.map((r) => r.endpoint),
+        rows.map((r) => r.status),
+        rows.map((r) => r.requests),
+        rows.map((r) => r.billable),
+        rows.map((r) => r.credits),
+      ]),
+    )
+  }
   const settled = groups.flatMap((g) => g.billed)
-  if (settled.length > 0) statements.push(recordSettled(settled))
+  if (settled.length > 0) {
+    const lines = settled.map((b) => b.line)
+    statements.push(inline(RECORD_SETTLED, [lines.map((l) => l.requestId), lines.map((l) => l.accountId), lines.map((l) => l.at), lines.map((l) => l.credits)]))
+  }
   for (const g of groups) for (const b of g.billed) if (b.keep) statements.push(keepAnswerSql(g.accountId, b.keep, b.line.requestId))
   for (const g of groups) if (g.sweep) statements.push(g.sweep)
   const rows = groups.flatMap((g): [string, string, number, number][] => (g.holdsRow ? [[g.accountId, ...g.holdsRow]] : []))
-  if (rows.length > 0) statements.push(writeNodeHolds(rows))
+  if (rows.length > 0) statements.push(inline(WRITE_NODE_HOLDS, [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2]), rows.map((r) => r[3])]))
   return statements
 }

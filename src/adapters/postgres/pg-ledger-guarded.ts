@@ -15,18 +15,10 @@ import { decideFrom, type GroupRun, type Outcome } from './pg-ledger-batching.ts
 import type { LocalView } from './pg-ledger-local-holds.ts'
 import { inline } from './pg-ledger-statements.ts'
 
-/** The guard's SQLSTATE (migration 015). */
+/** The guard's SQLSTATE (pronet_expect_state, migration 015). */
 export const GUARD_FAILED = 'PN001'
 
-const GUARD = `SELECT pronet_expect(
-  EXISTS (SELECT 1 FROM accounts a WHERE a.id = $1 AND a.plan = $2 AND a.renewal_at IS NOT DISTINCT FROM $3::bigint
-          AND COALESCE(a.anchor_at, a.created_at) = $4 AND a.credits_limit = $5 AND (a.cancel_at_period_end <> 0) = ($6 <> 0))
-  AND NOT EXISTS (
-    (SELECT id, remaining, starts_at, expires_at FROM credit_lots WHERE account_id = $1
-     EXCEPT SELECT * FROM unnest($7::text[], $8::int[], $9::bigint[], $10::bigint[]))
-    UNION ALL
-    (SELECT * FROM unnest($7::text[], $8::int[], $9::bigint[], $10::bigint[])
-     EXCEPT SELECT id, remaining, starts_at, expires_at FROM credit_lots WHERE account_id = $1)))`
+const GUARD = 'SELECT pronet_expect_state($1, $2, $3::bigint, $4, $5, $6, $7::text[], $8::int[], $9::bigint[], $10::bigint[])'
 
 /** The guard of one account: the database still holds `state`. */
 export function guardSql(state: BillingState): string {
