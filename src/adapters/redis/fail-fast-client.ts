@@ -8,11 +8,8 @@
 import { Redis } from 'ioredis'
 import { DISCONNECT_TIMEOUT_MS } from './close-client.ts'
 
-export function failFastRedis(url: string, replyTimeoutMs: number, connectTimeoutMs: number, options: { autoPipelining?: boolean } = {}): Redis {
+export function failFastRedis(url: string, replyTimeoutMs: number, connectTimeoutMs: number): Redis {
   const redis = new Redis(url, {
-    // The commands of one event-loop turn in one write (and one read of their replies), rather than a
-    // system call each: under load, a node's calls take their budgets in a handful of writes.
-    enableAutoPipelining: options.autoPipelining ?? false,
     commandTimeout: 10 * replyTimeoutMs,
     connectTimeout: connectTimeoutMs,
     disconnectTimeout: DISCONNECT_TIMEOUT_MS,

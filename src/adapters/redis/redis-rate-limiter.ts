@@ -105,7 +105,7 @@ export async function createRedisRateLimiter(opts: RedisRateLimiterOptions): Pro
   )
 
   // A request never waits for a connection: while Redis is away, its node answers from its own share.
-  const redis = failFastRedis(opts.url, replyTimeoutMs, opts.connectTimeoutMs ?? 1000, { autoPipelining: true })
+  const redis = failFastRedis(opts.url, replyTimeoutMs, opts.connectTimeoutMs ?? 1000)
 
   let fallback = false
   let closed = false
