@@ -66,3 +66,15 @@ BEGIN
   ON CONFLICT (account_id, node_id) DO UPDATE SET credits = EXCLUDED.credits, expires_at = EXCLUDED.expires_at;
 END
 $$;
+
+-- The locks of a batch's accounts, taken in the order of their ids (so two batches never wait for
+-- each other in a circle); how many of them exist.
+CREATE FUNCTION pronet_lock_accounts(p_ids text[]) RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  locked integer;
+BEGIN
+  PERFORM 1 FROM accounts WHERE id = ANY(p_ids) ORDER BY id FOR NO KEY UPDATE;
+  GET DIAGNOSTICS locked = ROW_COUNT;
+  RETURN locked;
+END
+$$;

@@ -44,7 +44,8 @@ export function guardable(run: GroupRun, view: LocalView | undefined): view is L
   return true
 }
 
-const LOCK_ACCOUNTS = 'SELECT id FROM accounts WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE'
+/** The accounts' locks, in the order of their ids (a function, so the statement keeps its plan). */
+const LOCK_ACCOUNTS = 'SELECT pronet_lock_accounts($1::text[])'
 
 /**
  * The groups' transaction in one round trip, decided from `views` (by account). Outcomes by group, in
