@@ -68,13 +68,34 @@ END
 $$;
 
 -- The locks of a batch's accounts, taken in the order of their ids (so two batches never wait for
--- each other in a circle); how many of them exist.
-CREATE FUNCTION pronet_lock_accounts(p_ids text[]) RETURNS integer LANGUAGE plpgsql AS $$
+-- each other in a circle); the ids of those that exist, in that order.
+CREATE FUNCTION pronet_lock_accounts(p_ids text[]) RETURNS text[] LANGUAGE plpgsql AS $$
 DECLARE
-  locked integer;
+  locked text[];
 BEGIN
-  PERFORM 1 FROM accounts WHERE id = ANY(p_ids) ORDER BY id FOR NO KEY UPDATE;
-  GET DIAGNOSTICS locked = ROW_COUNT;
-  RETURN locked;
+  SELECT array_agg(s.id ORDER BY s.id) INTO locked
+    FROM (SELECT a.id FROM accounts a WHERE a.id = ANY(p_ids) ORDER BY a.id FOR NO KEY UPDATE) s;
+  RETURN COALESCE(locked, '{}');
+END
+$$;
+
+-- After the locks: each account's billing state and the holds of the other nodes (not p_node's: a
+-- node knows its own), with the rows of calls held by nodes of the earlier release (credit_holds)
+-- during a rolling upgrade.
+CREATE FUNCTION pronet_load_states(p_ids text[], p_node text)
+RETURNS TABLE (id text, plan text, status text, credits_limit integer, rps_limit integer, anchor_at bigint, created_at bigint,
+               period_start bigint, renewal_at bigint, cancel boolean, lots json, holds json)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY
+  SELECT a.id::text, a.plan, a.status, a.credits_limit, a.rps_limit, a.anchor_at, a.created_at, a.period_start, a.renewal_at,
+    (a.cancel_at_period_end::int <> 0),
+    COALESCE((SELECT json_agg(json_build_array(l.id, l.kind, l.credits, l.remaining, l.starts_at, l.expires_at, l.price_cents, l.seq) ORDER BY l.seq)
+              FROM credit_lots l WHERE l.account_id = a.id), '[]'::json),
+    COALESCE((SELECT json_agg(o.x) FROM (
+        SELECT json_build_array(h.node_id, h.credits, h.expires_at) AS x FROM node_holds h WHERE h.account_id = a.id AND h.node_id <> p_node
+        UNION ALL SELECT json_build_array('call:' || c.id, c.credits, c.expires_at) FROM credit_holds c WHERE c.account_id = a.id) o), '[]'::json)
+  FROM accounts a WHERE a.id = ANY(p_ids);
 END
 $$;

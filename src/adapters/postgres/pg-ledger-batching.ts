@@ -11,7 +11,10 @@ import { balanceAt, billingInstant, debit, renew, type BillingState, type Mutati
 import type { AnswerToKeep, Hold, HoldResult, SettleResult, UsageLine } from '../../ports/ledger.ts'
 import type { LocalHolds, OtherHolds } from './pg-ledger-local-holds.ts'
 import type { HeldCall, NodeHolds } from './pg-ledger-node-holds.ts'
-import { inline, num, LOAD_WITH_HOLDS, SELECT_SETTLED, toState, type StateRow } from './pg-ledger-statements.ts'
+import { inline, num, SELECT_SETTLED, toState, type StateRow } from './pg-ledger-statements.ts'
+
+/** After the locks: each account's state and the other nodes' holds on it, by a function that keeps its plan (migration 015). */
+const LOAD_STATES = 'SELECT * FROM pronet_load_states($1::text[], $2)'
 import { batchSql, type GroupWrites } from './pg-ledger-batch-sql.ts'
 import { beginLockedAll, beginLockedBatch, commit } from './pg-ledger-transactions.ts'
 
@@ -75,7 +78,7 @@ export interface GroupRun {
 
 /** The reads of an account's group, to run right after its lock: its recorded settles (a retry), then its state. */
 function groupReads({ accountId, requests, progress: p, rules }: GroupRun): string[] {
-  const load = inline(LOAD_WITH_HOLDS, [[accountId], rules.holds.nodeId])
+  const load = inline(LOAD_STATES, [[accountId], rules.holds.nodeId])
   if (!p.check) return [load]
   const settles = requests.filter((r) => r.kind === 'settle')
   return [inline(SELECT_SETTLED, [settles.map((s) => s.line.requestId)]), load]
@@ -235,7 +238,7 @@ export async function batchTransaction(c: pg.PoolClient, runs: readonly GroupRun
   const rules = (runs[0] as GroupRun).rules
   if (runs.some((r) => r.progress.check)) throw new Error('a retry runs one account at a time')
   const ids = runs.map((r) => r.accountId).sort()
-  const [loaded] = await beginLockedBatch(c, ids, [inline(LOAD_WITH_HOLDS, [ids, rules.holds.nodeId])])
+  const [loaded] = await beginLockedBatch(c, ids, [inline(LOAD_STATES, [ids, rules.holds.nodeId])])
   const rows = new Map((loaded?.rows ?? []).map((r: StateRow & { id: string }) => [r.id, r]))
   const endTurn = await rules.holds.turn(ids)
   try {

@@ -38,20 +38,6 @@ export const SELECT_STATE = `SELECT ${STATE_COLUMNS} FROM accounts a WHERE a.id 
  * same, but not the foreign-key checks of rows that merely reference the account.
  */
 export const LOCK_ACCOUNT = 'SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE'
-/**
- * The holds of an account `a` that are not this node's ($2): the other nodes' rows of node_holds, and
- * the rows of calls held by nodes of the earlier release (credit_holds) during a rolling upgrade.
- */
-export const OTHER_HOLDS = `COALESCE((SELECT json_agg(x) FROM (
-      SELECT json_build_array(h.node_id, h.credits, h.expires_at) AS x FROM node_holds h WHERE h.account_id = a.id AND h.node_id <> $2
-      UNION ALL SELECT json_build_array('call:' || c.id, c.credits, c.expires_at) FROM credit_holds c WHERE c.account_id = a.id) o), '[]'::json)`
-
-/**
- * After the locks: each account's state and the credits the other nodes hold on it (this node's own
- * holds are in its memory, which is exact), in one statement; rows carry the account's id.
- */
-export const LOAD_WITH_HOLDS = `SELECT a.id, ${STATE_COLUMNS}, ${OTHER_HOLDS} AS holds FROM accounts a WHERE a.id = ANY($1::text[])`
-
 /** Nodes' rows of their holds on accounts: [account id, node id, credits, expires_at] each. */
 export function writeNodeHolds(rows: readonly [string, string, number, number][]): string {
   return `INSERT INTO node_holds (account_id, node_id, credits, expires_at) VALUES ${rows.map((r) => inline('($1, $2, $3, $4)', r)).join(', ')}

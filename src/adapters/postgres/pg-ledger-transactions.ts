@@ -8,7 +8,7 @@
 import pg from 'pg'
 import { endFailedTransaction, type PgPool } from './database.ts'
 import { isPgUnavailable } from './pg-errors.ts'
-import { inline, LOCK_ACCOUNT, type StateRow } from './pg-ledger-statements.ts'
+import { inline, type StateRow } from './pg-ledger-statements.ts'
 
 /** The two methods of a pino logger the ledger uses. */
 export interface PgLedgerLogger {
@@ -138,13 +138,16 @@ export function createTransactionRunner({ pool, attempts, runTimeoutMs }: Transa
 
 /** BEGIN, the account's lock and `reads` in one round trip; the results of the reads. */
 export async function beginLockedAll(c: pg.PoolClient, accountId: string, reads: readonly string[]): Promise<pg.QueryResult[]> {
-  const results = (await c.query(`BEGIN; ${inline(LOCK_ACCOUNT, [accountId])}; ${reads.join('; ')}`)) as unknown as pg.QueryResult[]
+  const results = (await c.query(`BEGIN; ${inline(LOCK_ACCOUNTS, [[accountId]])}; ${reads.join('; ')}`)) as unknown as pg.QueryResult[]
   if (results[1]?.rowCount !== 1) throw new Error(`unknown account ${accountId}`)
   return results.slice(2)
 }
 
-/** The locks of several accounts in the order given (callers sort by id), refused unless each exists. */
-const LOCK_ACCOUNTS = `SELECT id FROM accounts WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE`
+/**
+ * The locks of accounts, in the order of their ids, and a row per account that exists (a function of
+ * migration 015, so the statement keeps its plan).
+ */
+const LOCK_ACCOUNTS = 'SELECT unnest(pronet_lock_accounts($1::text[])) AS id'
 
 /** BEGIN, the locks of `accountIds` (sorted, distinct) and `reads` in one round trip; the results of the reads. */
 export async function beginLockedBatch(c: pg.PoolClient, accountIds: readonly string[], reads: readonly string[]): Promise<pg.QueryResult[]> {
