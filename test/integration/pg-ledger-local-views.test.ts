@@ -8,6 +8,7 @@
  * credits another node spent meanwhile is refused, free.
  */
 import { randomBytes } from 'node:crypto'
+import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migratePostgres, openPostgres, type PgPool } from '../../src/adapters/postgres/database.ts'
 import { LOCAL_FLOOR_CREDITS } from '../../src/adapters/postgres/pg-ledger-local-holds.ts'
@@ -39,6 +40,12 @@ describe.skipIf(!up)('PostgreSQL ledger: deciding from the state the last batch 
   let nodes: Ledger[] = []
   let clock = T0
 
+  /** Node 0's metrics. */
+  const registry = new Registry()
+  const counted = async (name: string, outcome?: string) => {
+    const values = (await registry.getSingleMetric(name)?.get())?.values ?? []
+    return values.filter((v) => outcome === undefined || v.labels.outcome === outcome).reduce((sum, v) => sum + v.value, 0)
+  }
   /** What each pool's clients sent, in order. */
   const sent: string[][] = [[], [], []]
 
@@ -58,7 +65,7 @@ describe.skipIf(!up)('PostgreSQL ledger: deciding from the state the last batch 
         }
       }),
     )
-    nodes = pools.map((pool) => createPgLedger(pool, { newLotId, now: () => clock }))
+    nodes = pools.map((pool, i) => createPgLedger(pool, { newLotId, now: () => clock, ...(i === 0 ? { registry } : {}) }))
   })
   afterAll(async () => {
     for (const n of nodes) await n.close()
@@ -103,8 +110,10 @@ describe.skipIf(!up)('PostgreSQL ledger: deciding from the state the last batch 
     expect(first.by).toBe('database')
     if (!first.result.ok) throw new Error('refused')
     await a.settle(first.result.hold, line(id, clock, 1))
+    const inMemoryBefore = await counted('pronet_ledger_holds_in_memory_total')
     const held = await Promise.all(Array.from({ length: 20 }, () => decidedBy(a.hold(id, 3, clock + 5))))
     expect(held.map((h) => h.by)).toEqual(Array(20).fill('memory'))
+    expect((await counted('pronet_ledger_holds_in_memory_total')) - inMemoryBefore).toBe(20)
     // The other nodes learn of them with this node's next batch; the database has not been asked.
     expect(await rowHeld(id)).toBe(0)
     const lines = held.map(() => line(id, clock + 5, 3))
@@ -213,6 +222,7 @@ describe.skipIf(!up)('PostgreSQL ledger: deciding from the state the last batch 
     const first = line(id, clock, 1)
     expect(await a.settle(h1.hold, first)).toEqual({ ok: true, charged: 1 })
     sent[0]?.splice(0)
+    const committedBefore = await counted('pronet_ledger_view_batches_total', 'committed')
     const second = line(id, clock, 1)
     expect(await a.settle(h2.hold, second)).toEqual({ ok: true, charged: 1 })
     const settling = (sent[0] ?? []).filter((q) => q.includes(second.requestId))
@@ -221,6 +231,7 @@ describe.skipIf(!up)('PostgreSQL ledger: deciding from the state the last batch 
     expect(settling[0]).toContain('pronet_expect_state(')
     expect(settling[0]).toMatch(/COMMIT$/)
     expect(sent[0]?.some((q) => q === 'ROLLBACK')).toBe(false)
+    expect((await counted('pronet_ledger_view_batches_total', 'committed')) - committedBefore).toBe(1)
     expect(await remaining(id)).toBe(1)
     expect((await debits(id)).sort()).toEqual([first.requestId, second.requestId].sort())
     await noneHeld(id)
@@ -236,6 +247,7 @@ describe.skipIf(!up)('PostgreSQL ledger: deciding from the state the last batch 
     // Node B bills the account: its lots are no longer what A's view says.
     await pair(b, id, clock + 1, 5)
     sent[0]?.splice(0)
+    const changedBefore = await counted('pronet_ledger_view_batches_total', 'changed')
     const l = line(id, clock + 1, 2)
     expect(await a.settle(mine.hold, l)).toEqual({ ok: true, charged: 2 })
     const log = sent[0] ?? []
@@ -245,6 +257,7 @@ describe.skipIf(!up)('PostgreSQL ledger: deciding from the state the last batch 
     expect(tries[0]?.q).toContain('pronet_expect_state(')
     expect(log[(tries[0]?.i ?? 0) + 1]).toBe('ROLLBACK')
     expect(tries[1]?.q).not.toContain('pronet_expect_state(')
+    expect((await counted('pronet_ledger_view_batches_total', 'changed')) - changedBefore).toBe(1)
     expect(await remaining(id)).toBe(LOCAL_FLOOR_CREDITS + 40 - 1 - 5 - 2)
     const billed = await debits(id)
     expect(billed).toHaveLength(3)

@@ -153,7 +153,10 @@ export function createBatcher(opts: BatcherOptions): Batcher {
           // Once: a run again (after a serialization failure) reads under the lock.
           guarded = false
           const done = await guardedTransaction(c, runs, views)
-          if (done) return done
+          if (done) {
+            rules.local?.guardPassed()
+            return done
+          }
           for (const run of runs) rules.local?.guardFailed(run.accountId)
         }
         return runs.length === 1 ? groupTransaction(c, runs[0] as GroupRun).then((o) => [o]) : batchTransaction(c, runs)

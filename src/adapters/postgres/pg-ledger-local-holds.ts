@@ -7,7 +7,9 @@
  * account's lock: should other nodes have spent the credits meanwhile, the call is refused there (a
  * free 402), never billed past zero. Near empty, every hold goes to the database as before.
  */
+import { Counter, type Registry } from 'prom-client'
 import { balanceAt, billingInstant, renewalDue, type BillingState } from '../../domain/billing/billing-rules.ts'
+import { metric } from '../metrics.ts'
 import type { HoldResult } from '../../ports/ledger.ts'
 import type { NodeHolds } from './pg-ledger-node-holds.ts'
 
@@ -41,6 +43,8 @@ export interface LocalHolds {
   forget(accountId: string): void
   /** The view settles can be decided from (pg-ledger-guarded.ts), unless it is old or lately failed its guard. */
   forSettles(accountId: string): LocalView | undefined
+  /** A batch decided from the view committed. */
+  guardPassed(): void
   /** A guard found the account changed: settles are decided under the lock for a while. */
   guardFailed(accountId: string): void
   /** A hold granted in memory, or undefined: the database decides. */
@@ -61,7 +65,18 @@ interface View {
   since: number
 }
 
-export function createLocalHolds(opts: { holds: NodeHolds; newHoldId: () => string; now: () => number; realNow?: () => number }): LocalHolds {
+export function createLocalHolds(opts: { holds: NodeHolds; newHoldId: () => string; now: () => number; realNow?: () => number; registry?: Registry | undefined }): LocalHolds {
+  const inMemory = metric(opts.registry, 'pronet_ledger_holds_in_memory_total', () =>
+    new Counter({ name: 'pronet_ledger_holds_in_memory_total', help: 'Holds granted from the state the last batch left, without a transaction', registers: [] }),
+  )
+  const fromView = metric(opts.registry, 'pronet_ledger_view_batches_total', () =>
+    new Counter({
+      name: 'pronet_ledger_view_batches_total',
+      help: 'Batches of settles decided from the state the last batch left: committed, or found changed under the lock and read again',
+      labelNames: ['outcome'],
+      registers: [],
+    }),
+  )
   const views = new Map<string, View>()
   /** Accounts whose guard failed lately: real ms until which their settles go under the lock. */
   const contended = new Map<string, number>()
@@ -93,7 +108,11 @@ export function createLocalHolds(opts: { holds: NodeHolds; newHoldId: () => stri
       }
       return fresh(accountId)
     },
+    guardPassed() {
+      fromView.inc({ outcome: 'committed' })
+    },
     guardFailed(accountId) {
+      fromView.inc({ outcome: 'changed' })
       const now = realNow()
       views.delete(accountId)
       if (contended.size >= MAX_VIEWS) for (const [id, until] of contended) if (until <= now) contended.delete(id)
@@ -116,6 +135,7 @@ export function createLocalHolds(opts: { holds: NodeHolds; newHoldId: () => stri
       const spare = balanceAt(state, at).total - held - credits
       if (spare < LOCAL_FLOOR_CREDITS + 8 * (view.since + credits)) return undefined
       view.since += credits
+      inMemory.inc()
       const id = opts.newHoldId()
       opts.holds.add(accountId, id, { credits, at: Math.max(at, opts.now()), granted: real })
       return { ok: true, hold: { id, accountId, credits, at: billingInstant(state, at) } }

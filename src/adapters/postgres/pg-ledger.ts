@@ -169,7 +169,7 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
   const runner = createTransactionRunner({ pool, attempts, runTimeoutMs })
   const inDoubt = createInDoubtCheck({ runner, logger, registry: opts.registry, inDoubtCheckMs, retentionMs, isClosed })
   const now = opts.now ?? (() => Number.NEGATIVE_INFINITY)
-  const local = opts.localViews === false ? undefined : createLocalHolds({ holds, newHoldId, now })
+  const local = opts.localViews === false ? undefined : createLocalHolds({ holds, newHoldId, now, registry: opts.registry })
   const rules = { newLotId: opts.newLotId, newHoldId, holds, now, local }
   const recovery = createRecovery({ runner, rules, settleDeadlineMs, runTimeoutMs, inDoubt })
   // Observed once per group transaction, never per request; the same series as the embedded ledger's.
