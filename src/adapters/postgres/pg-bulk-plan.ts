@@ -203,6 +203,18 @@ export interface Totals {
   tokens: number
 }
 
+/** Moves `totals` for a post whose indexed length goes from `before` to `after` (null: not indexed). */
+export function replaceDoc(totals: Totals, before: number | null, after: number | null): void {
+  if (before !== null) {
+    totals.docs -= 1
+    totals.tokens -= before
+  }
+  if (after !== null) {
+    totals.docs += 1
+    totals.tokens += after
+  }
+}
+
 export interface PlannedProfile {
   row: ProfileRow
   /** The lower-cased slug stored. */
@@ -381,17 +393,8 @@ export function planBatch(rows: readonly ContentRow[], state: StoredState, index
     const owner = postByShare.get(share)
     if (owner !== undefined && owner !== r.id) refuse(`${r.shareKind} ${r.shareId} is already used by post ${owner}`)
     const before = posts.get(r.id)
-    if (before !== undefined) {
-      postByShare.delete(before.share)
-      if (before.searchLen !== null) {
-        totals.docs -= 1
-        totals.tokens -= before.searchLen
-      }
-    }
-    if (entry !== null) {
-      totals.docs += 1
-      totals.tokens += entry.length
-    }
+    if (before !== undefined) postByShare.delete(before.share)
+    replaceDoc(totals, before?.searchLen ?? null, entry?.length ?? null)
     posts.set(r.id, { share, searchLen: entry?.length ?? null })
     postByShare.set(share, r.id)
     const author = authorKey(r.author)

@@ -38,7 +38,7 @@ import type {
 import { endFailedTransaction, type PgPool } from './database.ts'
 import { indexText } from './pg-search-text.ts'
 import { BulkRaced, restampPosts, writeBulk } from './pg-bulk-write.ts'
-import type { Totals } from './pg-bulk-plan.ts'
+import { replaceDoc, type Totals } from './pg-bulk-plan.ts'
 import { commentKeyOf, toCard, toComment, type CardCols, type CommentCols } from '../content-rows.ts'
 import { isStorableId } from '../../domain/content/ids.ts'
 import { authorProblem, commentProblem, idProblem } from '../../domain/content/ingest-rules.ts'
@@ -333,14 +333,7 @@ export function createPgContentStore(pool: PgPool, opts: PgContentStoreOptions =
         r.text.replaceAll('\u0000', ' '),
       ])
       if (!written.rows[0]!.written) continue
-      if (state.oldLen !== null) {
-        totals.docs -= 1
-        totals.tokens -= state.oldLen
-      }
-      if (indexed !== null) {
-        totals.docs += 1
-        totals.tokens += indexed.length
-      }
+      replaceDoc(totals, state.oldLen, indexed?.length ?? null)
       return
     }
     throw new Error(`post ${r.id} kept changing under this write`)

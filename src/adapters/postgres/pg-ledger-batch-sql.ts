@@ -32,6 +32,11 @@ const ADD_USAGE = 'SELECT pronet_add_usage($1::text[], $2::text[], $3::text[], $
 const RECORD_SETTLED = 'SELECT pronet_record_settled($1::text[], $2::text[], $3::bigint[], $4::int[])'
 const WRITE_NODE_HOLDS = 'SELECT pronet_write_node_holds($1::text[], $2::text[], $3::bigint[], $4::bigint[])'
 
+/** A call of `fn` with one array per column: `columns` read from each of `rows`. */
+function callWith<T>(fn: string, rows: readonly T[], columns: readonly ((row: T) => string | number)[]): string {
+  return inline(fn, columns.map((column) => rows.map(column) as string[] | number[]))
+}
+
 /** The writes of one group or several, each kind of row in one statement for all of them. */
 export function batchSql(groups: readonly GroupWrites[]): string[] {
   const statements: string[] = []
@@ -43,41 +48,19 @@ export function batchSql(groups: readonly GroupWrites[]): string[] {
     else statements.push(...writeSql(g.accountId, g.mutations))
   }
   if (debits.length > 0) {
-    statements.push(
-      inline(DEBITS_MANY, [
-        debits.map((x) => x.accountId),
-        debits.map((x) => x.d.lotId),
-        debits.map((x) => x.d.amount),
-        debits.map((x) => x.d.at),
-        debits.map((x) => x.d.requestId),
-        debits.map((x) => x.d.endpoint),
-      ]),
-    )
+    statements.push(callWith(DEBITS_MANY, debits, [(x) => x.accountId, (x) => x.d.lotId, (x) => x.d.amount, (x) => x.d.at, (x) => x.d.requestId, (x) => x.d.endpoint]))
   }
   const usage = new Map<string, UsageAggregate>()
   for (const g of groups) for (const u of g.lines) addUsage(usage, u, { status: u.status, sign: 1 })
   if (usage.size > 0) {
     const rows = [...usage.values()]
-    statements.push(
-      inline(ADD_USAGE, [
-        rows.map((r) => r.accountId),
-        rows.map((r) => r.day),
-        rows.map((r) => r.endpoint),
-        rows.map((r) => r.status),
-        rows.map((r) => r.requests),
-        rows.map((r) => r.billable),
-        rows.map((r) => r.credits),
-      ]),
-    )
+    statements.push(callWith(ADD_USAGE, rows, [(r) => r.accountId, (r) => r.day, (r) => r.endpoint, (r) => r.status, (r) => r.requests, (r) => r.billable, (r) => r.credits]))
   }
-  const settled = groups.flatMap((g) => g.billed)
-  if (settled.length > 0) {
-    const lines = settled.map((b) => b.line)
-    statements.push(inline(RECORD_SETTLED, [lines.map((l) => l.requestId), lines.map((l) => l.accountId), lines.map((l) => l.at), lines.map((l) => l.credits)]))
-  }
+  const settled = groups.flatMap((g) => g.billed.map((b) => b.line))
+  if (settled.length > 0) statements.push(callWith(RECORD_SETTLED, settled, [(l) => l.requestId, (l) => l.accountId, (l) => l.at, (l) => l.credits]))
   for (const g of groups) for (const b of g.billed) if (b.keep) statements.push(keepAnswerSql(g.accountId, b.keep, b.line.requestId))
   for (const g of groups) if (g.sweep) statements.push(g.sweep)
-  const rows = groups.flatMap((g): [string, string, number, number][] => (g.holdsRow ? [[g.accountId, ...g.holdsRow]] : []))
-  if (rows.length > 0) statements.push(inline(WRITE_NODE_HOLDS, [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2]), rows.map((r) => r[3])]))
+  const holds = groups.flatMap((g): [string, string, number, number][] => (g.holdsRow ? [[g.accountId, ...g.holdsRow]] : []))
+  if (holds.length > 0) statements.push(callWith(WRITE_NODE_HOLDS, holds, [(r) => r[0], (r) => r[1], (r) => r[2], (r) => r[3]]))
   return statements
 }

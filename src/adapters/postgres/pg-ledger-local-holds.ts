@@ -53,8 +53,13 @@ export interface LocalHolds {
 
 /** After a failed guard, how long (real ms) the account's settles are decided under the lock. */
 const GUARD_BACKOFF_MS = 1_000
-/** Views kept before the old ones are dropped (a node serving many accounts keeps only the busy ones'). */
+/** Views kept at most: past it, the one written longest ago goes (a node serving many accounts keeps the busy ones'). */
 const MAX_VIEWS = 10_000
+
+/** Keeps `entries` to MAX_VIEWS, dropping those written longest ago (a Map keeps insertion order). */
+function dropOldest(entries: Map<string, unknown>): void {
+  while (entries.size > MAX_VIEWS) entries.delete(entries.keys().next().value as string)
+}
 
 interface View {
   state: BillingState
@@ -89,9 +94,9 @@ export function createLocalHolds(opts: { holds: NodeHolds; newHoldId: () => stri
   }
   return {
     seen(accountId, state, others, at) {
-      const now = realNow()
-      if (views.size >= MAX_VIEWS) for (const [id, v] of views) if (now - v.seenAt > LOCAL_VIEW_MS) views.delete(id)
-      views.set(accountId, { state, others, at, seenAt: now, since: 0 })
+      views.delete(accountId)
+      views.set(accountId, { state, others, at, seenAt: realNow(), since: 0 })
+      dropOldest(views)
     },
     advanced(accountId, state, at) {
       const view = views.get(accountId)
@@ -113,10 +118,10 @@ export function createLocalHolds(opts: { holds: NodeHolds; newHoldId: () => stri
     },
     guardFailed(accountId) {
       fromView.inc({ outcome: 'changed' })
-      const now = realNow()
       views.delete(accountId)
-      if (contended.size >= MAX_VIEWS) for (const [id, until] of contended) if (until <= now) contended.delete(id)
-      contended.set(accountId, now + GUARD_BACKOFF_MS)
+      contended.delete(accountId)
+      contended.set(accountId, realNow() + GUARD_BACKOFF_MS)
+      dropOldest(contended)
     },
     grant(accountId, credits, at) {
       const view = views.get(accountId)

@@ -38,11 +38,6 @@ export const SELECT_STATE = `SELECT ${STATE_COLUMNS} FROM accounts a WHERE a.id 
  * same, but not the foreign-key checks of rows that merely reference the account.
  */
 export const LOCK_ACCOUNT = 'SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE'
-/** Nodes' rows of their holds on accounts: [account id, node id, credits, expires_at] each. */
-export function writeNodeHolds(rows: readonly [string, string, number, number][]): string {
-  return `INSERT INTO node_holds (account_id, node_id, credits, expires_at) VALUES ${rows.map((r) => inline('($1, $2, $3, $4)', r)).join(', ')}
-  ON CONFLICT (account_id, node_id) DO UPDATE SET credits = EXCLUDED.credits, expires_at = EXCLUDED.expires_at`
-}
 
 /** Which of a group's request ids are recorded as settled: what each charged. */
 export const SELECT_SETTLED = `SELECT request_id, credits FROM settled_requests WHERE request_id = ANY($1::text[]) AND state = 'settled'`
