@@ -136,6 +136,43 @@ describe.skipIf(!hasRedis)('redis rate limiter across nodes (shared Redis)', () 
     await release!()
     await other.close()
   })
+
+  it('the takes of one turn go to Redis as one command, decided in the order they were made', async () => {
+    const prefix = uniquePrefix('rl-turn')
+    const limiter = await createRedisRateLimiter({ url: REDIS_URL, prefix, clock: 'caller', commandTimeoutMs: 5_000 })
+    const monitor = await new Redis(REDIS_URL).monitor()
+    const commands: string[][] = []
+    // MONITOR also shows the commands a script runs; only the scripts themselves are counted.
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (/^eval/i.test(args[0] ?? '') && args.some((a) => a.startsWith(prefix))) commands.push(args)
+    })
+    try {
+      const T = 1_960_000_000_000
+      // Two keys interleaved, 12 takes each against a limit of 5, all made in one turn.
+      const taken = Array.from({ length: 24 }, (_, i) => limiter.take(`rps:acc_${i % 2}`, 5, 1, T + i))
+      const decisions = await Promise.all(taken)
+      for (const k of [0, 1]) {
+        const mine = decisions.filter((_, i) => i % 2 === k)
+        expect(mine.map((d) => d.ok)).toEqual([...Array(5).fill(true), ...Array(7).fill(false)])
+        expect(mine.slice(0, 5).map((d) => d.remaining)).toEqual([4, 3, 2, 1, 0])
+        expect(mine.slice(5).every((d) => d.remaining === 0 && d.retryAfterMs > 0)).toBe(true)
+      }
+      // One more, in a later turn, goes alone.
+      expect(await limiter.take('rps:acc_0', 5, 1, T + 30)).toMatchObject({ ok: false, remaining: 0 })
+      await until('the monitor to see both commands', () => commands.length >= 2)
+      expect(commands).toHaveLength(2)
+      expect(commands[0]![0]!.toLowerCase()).toBe('evalsha')
+      expect(commands[0]![2]).toBe('24')
+      expect(commands[1]![2]).toBe('1')
+      expect(limiter.status().fallback).toBe(false)
+      const client = new Redis(REDIS_URL)
+      expect([await client.llen(`${prefix}rl:rps:acc_0`), await client.llen(`${prefix}rl:rps:acc_1`)]).toEqual([5, 5])
+      client.disconnect()
+    } finally {
+      monitor.disconnect()
+      await limiter.close()
+    }
+  })
 })
 
 describe.skipIf(!hasRedis || !redisServerBinaryAvailable())('redis rate limiter when Redis goes away and comes back', () => {
@@ -224,6 +261,8 @@ describe.skipIf(!hasRedis || !redisServerBinaryAvailable())('redis rate limiter 
     const T = 1_950_000_000_000
     for (let i = 0; i < 3; i++) {
       const taken = limiter.take('rps:acc_s', 10, 1, T + i)
+      // Takes leave at the end of the turn they were made in.
+      await new Promise((r) => setImmediate(r))
       // The command is on the wire; Redis answers at once, but this process is busy for 4 timeouts.
       const stallUntil = performance.now() + 200
       while (performance.now() < stallUntil);

@@ -65,7 +65,7 @@ export const SETTLED_RETENTION_MS = 24 * 3_600_000
 export interface PgLedgerOptions {
   /** New lot ids (random in production). */
   newLotId: () => string
-  /** New hold ids (default: random). */
+  /** New hold ids (default: a random prefix and a counter). */
   newHoldId?: () => string
   /** Lifetime of a hold whose settle never comes, in ms of the requests' clock (default HOLD_TTL_MS). */
   holdTtlMs?: number
@@ -138,7 +138,7 @@ function checkInteger(value: number, what: string): void {
 export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
   const holdTtlMs = opts.holdTtlMs ?? HOLD_TTL_MS
   const attempts = Math.max(1, opts.attempts ?? 5)
-  const newHoldId = opts.newHoldId ?? (() => `hold_${randomBytes(12).toString('base64url')}`)
+  const newHoldId = opts.newHoldId ?? holdIds()
   const settleDeadlineMs = opts.settleDeadlineMs ?? SETTLE_DEADLINE_MS
   const runTimeoutMs = opts.runTimeoutMs ?? 10_000
   const inDoubtCheckMs = opts.inDoubtCheckMs ?? 1000
@@ -328,4 +328,14 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
       await inDoubt.finish()
     },
   }
+}
+
+/**
+ * Hold ids: a random prefix per ledger and a counter. They name holds in this node's memory only;
+ * a random draw per call would cost more than the rest of an in-memory hold.
+ */
+function holdIds(): () => string {
+  const prefix = `hold_${randomBytes(9).toString('base64url')}_`
+  let n = 0
+  return () => prefix + (n++).toString(36)
 }

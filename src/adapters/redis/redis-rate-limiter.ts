@@ -2,7 +2,9 @@
  * The shared rate limiter of a scale-out deployment (REDIS_URL): every node takes units from
  * one exact sliding log per key in Redis, kept by an atomic Lua script, so the budget holds across
  * nodes as it does in one process. Time is Redis's own clock by default (nodes with skewed clocks
- * still agree), or the caller's `at` (the operator's test clock, deterministic tests).
+ * still agree), or the caller's `at` (the operator's test clock, deterministic tests). The takes a
+ * node makes in one turn of its event loop reach Redis as one script call (one write, one reply),
+ * decided in the order they were made.
  *
  * Failure policy: a Redis command that fails or times out never fails or stalls the request. The
  * node answers from a local memory limiter with its share of each budget, max(1, floor(limit /
@@ -18,7 +20,8 @@ import { createMemoryRateLimiter } from '../memory/memory-rate-limiter.ts'
 import { closeRedisClient } from './close-client.ts'
 import { failFastRedis } from './fail-fast-client.ts'
 import { withReplyDeadline } from './reply-deadline.ts'
-import { HEARTBEAT, LEASE, TAKE, TAKE_AND_LEASE, type LuaScript } from './redis-scripts.ts'
+import { HEARTBEAT, LEASE, TAKE, TAKE_AND_LEASE, TAKE_MANY, type LuaScript } from './redis-scripts.ts'
+import { turnBatches } from './turn-batches.ts'
 
 const WINDOW_MS = 1000
 
@@ -126,6 +129,13 @@ export async function createRedisRateLimiter(opts: RedisRateLimiterOptions): Pro
     }
   }
 
+  type TakeReply = [number, string, string, string, string]
+  /** Takes of one event-loop turn go to Redis as one command (turn-batches.ts). */
+  const takes = turnBatches<{ key: string; args: (string | number)[] }, TakeReply>(async (items) => {
+    if (items.length === 1) return [(await run(TAKE, items[0]!.key, items[0]!.args)) as TakeReply]
+    return (await run(TAKE_MANY, items.map((t) => t.key), items.flatMap((t) => t.args))) as TakeReply[]
+  })
+
   /** A take's reply as a decision. */
   const decisionOf = (r: [number, string, string, string, string, ...unknown[]], limit: number): TimedDecision => ({
     ok: Number(r[0]) === 1,
@@ -225,8 +235,7 @@ export async function createRedisRateLimiter(opts: RedisRateLimiterOptions): Pro
     async take(key, limit, cost, at) {
       if (!fallback) {
         try {
-          const r = (await run(TAKE, `${prefix}rl:${key}`, [limit, cost, callerClock ? String(at) : '', keyTtlMs])) as [number, string, string, string, string]
-          return decisionOf(r, limit)
+          return decisionOf(await takes.add({ key: `${prefix}rl:${key}`, args: [limit, cost, callerClock ? String(at) : '', keyTtlMs] }), limit)
         } catch (e) {
           failed(e)
         }

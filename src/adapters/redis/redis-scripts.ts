@@ -83,6 +83,21 @@ return {0, num(math.max(0, limit - held)), num(reset), retry, num(at)}
 export const TAKE = script(SERVER_NOW + TAKE_BODY)
 
 /**
+ * take, for several calls at once (the takes a node gathered in one turn of its event loop, sent as
+ * one command): KEYS[i] and ARGV[4i-3..4i] as take's KEYS[1] and ARGV[1..4], taken in that order.
+ * Returns the list of take's replies.
+ */
+export const TAKE_MANY = script(`${SERVER_NOW}
+local function take(KEY, ARG)${TAKE_BODY.replaceAll('KEYS[1]', 'KEY').replace(/ARGV\[(\d)\]/g, 'ARG[$1]')}end
+local out = {}
+for i = 1, #KEYS do
+  local o = (i - 1) * 4
+  out[i] = take(KEYS[i], { ARGV[o + 1], ARGV[o + 2], ARGV[o + 3], ARGV[o + 4] })
+end
+return out
+`)
+
+/**
  * lease: KEYS[1] a sorted set of lease ids scored by the Redis instant they lapse. ARGV: limit,
  * ttl ms, lease id. Lapsed leases are dropped first; returns 1 when the lease was taken, else 0.
  * The key itself expires when its last lease would lapse.
