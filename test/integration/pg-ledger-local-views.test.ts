@@ -237,6 +237,37 @@ describe.skipIf(!up)('PostgreSQL ledger: deciding from the state the last batch 
     await noneHeld(id)
   })
 
+  it('batches decided from the view do not make it younger: a second after the last read under the lock, a batch reads again', async () => {
+    clock = T0 + 7_000
+    const id = await account(100_000)
+    const a = nodes[0] as Ledger
+    await pair(a, id, clock)
+    const readAt = Date.now()
+    // Settles decided from the view, one round trip each, for more than a second of real time.
+    let guarded = 0
+    while (Date.now() - readAt < 700) {
+      const h = await a.hold(id, 1, clock)
+      if (!h.ok) throw new Error('refused')
+      sent[0]?.splice(0)
+      const l = line(id, clock, 1)
+      expect(await a.settle(h.hold, l)).toEqual({ ok: true, charged: 1 })
+      if ((sent[0] ?? []).some((q) => q.includes(l.requestId) && q.includes('pronet_expect_state('))) guarded++
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    expect(guarded).toBeGreaterThan(3)
+    const h = await a.hold(id, 1, clock)
+    if (!h.ok) throw new Error('refused')
+    await new Promise((r) => setTimeout(r, Math.max(0, readAt + 1_100 - Date.now())))
+    sent[0]?.splice(0)
+    const l = line(id, clock, 1)
+    expect(await a.settle(h.hold, l)).toEqual({ ok: true, charged: 1 })
+    // The view was a second old: the settle was decided under the lock, from the state read there.
+    const mine = (sent[0] ?? []).filter((q) => q.includes(l.requestId))
+    expect(mine.some((q) => q.includes('pronet_expect_state('))).toBe(false)
+    expect((sent[0] ?? []).some((q) => q.includes('pronet_load_states('))).toBe(true)
+    await noneHeld(id)
+  })
+
   it('a view another node has changed fails its guard: nothing is written, the batch reads under the lock, each call is billed once', async () => {
     clock = T0 + 6_000
     const id = await account(LOCAL_FLOOR_CREDITS + 40)

@@ -54,7 +54,7 @@ const LOCK_ACCOUNTS = 'SELECT pronet_lock_accounts($1::text[])'
 export async function guardedTransaction(c: pg.PoolClient, runs: readonly GroupRun[], views: ReadonlyMap<string, LocalView>): Promise<Outcome[][] | undefined> {
   const decided = runs.map((run) => {
     const view = views.get(run.accountId) as LocalView
-    return { view, decision: decideFrom(run, structuredClone(view.state), view.others) }
+    return { view, decision: decideFrom(run, structuredClone(view.state), view.others, true) }
   })
   const ids = runs.map((r) => r.accountId).sort()
   const statements = [
