@@ -63,7 +63,7 @@ export interface Config {
   readonly platformHost: string
   readonly logLevel: string
   /** On PostgreSQL: how long a batch of holds and settles waits for more after its first, ms (0: none). */
-  readonly ledgerBatchMs: number
+  readonly ledgerBatchMs: number | 'auto'
   /** On PostgreSQL: requests in one batch of holds and settles at most (unset: the ledger's default). */
   readonly ledgerBatchMax: number | undefined
   /** Budget of the in-memory response cache in MiB; 0 turns it off. */
@@ -259,7 +259,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? 'auto'
         : wholeNumber('PRONET_SEARCH_WORKERS (or auto)', e.PRONET_SEARCH_WORKERS, { fallback: 0, min: 0, max: 64 }),
     requestTimeoutMs: wholeNumber('PRONET_REQUEST_TIMEOUT_MS', e.PRONET_REQUEST_TIMEOUT_MS, { fallback: 30_000, min: 100, max: 3_600_000, unit: 'milliseconds' }),
-    ledgerBatchMs: wholeNumber('PRONET_LEDGER_BATCH_MS', e.PRONET_LEDGER_BATCH_MS, { fallback: 0, min: 0, max: 1_000, unit: 'milliseconds' }),
+    ledgerBatchMs:
+      e.PRONET_LEDGER_BATCH_MS === undefined || e.PRONET_LEDGER_BATCH_MS.trim() === 'auto'
+        ? 'auto'
+        : wholeNumber('PRONET_LEDGER_BATCH_MS (or auto)', e.PRONET_LEDGER_BATCH_MS, { fallback: 0, min: 0, max: 1_000, unit: 'milliseconds' }),
     ledgerBatchMax:
       e.PRONET_LEDGER_BATCH_MAX === undefined ? undefined : wholeNumber('PRONET_LEDGER_BATCH_MAX', e.PRONET_LEDGER_BATCH_MAX, { fallback: 0, min: 1, max: 100_000 }),
     authFailureLimit: wholeNumber('PRONET_AUTH_FAILURE_LIMIT', e.PRONET_AUTH_FAILURE_LIMIT, { fallback: 20, min: 0, max: 1_000_000 }),

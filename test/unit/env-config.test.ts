@@ -70,11 +70,13 @@ describe('environment: what an operator is told, and the default purchase link',
     expect(refusal({ PRONET_TRUST_PROXY: 'yes please' })).toMatch(/PRONET_TRUST_PROXY must be/)
   })
 
-  it('the batches of the PostgreSQL ledger: no wait and the default size unless set; whole numbers in range', () => {
-    expect(loadConfig({})).toMatchObject({ ledgerBatchMs: 0, ledgerBatchMax: undefined })
+  it('the batches of the PostgreSQL ledger: an automatic wait and the default size unless set; whole numbers in range', () => {
+    expect(loadConfig({})).toMatchObject({ ledgerBatchMs: 'auto', ledgerBatchMax: undefined })
+    expect(loadConfig({ PRONET_LEDGER_BATCH_MS: 'auto' })).toMatchObject({ ledgerBatchMs: 'auto' })
+    expect(loadConfig({ PRONET_LEDGER_BATCH_MS: '0' })).toMatchObject({ ledgerBatchMs: 0 })
     expect(loadConfig({ PRONET_LEDGER_BATCH_MS: '50', PRONET_LEDGER_BATCH_MAX: '5000' })).toMatchObject({ ledgerBatchMs: 50, ledgerBatchMax: 5000 })
     expect(refusal({ PRONET_LEDGER_BATCH_MS: '2000' })).toBe(
-      'invalid environment: PRONET_LEDGER_BATCH_MS must be a whole number of milliseconds from 0 to 1000 (got "2000")',
+      'invalid environment: PRONET_LEDGER_BATCH_MS (or auto) must be a whole number of milliseconds from 0 to 1000 (got "2000")',
     )
     expect(refusal({ PRONET_LEDGER_BATCH_MAX: '0' })).toBe('invalid environment: PRONET_LEDGER_BATCH_MAX must be a whole number from 1 to 100000 (got "0")')
     expect(refusal({ PRONET_LEDGER_BATCH_MAX: 'lots' })).toMatch(/PRONET_LEDGER_BATCH_MAX must be a whole number/)

@@ -3,8 +3,9 @@
  * arrive while earlier ones are being written wait together, and go to the database as one batch,
  * one transaction of two round trips (pg-ledger-batching.ts), however many requests and accounts it
  * carries. A batch starts on the event loop's next turn once one of the `concurrency` slots is free,
- * or, with `waitMs`, that long after its first request (or as soon as `maxRequests` are waiting). Each request is answered
- * only once its batch has committed.
+ * or, with `waitMs`, that long after its first request (or as soon as `maxRequests` are waiting).
+ * The wait may change as the node runs (batch-wait.ts): it is read each time a batch could start.
+ * Each request is answered only once its batch has committed.
  *
  * A batch that fails with the database out of reach hands each account's group to the recovery (its
  * settles retried, its holds failed). A batch refused by the server runs again one account at a time,
@@ -25,8 +26,8 @@ export interface BatcherOptions {
   connectionLost(lost: LostGroup): void
   /** A batch committed: how many requests it carried and how long it took (metrics). */
   observeCommit?(requests: number, seconds: number): void
-  /** How long a batch waits for more requests after its first, ms (0: it starts when a slot is free). */
-  waitMs?: number
+  /** How long a batch waits for more requests after its first, ms (0: it starts when a slot is free), or what says so each time. */
+  waitMs?: number | (() => number)
   /** Requests in one batch at most; a full batch starts without waiting. */
   maxRequests?: number
   /** Batches of this node in the database at once. */
@@ -45,7 +46,8 @@ export const BATCH_CONCURRENCY = 2
 
 export function createBatcher(opts: BatcherOptions): Batcher {
   const { runner, rules, connectionLost, observeCommit } = opts
-  const waitMs = Math.max(0, opts.waitMs ?? 0)
+  const given = opts.waitMs ?? 0
+  const waitOf = typeof given === 'function' ? () => Math.max(0, given()) : () => Math.max(0, given)
   const maxRequests = Math.max(1, opts.maxRequests ?? BATCH_MAX_REQUESTS)
   const concurrency = Math.max(1, opts.concurrency ?? BATCH_CONCURRENCY)
   /** Requests waiting for a batch, by account, in arrival order. */
@@ -60,7 +62,7 @@ export function createBatcher(opts: BatcherOptions): Batcher {
   let count = 0
   let running = 0
   let timer: NodeJS.Timeout | undefined
-  let due = waitMs === 0
+  let due = waitOf() === 0
   let scheduled = false
   /**
    * Batches start on the next turn of the event loop, never in the middle of one: the callers a batch
@@ -94,6 +96,8 @@ export function createBatcher(opts: BatcherOptions): Batcher {
   }
 
   function pump(): void {
+    const waitMs = waitOf()
+    if (waitMs === 0) due = true
     while (running < concurrency && count > 0 && (due || count >= maxRequests)) {
       const runs = take()
       if (runs.length === 0) break

@@ -33,6 +33,7 @@ import { addPack as addPackRule, changeSubscription as changeRule, renew, type B
 import { KEY_LEASE_MS, type AnswerToKeep, type Hold, type HoldResult, type Ledger, type SettleResult, type UsageLine } from '../../ports/ledger.ts'
 import { metric } from '../metrics.ts'
 import type { PgPool } from './database.ts'
+import { adaptiveBatchWait } from './batch-wait.ts'
 import { createBatcher } from './pg-ledger-batcher.ts'
 import { createLocalHolds } from './pg-ledger-local-holds.ts'
 import { createNodeHolds } from './pg-ledger-node-holds.ts'
@@ -101,8 +102,12 @@ export interface PgLedgerOptions {
   keyLeaseMs?: number
   /** Period of the renewal of this node's key claims, real ms (default KEY_RENEW_MS; 0: never). */
   keyRenewMs?: number
-  /** How long a batch of holds and settles waits for more after its first, ms (default 0: it starts when it can). */
-  batchWaitMs?: number
+  /**
+   * How long a batch of holds and settles waits for more after its first, ms (default 0: it starts
+   * when it can), 'auto': a millisecond only while the machine's processors are nearly all busy
+   * (batch-wait.ts), or what says so each time a batch could start.
+   */
+  batchWaitMs?: number | 'auto' | (() => number)
   /** Requests in one batch at most (default BATCH_MAX_REQUESTS). */
   batchMaxRequests?: number
   /** Batches of this node in the database at once (default BATCH_CONCURRENCY). */
@@ -166,6 +171,8 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
   const release = (hold: Hold & { id: string }): void => {
     if (holds.remove(hold.accountId, hold.id)) holds.stale(hold.accountId)
   }
+  const adaptiveWait = opts.batchWaitMs === 'auto' ? adaptiveBatchWait() : undefined
+  const batchWait = adaptiveWait ?? (opts.batchWaitMs as number | (() => number) | undefined)
   const runner = createTransactionRunner({ pool, attempts, runTimeoutMs })
   const inDoubt = createInDoubtCheck({ runner, logger, registry: opts.registry, inDoubtCheckMs, retentionMs, isClosed })
   const now = opts.now ?? (() => Number.NEGATIVE_INFINITY)
@@ -195,7 +202,7 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
       commitJobs.observe(requests)
       commitSeconds.observe(seconds)
     },
-    waitMs: opts.batchWaitMs,
+    waitMs: batchWait,
     maxRequests: opts.batchMaxRequests,
     concurrency: opts.batchConcurrency,
   })
@@ -318,6 +325,7 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
       if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve))
       inDoubt.stop()
       pruning.stop()
+      adaptiveWait?.stop()
       holds.stop()
       // No call of this node is running any more: the credits its rows hold come back at once, not at their expiry.
       await pool.query('DELETE FROM node_holds WHERE node_id = $1', [holds.nodeId]).catch((e: unknown) => logger?.warn(failure(e), "releasing this node's holds failed; they lapse on their own"))

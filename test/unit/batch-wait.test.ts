@@ -1,0 +1,64 @@
+/**
+ * The automatic wait of the PostgreSQL ledger's batches: none while the machine's processors have
+ * time to spare, a millisecond once they are nearly all busy, and none again only once they are
+ * clearly less busy (no flapping around one threshold).
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { adaptiveBatchWait, machineTimes } from '../../src/adapters/postgres/batch-wait.ts'
+
+describe('adaptiveBatchWait', () => {
+  beforeEach(() => vi.useFakeTimers())
+  afterEach(() => vi.useRealTimers())
+
+  it('waits while the processors are busy 85% of the time or more, and stops at 70% or less', () => {
+    let busy = 0
+    let total = 0
+    const wait = adaptiveBatchWait({ times: () => ({ busy, total }), sampleMs: 100 })
+    /** The next sample sees `share` of busy time over 1,000 ms of processor time. */
+    const sample = (share: number) => {
+      busy += share * 1_000
+      total += 1_000
+      vi.advanceTimersByTime(100)
+    }
+    expect(wait()).toBe(0)
+    sample(0.6)
+    expect(wait()).toBe(0)
+    sample(0.84)
+    expect(wait()).toBe(0)
+    sample(0.9)
+    expect(wait()).toBe(1)
+    // Between the thresholds it keeps its state: still waiting.
+    sample(0.78)
+    expect(wait()).toBe(1)
+    sample(0.7)
+    expect(wait()).toBe(0)
+    sample(0.8)
+    expect(wait()).toBe(0)
+    sample(1)
+    expect(wait()).toBe(1)
+    // No processor time passed (a counter read twice in a row): no change.
+    vi.advanceTimersByTime(100)
+    expect(wait()).toBe(1)
+    wait.stop()
+    sample(0)
+    expect(wait()).toBe(1)
+  })
+
+  it('takes its wait and thresholds as given', () => {
+    let busy = 0
+    let total = 0
+    const wait = adaptiveBatchWait({ times: () => ({ busy, total }), sampleMs: 50, waitMs: 3, busyAbove: 0.5, idleBelow: 0.2 })
+    busy += 500
+    total += 1_000
+    vi.advanceTimersByTime(50)
+    expect(wait()).toBe(3)
+    wait.stop()
+  })
+
+  it("reads the machine's counters: busy time within the total, both growing", () => {
+    const a = machineTimes()
+    expect(a.total).toBeGreaterThan(0)
+    expect(a.busy).toBeGreaterThanOrEqual(0)
+    expect(a.busy).toBeLessThanOrEqual(a.total)
+  })
+})
