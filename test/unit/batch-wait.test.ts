@@ -21,21 +21,9 @@ describe('adaptiveBatchWait', () => {
       vi.advanceTimersByTime(100)
     }
     expect(wait()).toBe(0)
-    sample(0.6)
-    expect(wait()).toBe(0)
-    sample(0.84)
-    expect(wait()).toBe(0)
-    sample(0.9)
-    expect(wait()).toBe(1)
-    // Between the thresholds it keeps its state: still waiting.
-    sample(0.78)
-    expect(wait()).toBe(1)
-    sample(0.7)
-    expect(wait()).toBe(0)
-    sample(0.8)
-    expect(wait()).toBe(0)
-    sample(1)
-    expect(wait()).toBe(1)
+    // Each sample's busy share, and the wait after it: between the thresholds it keeps its state.
+    const steps: [number, number][] = [[0.6, 0], [0.84, 0], [0.9, 1], [0.78, 1], [0.7, 0], [0.8, 0], [1, 1]]
+    expect(steps.map(([share]) => (sample(share), wait()))).toEqual(steps.map(([, ms]) => ms))
     // No processor time passed (a counter read twice in a row): no change.
     vi.advanceTimersByTime(100)
     expect(wait()).toBe(1)
