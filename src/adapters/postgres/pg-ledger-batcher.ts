@@ -62,7 +62,8 @@ export function createBatcher(opts: BatcherOptions): Batcher {
   let count = 0
   let running = 0
   let timer: NodeJS.Timeout | undefined
-  let due = waitOf() === 0
+  /** Whether the waiting requests may go now (pump sets it while there is no wait). */
+  let due = false
   let scheduled = false
   /**
    * Batches start on the next turn of the event loop, never in the middle of one: the callers a batch

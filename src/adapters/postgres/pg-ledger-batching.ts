@@ -12,11 +12,11 @@ import type { AnswerToKeep, Hold, HoldResult, SettleResult, UsageLine } from '..
 import type { LocalHolds, OtherHolds } from './pg-ledger-local-holds.ts'
 import type { HeldCall, NodeHolds } from './pg-ledger-node-holds.ts'
 import { inline, num, SELECT_SETTLED, toState, type StateRow } from './pg-ledger-statements.ts'
+import { batchSql, type GroupWrites } from './pg-ledger-batch-sql.ts'
+import { beginLockedAll, beginLockedBatch, commit } from './pg-ledger-transactions.ts'
 
 /** After the locks: each account's state and the other nodes' holds on it, by a function that keeps its plan (migration 015). */
 const LOAD_STATES = 'SELECT * FROM pronet_load_states($1::text[], $2)'
-import { batchSql, type GroupWrites } from './pg-ledger-batch-sql.ts'
-import { beginLockedAll, beginLockedBatch, commit } from './pg-ledger-transactions.ts'
 
 /** A hold or a settle of one account, waiting for the account's next transaction on this node. */
 export type Request =

@@ -14,6 +14,7 @@ import { batchSql } from './pg-ledger-batch-sql.ts'
 import { decideFrom, type GroupRun, type Outcome } from './pg-ledger-batching.ts'
 import type { LocalView } from './pg-ledger-local-holds.ts'
 import { inline } from './pg-ledger-statements.ts'
+import { LOCK_ACCOUNTS } from './pg-ledger-transactions.ts'
 
 /** The guard's SQLSTATE (pronet_expect_state, migration 015). */
 export const GUARD_FAILED = 'PN001'
@@ -43,9 +44,6 @@ export function guardable(run: GroupRun, view: LocalView | undefined): view is L
   for (const r of run.requests) if (r.kind !== 'settle' || renewalDue(view.state, r.hold.at)) return false
   return true
 }
-
-/** The accounts' locks, in the order of their ids (a function, so the statement keeps its plan). */
-const LOCK_ACCOUNTS = 'SELECT pronet_lock_accounts($1::text[])'
 
 /**
  * The groups' transaction in one round trip, decided from `views` (by account). Outcomes by group, in

@@ -124,10 +124,9 @@ export function createLocalHolds(opts: { holds: NodeHolds; newHoldId: () => stri
       dropOldest(contended)
     },
     grant(accountId, credits, at) {
-      const view = views.get(accountId)
+      const view = fresh(accountId)
       if (!view) return undefined
-      const real = realNow()
-      if (real - view.seenAt > LOCAL_VIEW_MS || Math.abs(at - view.at) > LOCAL_VIEW_MS) {
+      if (Math.abs(at - view.at) > LOCAL_VIEW_MS) {
         views.delete(accountId)
         return undefined
       }
@@ -142,7 +141,7 @@ export function createLocalHolds(opts: { holds: NodeHolds; newHoldId: () => stri
       view.since += credits
       inMemory.inc()
       const id = opts.newHoldId()
-      opts.holds.add(accountId, id, { credits, at: Math.max(at, opts.now()), granted: real })
+      opts.holds.add(accountId, id, { credits, at: Math.max(at, opts.now()), granted: realNow() })
       return { ok: true, hold: { id, accountId, credits, at: billingInstant(state, at) } }
     },
   }

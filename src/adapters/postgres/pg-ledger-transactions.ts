@@ -147,7 +147,7 @@ export async function beginLockedAll(c: pg.PoolClient, accountId: string, reads:
  * The locks of accounts, in the order of their ids, and a row per account that exists (a function of
  * migration 015, so the statement keeps its plan).
  */
-const LOCK_ACCOUNTS = 'SELECT unnest(pronet_lock_accounts($1::text[])) AS id'
+export const LOCK_ACCOUNTS = 'SELECT unnest(pronet_lock_accounts($1::text[])) AS id'
 
 /** BEGIN, the locks of `accountIds` (sorted, distinct) and `reads` in one round trip; the results of the reads. */
 export async function beginLockedBatch(c: pg.PoolClient, accountIds: readonly string[], reads: readonly string[]): Promise<pg.QueryResult[]> {

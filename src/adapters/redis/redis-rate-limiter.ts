@@ -76,6 +76,9 @@ export interface RedisRateLimiter extends RateLimiter {
   heartbeat(): Promise<void>
 }
 
+/** take's reply: ok, remaining, resetAt, retryAfterMs ('inf' when never), the instant decided at. */
+type TakeReply = [number, string, string, string, string]
+
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
 /**
@@ -129,7 +132,6 @@ export async function createRedisRateLimiter(opts: RedisRateLimiterOptions): Pro
     }
   }
 
-  type TakeReply = [number, string, string, string, string]
   /** Takes of one event-loop turn go to Redis as one command (turn-batches.ts). */
   const takes = turnBatches<{ key: string; args: (string | number)[] }, TakeReply>(async (items) => {
     if (items.length === 1) return [(await run(TAKE, items[0]!.key, items[0]!.args)) as TakeReply]
@@ -137,7 +139,7 @@ export async function createRedisRateLimiter(opts: RedisRateLimiterOptions): Pro
   })
 
   /** A take's reply as a decision. */
-  const decisionOf = (r: [number, string, string, string, string, ...unknown[]], limit: number): TimedDecision => ({
+  const decisionOf = (r: readonly [...TakeReply, ...unknown[]], limit: number): TimedDecision => ({
     ok: Number(r[0]) === 1,
     limit,
     remaining: Number(r[1]),
@@ -270,7 +272,7 @@ export async function createRedisRateLimiter(opts: RedisRateLimiterOptions): Pro
             lease.limit,
             lease.ttlMs,
             id,
-          ])) as [number, string, string, string, string, number]
+          ])) as [...TakeReply, number]
           return { decision: decisionOf(r, limit), release: Number(r[5]) === 1 ? giveBack(leaseKey, id) : undefined }
         } catch (e) {
           failed(e)
