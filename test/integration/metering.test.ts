@@ -211,6 +211,23 @@ describe('rate budgets: a sliding one-second window per account', () => {
     expect((await t.get(url, a.key)).statusCode).toBe(200)
   })
 
+  it('calls sent at once each get their own place in the window: one Remaining apiece, the rest refused and free', async () => {
+    const a = await account({ plan: 'custom', creditsLimit: 1000, rpsLimit: 3 })
+    const url = '/api/v1/profile?profileUrlOrUrn=member-1'
+    const answers = await Promise.all(Array.from({ length: 5 }, () => t.get(url, a.key)))
+    const served = answers.filter((r) => r.statusCode === 200)
+    const refused = answers.filter((r) => r.statusCode !== 200)
+    expect(served.map((r) => r.headers['x-ratelimit-remaining']).sort()).toEqual(['0', '1', '2'])
+    for (const r of served) expect(r.headers).toMatchObject({ 'x-ratelimit-limit': '3', 'x-ratelimit-cost': '1', 'x-credits-charged': '1' })
+    expect(refused).toHaveLength(2)
+    for (const r of refused) {
+      expectError(r, 429, 'RATE_LIMITED')
+      expect(r.headers).toMatchObject({ 'x-ratelimit-remaining': '0', 'x-ratelimit-cost': '0', 'x-credits-charged': '0' })
+      expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1)
+    }
+    expect(await subscription(a.key)).toMatchObject({ creditsUsed: 3 })
+  })
+
   it('engagement takes 2 units, and a plan below 2 per second cannot call it', async () => {
     const slow = await account({ plan: 'custom', creditsLimit: 1000, rpsLimit: 1 })
     const res = await t.get(`/api/v1/post/engagement?postUrlOrUrn=${PERSON_POST_ID}`, slow.key)
