@@ -5,9 +5,11 @@
  * each node answers from its share of the budget, says so once in its log and metrics, and goes
  * back to the shared log by itself when Redis returns.
  */
+import fc from 'fast-check'
 import { Redis } from 'ioredis'
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createMemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.ts'
 import { createRedisRateLimiter, type RedisRateLimiter, type TimedDecision } from '../../src/adapters/redis/redis-rate-limiter.ts'
 import { REDIS_URL, redisAvailable, uniquePrefix } from '../helpers/redis.ts'
 import { redisServerBinaryAvailable, startRedisServer, type TestRedisServer } from '../helpers/redis-server.ts'
@@ -170,6 +172,74 @@ describe.skipIf(!hasRedis)('redis rate limiter across nodes (shared Redis)', () 
       client.disconnect()
     } finally {
       monitor.disconnect()
+      await limiter.close()
+    }
+  })
+  it('property: takes sent together in one command decide exactly as the memory limiter taking them one by one', async () => {
+    // The script keeps each key's log in its memory between the takes of one command and writes it
+    // back once at the end; the commands after it read what it wrote. Clocks set back (a second or
+    // more: the log is forgotten) and calls out of order (less than a second) are in the mix. Beside
+    // the decisions, each stored log is checked against the list the takes would leave one by one
+    // (units dropped only when a unit is taken), so a log that keeps what it should not is seen too.
+    const step = fc.record({
+      key: fc.integer({ min: 0, max: 2 }),
+      cost: fc.integer({ min: 1, max: 3 }),
+      delta: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: -2, max: 2 }) }),
+      gap: fc.oneof({ weight: 12, arbitrary: fc.integer({ min: 0, max: 400 }) }, { weight: 1, arbitrary: fc.integer({ min: -1_500, max: -1 }) }),
+    })
+    const prefix = uniquePrefix('rl-many')
+    const limiter = await createRedisRateLimiter({ url: REDIS_URL, prefix, clock: 'caller', commandTimeoutMs: 5_000 })
+    const client = new Redis(REDIS_URL)
+    /** The log as the takes leave it one by one, as the script's own comments describe it. */
+    const logs = new Map<string, number[]>()
+    const expectLog = (key: string, limit: number, cost: number, at: number) => {
+      const log = logs.get(key) ?? []
+      let now = at
+      const newest = log.at(-1)
+      if (newest !== undefined && newest - at >= 1000) log.length = 0
+      else if (newest !== undefined && newest > at) now = newest
+      let gone = 0
+      while (gone < log.length && (log[gone] as number) <= now - 1000) gone++
+      if (log.length - gone + cost <= limit) {
+        log.splice(0, gone)
+        log.push(...Array<number>(cost).fill(now))
+      }
+      logs.set(key, log)
+    }
+    let run = 0
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 1, max: 8 }),
+          fc.array(fc.array(step, { minLength: 1, maxLength: 40, size: 'medium' }), { minLength: 1, maxLength: 5 }),
+          async (base, commands) => {
+            const model = createMemoryRateLimiter()
+            run++
+            let at = 1_960_000_000_000
+            for (const takes of commands) {
+              const args = takes.map((t) => {
+                at += t.gap
+                return { key: `k${run}-${t.key}`, limit: Math.max(1, base + t.delta), cost: t.cost, at }
+              })
+              // Made in one turn: one command (a single take goes alone).
+              const decided = await Promise.all(args.map((a) => limiter.take(a.key, a.limit, a.cost, a.at)))
+              for (const [i, a] of args.entries()) {
+                const expected = await model.take(a.key, a.limit, a.cost, a.at)
+                expect({ ...decided[i], at: undefined }).toEqual({ ...expected, at: undefined })
+                expectLog(a.key, a.limit, a.cost, a.at)
+              }
+              for (const key of new Set(args.map((a) => a.key))) {
+                expect((await client.lrange(`${prefix}rl:${key}`, 0, -1)).map(Number)).toEqual(logs.get(key))
+              }
+            }
+            await model.close()
+          },
+        ),
+        { numRuns: 150 },
+      )
+      expect(limiter.status().fallback).toBe(false)
+    } finally {
+      client.disconnect()
       await limiter.close()
     }
   })

@@ -22,78 +22,143 @@ local function num(x) return string.format('%.17g', x) end
 `
 
 /**
- * take: KEYS[1] the key's log, a list of unit stamps oldest first (one element per unit, so equal
- * stamps need no uniqueness trick). ARGV: limit, cost, caller instant ('' = Redis's clock), idle
- * expiry in ms. Returns {ok, remaining, resetAt, retryAfterMs ('inf' when never), now}. The same
- * algorithm as the memory limiter's SlidingLog, step for step.
+ * A key's log is a list of unit stamps, oldest first (one element per unit, so equal stamps need no
+ * uniqueness trick). The takes of one script call read it through `log_of` and change it only in
+ * the script's memory: stamps dropped from its head, stamps added at its tail, or the whole log
+ * forgotten. `save` writes each log back once at the end (DEL, LTRIM, RPUSH, PEXPIRE), so a command
+ * carrying many takes of one key reads its head once and writes it once, where each take would
+ * otherwise make its own half-dozen list commands. The script is atomic, so no one sees the log
+ * between its takes.
  */
-const TAKE_BODY = `
-local key = KEYS[1]
-local limit = tonumber(ARGV[1])
-local cost = tonumber(ARGV[2])
-local at
-if ARGV[3] == '' then at = server_now() else at = tonumber(ARGV[3]) end
-local now = at
-local size = redis.call('LLEN', key)
-if size > 0 then
-  local newest = tonumber(redis.call('LINDEX', key, -1))
-  if newest - at >= 1000 then
-    -- Units stamped a second or more after at: the clock was set back; forget them.
-    redis.call('DEL', key)
-    size = 0
-  elseif newest > at then
-    -- Calls that reached the limiter out of order: this one counts from the newest stamp.
-    now = newest
+const LOG = `
+local logs, saved = {}, {}
+-- How many stamps past the one asked for a sequential read of a log's head fetches.
+local ahead = math.min(#KEYS - 1, 63)
+local function log_of(key)
+  local l = logs[key]
+  if l == nil then
+    l = { key = key, stored = redis.call('LLEN', key), dropped = 0, read = {}, added = {}, first = 1, cleared = false, ttl = nil }
+    logs[key] = l
+    saved[#saved + 1] = l
   end
+  return l
 end
--- The oldest 'gone' units left the window (now - 1000, now]; they are dropped only when a unit is
--- taken, as the memory limiter does.
-local gone = 0
-while gone < size and tonumber(redis.call('LINDEX', key, gone)) <= now - 1000 do gone = gone + 1 end
-local held = size - gone
--- A lowered limit keeps every unit: a limit raised again within the second must still count them.
-if held + cost <= limit then
-  if gone > 0 then redis.call('LTRIM', key, gone, -1) end
-  size = held
-  local stamp = num(now)
-  local left = cost
-  while left > 0 do
-    local n = math.min(left, 1000)
+local function size_of(l) return l.stored - l.dropped + #l.added - l.first + 1 end
+-- The stamp at position i (from 0) of the log as the script sees it.
+local function stamp(l, i)
+  local listed = l.stored - l.dropped
+  if i >= listed then return l.added[l.first + i - listed] end
+  local j = l.dropped + i
+  local v = l.read[j]
+  if v == nil and ahead > 0 and l.read[j - 1] ~= nil then
+    -- The head is being read stamp after stamp: read ahead, about a stamp for each take to come.
+    local chunk = redis.call('LRANGE', l.key, j, j + ahead)
+    for k = 1, #chunk do l.read[j + k - 1] = tonumber(chunk[k]) end
+    v = l.read[j]
+  elseif v == nil then
+    v = tonumber(redis.call('LINDEX', l.key, j))
+    l.read[j] = v
+  end
+  return v
+end
+local function drop(l, n)
+  local listed = math.min(n, l.stored - l.dropped)
+  l.dropped = l.dropped + listed
+  l.first = l.first + n - listed
+end
+local function clear(l)
+  l.stored, l.dropped, l.read, l.added, l.first, l.cleared = 0, 0, {}, {}, 1, true
+end
+local function save(l)
+  if l.cleared then redis.call('DEL', l.key) end
+  if l.dropped > 0 then redis.call('LTRIM', l.key, l.dropped, -1) end
+  local i = l.first
+  while i <= #l.added do
+    local last = math.min(#l.added, i + 999)
     local batch = {}
-    for i = 1, n do batch[i] = stamp end
-    redis.call('RPUSH', key, unpack(batch))
-    left = left - n
+    for k = i, last do batch[#batch + 1] = num(l.added[k]) end
+    redis.call('RPUSH', l.key, unpack(batch))
+    i = last + 1
   end
-  size = size + cost
-  if size > 0 then redis.call('PEXPIRE', key, ARGV[4]) end
-  local remaining = limit - size
-  local reset = at
-  if remaining <= 0 and size > 0 then reset = tonumber(redis.call('LINDEX', key, 0)) + 1000 end
-  return {1, num(remaining), num(reset), '0', num(at)}
+  if l.ttl then redis.call('PEXPIRE', l.key, l.ttl) end
 end
--- The wait counts from the caller's instant: a take at at + retry is admitted.
-local retry = 'inf'
-if cost <= limit then
-  retry = num(tonumber(redis.call('LINDEX', key, gone + held + cost - limit - 1)) + 1000 - at)
+local function save_all() for _, l in ipairs(saved) do save(l) end end
+-- The instant of a take: the caller's, or ('') Redis's clock, read once per script call.
+local server_at
+local function instant(given)
+  if given ~= '' then return tonumber(given) end
+  server_at = server_at or server_now()
+  return server_at
 end
-local reset = at
-if held >= limit then reset = tonumber(redis.call('LINDEX', key, gone + held - limit)) + 1000 end
-return {0, num(math.max(0, limit - held)), num(reset), retry, num(at)}
 `
-export const TAKE = script(SERVER_NOW + TAKE_BODY)
+
+/**
+ * take(l, limit, cost, at, ttl) on log l: returns {ok, remaining, resetAt, retryAfterMs ('inf' when
+ * never), at}; the log outlives its newest unit by ttl ms. The same algorithm as the memory
+ * limiter's SlidingLog, step for step.
+ */
+const TAKE_FN = `
+local function take(l, limit, cost, at, ttl)
+  local now = at
+  local size = size_of(l)
+  if size > 0 then
+    local newest = stamp(l, size - 1)
+    if newest - at >= 1000 then
+      -- Units stamped a second or more after at: the clock was set back; forget them.
+      clear(l)
+      size = 0
+    elseif newest > at then
+      -- Calls that reached the limiter out of order: this one counts from the newest stamp.
+      now = newest
+    end
+  end
+  -- The oldest 'gone' units left the window (now - 1000, now]; they are dropped only when a unit is
+  -- taken, as the memory limiter does.
+  local gone = 0
+  while gone < size and stamp(l, gone) <= now - 1000 do gone = gone + 1 end
+  local held = size - gone
+  -- A lowered limit keeps every unit: a limit raised again within the second must still count them.
+  if held + cost <= limit then
+    if gone > 0 then drop(l, gone) end
+    for i = 1, cost do l.added[#l.added + 1] = now end
+    size = held + cost
+    if size > 0 then l.ttl = ttl end
+    local remaining = limit - size
+    local reset = at
+    if remaining <= 0 and size > 0 then reset = stamp(l, 0) + 1000 end
+    return {1, remaining, num(reset), '0', num(at)}
+  end
+  -- The wait counts from the caller's instant: a take at at + retry is admitted.
+  local retry = 'inf'
+  if cost <= limit then retry = num(stamp(l, gone + held + cost - limit - 1) + 1000 - at) end
+  local reset = at
+  if held >= limit then reset = stamp(l, gone + held - limit) + 1000 end
+  return {0, math.max(0, limit - held), num(reset), retry, num(at)}
+end
+`
+
+/**
+ * take: KEYS[1] the key's log. ARGV: limit, cost, caller instant ('' = Redis's clock), idle expiry
+ * in ms. Returns take's reply.
+ */
+export const TAKE = script(`${SERVER_NOW}${LOG}${TAKE_FN}
+local r = take(log_of(KEYS[1]), tonumber(ARGV[1]), tonumber(ARGV[2]), instant(ARGV[3]), ARGV[4])
+save_all()
+return r
+`)
 
 /**
  * take, for several calls at once (the takes a node gathered in one turn of its event loop, sent as
  * one command): KEYS[i] and ARGV[4i-3..4i] as take's KEYS[1] and ARGV[1..4], taken in that order.
  * Returns the list of take's replies.
  */
-export const TAKE_MANY = script(`${SERVER_NOW}
-local function take(KEY, ARG)${TAKE_BODY.replaceAll('KEYS[1]', 'KEY').replace(/ARGV\[(\d)\]/g, 'ARG[$1]')}end
+export const TAKE_MANY = script(`${SERVER_NOW}${LOG}${TAKE_FN}
 local out = {}
 for i = 1, #KEYS do
   local o = (i - 1) * 4
-  out[i] = take(KEYS[i], { ARGV[o + 1], ARGV[o + 2], ARGV[o + 3], ARGV[o + 4] })
+  out[i] = take(log_of(KEYS[i]), tonumber(ARGV[o + 1]), tonumber(ARGV[o + 2]), instant(ARGV[o + 3]), ARGV[o + 4])
 end
+save_all()
 return out
 `)
 
@@ -136,10 +201,10 @@ return redis.call('ZCARD', key)
  * The lease is asked for only when the take is admitted. Returns take's reply with a sixth element:
  * 1 when the lease was taken, else 0.
  */
-export const TAKE_AND_LEASE = script(`${SERVER_NOW}
-local function take()${TAKE_BODY}end
+export const TAKE_AND_LEASE = script(`${SERVER_NOW}${LOG}${TAKE_FN}
 local function lease()${LEASE_BODY.replaceAll('KEYS[1]', 'KEYS[2]').replace(/ARGV\[(\d)\]/g, (_, n: string) => `ARGV[${Number(n) + 4}]`)}end
-local r = take()
+local r = take(log_of(KEYS[1]), tonumber(ARGV[1]), tonumber(ARGV[2]), instant(ARGV[3]), ARGV[4])
+save_all()
 if tonumber(r[1]) == 1 then r[6] = lease() else r[6] = 0 end
 return r
 `)
