@@ -20,7 +20,7 @@ import { createMemoryRateLimiter } from '../memory/memory-rate-limiter.ts'
 import { closeRedisClient } from './close-client.ts'
 import { failFastRedis } from './fail-fast-client.ts'
 import { withReplyDeadline } from './reply-deadline.ts'
-import { HEARTBEAT, LEASE, TAKE, TAKE_AND_LEASE, TAKE_MANY, type LuaScript } from './redis-scripts.ts'
+import { HEARTBEAT, LEASE, TAKE, TAKE_AND_LEASE, type LuaScript } from './redis-scripts.ts'
 import { turnBatches } from './turn-batches.ts'
 
 const WINDOW_MS = 1000
@@ -77,7 +77,7 @@ export interface RedisRateLimiter extends RateLimiter {
 }
 
 /** take's reply: ok, remaining, resetAt, retryAfterMs ('inf' when never), the instant decided at. */
-type TakeReply = [number, string, string, string, string]
+type TakeReply = [number | string, number | string, string, string, string]
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
@@ -134,8 +134,8 @@ export async function createRedisRateLimiter(opts: RedisRateLimiterOptions): Pro
 
   /** Takes of one event-loop turn go to Redis as one command (turn-batches.ts). */
   const takes = turnBatches<{ key: string; args: (string | number)[] }, TakeReply>(async (items) => {
-    if (items.length === 1) return [(await run(TAKE, items[0]!.key, items[0]!.args)) as TakeReply]
-    return (await run(TAKE_MANY, items.map((t) => t.key), items.flatMap((t) => t.args))) as TakeReply[]
+    const replies = (await run(TAKE, items.map((t) => t.key), items.flatMap((t) => t.args))) as string
+    return replies.split(';').map((r) => r.split(' ') as TakeReply)
   })
 
   /** A take's reply as a decision. */
