@@ -27,13 +27,14 @@
  *   BENCH_CPU_PROF=<dir>: the two live nodes run with --cpu-prof, their profiles written there at the end
  */
 import { execFileSync, type ChildProcess } from 'node:child_process'
-import { closeSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
+import { closeSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
 import { Agent, createServer, request } from 'node:http'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { MAX_CREDITS_LIMIT, MAX_RPS_LIMIT } from '../src/domain/billing/billing-rules.ts'
 import { profileSlugs, quantile, runWrk, startScriptNodeFlags, startServerProcess, wrkFigures } from './bench-helpers.ts'
+import { processCpuMs } from './cpu-accounts.ts'
 
 const PROFILES = Number(process.env.BENCH_PROFILES ?? 500)
 const PATHS = Number(process.env.BENCH_PATHS ?? 100)
@@ -185,18 +186,6 @@ interface WrkRun {
   p99Ms: number
   /** CPU the server process used per response (µs), all its threads, from /proc. */
   cpuUs: number | undefined
-}
-
-/** The process's CPU time (ms) so far, all threads, from /proc (Linux); undefined elsewhere. */
-function processCpuMs(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(fields[11]) + Number(fields[12])) * 10 // utime + stime, USER_HZ = 100
-  } catch {
-    return undefined
-  }
 }
 
 /** wrk, one thread (the other core is the server's), requests prebuilt and taken in turn. */

@@ -21,6 +21,10 @@
  *   npm run bench:scale-out
  *   BENCH_SECONDS=8 BENCH_ROUNDS=3 BENCH_PROFILES=300 npm run bench:scale-out
  *   BENCH_CPU_PROF=<dir>: every node runs with --cpu-prof; its profile is written there when the bench stops it
+ *
+ * Beside the rates, each case's processor time per call is read from /proc (Linux): the nodes', and
+ * PostgreSQL's and Redis's processes on this machine; the rest of the machine's busy time (wrk, the
+ * kernel); and the machine's busy share, which says whether the case saturated the machine.
  */
 import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -33,6 +37,7 @@ import { loadConfig } from '../src/config/config.ts'
 import { createContainer } from '../src/container.ts'
 import { seedSynthetic } from '../src/seed.ts'
 import { runWrk, runWrkAsync, startServerProcess, wrkFigures } from './bench-helpers.ts'
+import { measure, processesNamed, type CpuAccount } from './cpu-accounts.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 const SEED_SMALL = process.env.BENCH_SEED_SMALL !== '0'
@@ -71,23 +76,43 @@ async function startNode(name: string, env: Record<string, string>, key?: { key:
   return { name, child, port, key: created.apiKey.key, accountId: created.account.id }
 }
 
-function checked(out: string): number {
-  const { rps, non2xx } = wrkFigures(out)
-  if (non2xx > 0) throw new Error(`${non2xx} responses were not 200:\n${out}`)
-  return rps
+/** What a case's run served: its rate and the responses counted. */
+interface Served {
+  rps: number
+  responses: number
 }
 
-function wrk(port: number, paths: string[], key: string): number {
+function checked(out: string): Served {
+  const { rps, responses, non2xx } = wrkFigures(out)
+  if (non2xx > 0) throw new Error(`${non2xx} responses were not 200:\n${out}`)
+  return { rps, responses }
+}
+
+function wrk(port: number, paths: string[], key: string): Served {
   return checked(runWrk({ url: `http://127.0.0.1:${port}`, paths, headers: { 'x-api-key': key }, seconds: SECONDS, connections: CONNECTIONS }))
 }
 
 /** The nodes driven together, CONNECTIONS shared between them; the sum of their rates. */
-async function wrkTogether(group: Node[], paths: string[]): Promise<number> {
+async function wrkTogether(group: Node[], paths: string[]): Promise<Served> {
   const each = Math.round(CONNECTIONS / group.length)
   const outs = await Promise.all(
     group.map((n) => runWrkAsync({ url: `http://127.0.0.1:${n.port}`, paths, headers: { 'x-api-key': n.key }, seconds: SECONDS, connections: each })),
   )
-  return outs.reduce((sum, out) => sum + checked(out), 0)
+  return outs.map(checked).reduce((sum, x) => ({ rps: sum.rps + x.rps, responses: sum.responses + x.responses }), { rps: 0, responses: 0 })
+}
+
+/** A case's processor time per call (µs) by part, and the machine's busy share. */
+interface CpuPerCall {
+  busy: number
+  nodes: number
+  postgres: number
+  redis: number
+  rest: number
+}
+
+function perCall(cpu: CpuAccount, responses: number): CpuPerCall {
+  const us = (ms: number) => (ms * 1000) / responses
+  return { busy: cpu.busy, nodes: us(cpu.groups.nodes ?? 0), postgres: us(cpu.groups.postgres ?? 0), redis: us(cpu.groups.redis ?? 0), rest: us(cpu.rest) }
 }
 
 /** Seconds to seed the `small` network into a fresh store of each kind. */
@@ -159,16 +184,23 @@ async function main(): Promise<void> {
     const group = [first, ...others]
     // The same three nodes all calling with the first one's key: one account for all three.
     const sharedGroup = group.map((n) => ({ ...n, key: first.key, accountId: first.accountId }))
-    const cases: { name: string; run: () => Promise<number> }[] = [
-      { name: 'sqlite', run: async () => wrk(nodes[0]!.port, paths, nodes[0]!.key) },
-      { name: 'postgres+redis', run: async () => wrk(first.port, paths, first.key) },
-      { name: 'postgres+redis x3', run: () => wrkTogether(group, paths) },
-      { name: 'x3, one account', run: () => wrkTogether(sharedGroup, paths) },
+    const cases: { name: string; nodes: Node[]; run: () => Promise<Served> }[] = [
+      { name: 'sqlite', nodes: [nodes[0]!], run: async () => wrk(nodes[0]!.port, paths, nodes[0]!.key) },
+      { name: 'postgres+redis', nodes: [first], run: async () => wrk(first.port, paths, first.key) },
+      { name: 'postgres+redis x3', nodes: group, run: () => wrkTogether(group, paths) },
+      { name: 'x3, one account', nodes: group, run: () => wrkTogether(sharedGroup, paths) },
     ]
     for (const n of nodes) wrk(n.port, paths.slice(0, 20), n.key) // warm-up: caches, JIT, pools
     const rps = new Map<string, number[]>(cases.map((c) => [c.name, []]))
+    const cpu = new Map<string, CpuPerCall[]>(cases.map((c) => [c.name, []]))
     for (let r = 0; r < ROUNDS; r++) {
-      for (const c of r % 2 === 0 ? cases : [...cases].reverse()) rps.get(c.name)!.push(await c.run())
+      for (const c of r % 2 === 0 ? cases : [...cases].reverse()) {
+        // PostgreSQL's backends come and go with the pools: they are looked up for each run.
+        const groups = { nodes: c.nodes.map((n) => n.child.pid as number), postgres: processesNamed('postgres'), redis: processesNamed('redis-server') }
+        const { result, cpu: account } = await measure(groups, c.run)
+        rps.get(c.name)!.push(result.rps)
+        if (account && result.responses > 0) cpu.get(c.name)!.push(perCall(account, result.responses))
+      }
     }
     console.log(`pronet scale-out benchmark: GET /api/v1/profile metered, ${PROFILES}-profile network, wrk -t1 -c${CONNECTIONS} (x3: three of -c${Math.round(CONNECTIONS / 3)}), ${SECONDS} s × ${ROUNDS} rounds`)
     if (small) console.log(`  seeding the small network: PostgreSQL ${small.postgres.toFixed(1)} s, SQLite ${small.sqlite.toFixed(1)} s`)
@@ -179,6 +211,19 @@ async function main(): Promise<void> {
       console.log(
         `  ${name.padEnd(18)} ${xs.map((x) => Math.round(x).toLocaleString('en-US').padStart(8)).join(' ')}   median ${Math.round(median(xs)).toLocaleString('en-US').padStart(8)} req/s (spread ${spread})   ÷ sqlite ${(median(xs) / base).toFixed(2)}${name.includes('x3') ? `   ÷ one postgres node ${(median(xs) / onePg).toFixed(2)}` : ''}`,
       )
+    }
+    if ([...cpu.values()].every((xs) => xs.length === ROUNDS)) {
+      // Where the processor time went: on two CPUs the three nodes, PostgreSQL, Redis and the load
+      // generators share the same processors, so a saturated machine caps every case.
+      console.log('  processor time per call, µs (medians over rounds; PostgreSQL and Redis: their processes on this machine; rest: wrk, the kernel, anything else):')
+      console.log(`  ${'case'.padEnd(18)} ${'machine busy'.padStart(12)} ${'nodes'.padStart(7)} ${'PostgreSQL'.padStart(11)} ${'Redis'.padStart(7)} ${'rest'.padStart(7)} ${'all'.padStart(7)}`)
+      for (const [name, xs] of cpu) {
+        const m = (f: (x: CpuPerCall) => number) => median(xs.map(f))
+        const cell = (v: number, w: number) => v.toFixed(1).padStart(w)
+        console.log(
+          `  ${name.padEnd(18)} ${`${Math.round(m((x) => x.busy) * 100)}%`.padStart(12)} ${cell(m((x) => x.nodes), 7)} ${cell(m((x) => x.postgres), 11)} ${cell(m((x) => x.redis), 7)} ${cell(m((x) => x.rest), 7)} ${cell(m((x) => x.nodes + x.postgres + x.redis + x.rest), 7)}`,
+        )
+      }
     }
     const ratios = (a: string, b: string) => rps.get(a)!.map((x, i) => (x / rps.get(b)![i]!).toFixed(2)).join(' ')
     console.log(

@@ -1,0 +1,91 @@
+/**
+ * Where a machine's processor time went during a run, from /proc (Linux): the machine's busy share,
+ * and the CPU time of named groups of processes (the nodes under test, PostgreSQL, Redis), so a bench
+ * can say per call what each part cost and whether the machine was saturated. Elsewhere (no /proc),
+ * `measure` returns null and benches print no such figures.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+
+/** USER_HZ: /proc counts processor time in ticks of 10 ms on Linux. */
+const TICK_MS = 10
+
+/** A process's CPU time so far (ms), all its threads; undefined when it is gone or /proc is not there. */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // Fields after the command (which may hold spaces) start after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS // utime + stime
+  } catch {
+    return undefined
+  }
+}
+
+/** The pids of the processes whose command name is `name` (postgres, redis-server). */
+export function processesNamed(name: string): number[] {
+  const pids: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) pids.push(Number(entry))
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids
+}
+
+/** The machine's busy and total processor time so far (ms, summed over its processors). */
+function machineMs(): { busy: number; total: number } {
+  const [, ...ticks] = (readFileSync('/proc/stat', 'utf8').split('\n')[0] as string).trim().split(/\s+/)
+  // user nice system idle iowait irq softirq steal (guest time is already counted in user).
+  const t = ticks.slice(0, 8).map(Number)
+  const total = t.reduce((a, b) => a + b, 0)
+  return { busy: (total - (t[3] as number) - (t[4] as number)) * TICK_MS, total: total * TICK_MS }
+}
+
+export interface CpuAccount {
+  /** The machine's busy share over the run (0..1), all processors. */
+  busy: number
+  /** CPU time (ms) of each group over the run; the processes of a group found at the start. */
+  groups: Record<string, number>
+  /** The machine's busy time (ms) not in any group: the load generators, the kernel, anything else. */
+  rest: number
+}
+
+function snapshot(groups: Record<string, readonly number[]>): { machine: { busy: number; total: number }; groups: Record<string, Map<number, number>> } {
+  const taken: Record<string, Map<number, number>> = {}
+  for (const [name, pids] of Object.entries(groups)) {
+    taken[name] = new Map(pids.flatMap((pid) => {
+      const ms = processCpuMs(pid)
+      return ms === undefined ? [] : [[pid, ms] as [number, number]]
+    }))
+  }
+  return { machine: machineMs(), groups: taken }
+}
+
+/**
+ * Runs `run` and accounts the processor time of the machine and of each group of processes during it.
+ * Null where /proc is not there.
+ */
+export async function measure<T>(groups: Record<string, readonly number[]>, run: () => Promise<T>): Promise<{ result: T; cpu: CpuAccount | null }> {
+  let before: ReturnType<typeof snapshot> | undefined
+  try {
+    before = snapshot(groups)
+  } catch {
+    before = undefined
+  }
+  const result = await run()
+  if (!before) return { result, cpu: null }
+  const after = snapshot(groups)
+  const spent: Record<string, number> = {}
+  for (const [name, pids] of Object.entries(before.groups)) {
+    // A process that ended during the run is left out, rather than counted as giving time back.
+    spent[name] = [...pids].reduce((sum, [pid, ms]) => sum + Math.max(0, (after.groups[name]?.get(pid) ?? ms) - ms), 0)
+  }
+  const busy = after.machine.busy - before.machine.busy
+  const total = after.machine.total - before.machine.total
+  const inGroups = Object.values(spent).reduce((a, b) => a + b, 0)
+  return { result, cpu: { busy: total > 0 ? busy / total : 0, groups: spent, rest: Math.max(0, busy - inGroups) } }
+}
