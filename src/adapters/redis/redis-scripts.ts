@@ -141,8 +141,8 @@ end
  * take, for one call or several at once (the takes a node gathered in one turn of its event loop,
  * sent as one command): KEYS[i] and ARGV[4i-3..4i] the log, limit, cost, caller instant ('' =
  * Redis's clock) and idle expiry in ms of the i-th take, taken in that order. Returns one string: the
- * takes' replies in order, each its five fields joined by spaces, joined by ';' (one string is read
- * by the node at a fraction of the cost of a nested array reply).
+ * takes' replies in order, each its five fields joined by spaces, joined by ';' (one bulk string for
+ * the node to split, rather than an array of arrays to decode element by element).
  */
 export const TAKE = script(`${SERVER_NOW}${LOG}${TAKE_FN}
 local out = {}
