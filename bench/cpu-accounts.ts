@@ -22,10 +22,16 @@ export function processCpuMs(pid: number | undefined): number | undefined {
   }
 }
 
-/** The pids of the processes whose command name is `name` (postgres, redis-server). */
+/** The pids of the processes whose command name is `name` (postgres, redis-server); none without /proc. */
 export function processesNamed(name: string): number[] {
   const pids: number[] = []
-  for (const entry of readdirSync('/proc')) {
+  let entries: string[]
+  try {
+    entries = readdirSync('/proc')
+  } catch {
+    return pids
+  }
+  for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue
     try {
       if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) pids.push(Number(entry))
