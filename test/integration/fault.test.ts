@@ -108,50 +108,71 @@ describe.skipIf(!available)('failure policy: Redis and then PostgreSQL go away u
     let phase = 'before'
     let running = true
     const seen: Seen[] = []
-    const clients = Array.from({ length: 12 }, async (_, w) => {
-      while (running) {
-        const node = nodes[w % 2]!
-        try {
-          const res = await fetch(`${node.baseUrl}/api/v1/profile?profileUrlOrUrn=${slug}`, {
-            headers: { 'x-api-key': apiKey.key },
-            signal: AbortSignal.timeout(60_000),
-          })
-          const body = (await res.json()) as { code?: string }
-          seen.push({
-            phase,
-            status: res.status,
-            charged: res.headers.get('x-credits-charged'),
-            requestId: res.headers.get('x-request-id'),
-            retryAfter: res.headers.get('retry-after'),
-            code: body.code,
-          })
-          if (res.status === 503) await sleep(50)
-        } catch (e) {
-          throw new Error(`a call got no answer: ${e instanceof Error ? e.message : String(e)}`)
-        }
+    const call = async (node: ServerProcess): Promise<number> => {
+      try {
+        const res = await fetch(`${node.baseUrl}/api/v1/profile?profileUrlOrUrn=${slug}`, {
+          headers: { 'x-api-key': apiKey.key },
+          signal: AbortSignal.timeout(60_000),
+        })
+        const body = (await res.json()) as { code?: string }
+        seen.push({
+          phase,
+          status: res.status,
+          charged: res.headers.get('x-credits-charged'),
+          requestId: res.headers.get('x-request-id'),
+          retryAfter: res.headers.get('retry-after'),
+          code: body.code,
+        })
+        return res.status
+      } catch (e) {
+        throw new Error(`a call got no answer: ${e instanceof Error ? e.message : String(e)}`)
       }
+    }
+    const clients = Array.from({ length: 12 }, async (_, w) => {
+      while (running) if ((await call(nodes[w % 2]!)) === 503) await sleep(50)
     })
+    // Calls that arrive while PostgreSQL is away, whatever the clients above are waiting for: a
+    // client's call whose settle is being retried holds that client until the database is back.
+    const arrivals: Promise<number>[] = []
+    const arrive = async () => {
+      while (phase === 'postgres-down') {
+        for (const n of nodes) arrivals.push(call(n))
+        await sleep(100)
+      }
+    }
 
-    await sleep(1_500)
-    // 1. Redis dies and comes back.
-    phase = 'redis-down'
-    await redis.stop()
-    await until('both nodes to fall back to their share', async () => (await Promise.all(nodes.map((n) => metric(n, 'pronet_rate_limiter_fallback')))).every((v) => v === 1), 10_000)
-    await sleep(1_000)
-    await redis.start()
-    phase = 'redis-back'
-    await until('both nodes to use Redis again', async () => (await Promise.all(nodes.map((n) => metric(n, 'pronet_rate_limiter_fallback')))).every((v) => v === 0), 15_000)
-    await sleep(1_000)
+    let failed = true
+    try {
+      await sleep(1_500)
+      // 1. Redis dies and comes back.
+      phase = 'redis-down'
+      await redis.stop()
+      await until('both nodes to fall back to their share', async () => (await Promise.all(nodes.map((n) => metric(n, 'pronet_rate_limiter_fallback')))).every((v) => v === 1), 10_000)
+      await sleep(1_000)
+      await redis.start()
+      phase = 'redis-back'
+      await until('both nodes to use Redis again', async () => (await Promise.all(nodes.map((n) => metric(n, 'pronet_rate_limiter_fallback')))).every((v) => v === 0), 15_000)
+      await sleep(1_000)
 
-    // 2. PostgreSQL goes away right after a COMMIT reached it, and refuses connections for 3 s.
-    phase = 'postgres-down'
-    await proxy.arm({ match: (q) => /COMMIT/i.test(q), effect: 'apply', outageMs: 3_000 })
-    await until('a 503 while PostgreSQL is away', async () => seen.some((s) => s.phase === 'postgres-down' && s.status === 503), 10_000)
-    await sleep(3_500)
-    phase = 'postgres-back'
-    await until('calls to succeed again', async () => seen.filter((s) => s.phase === 'postgres-back' && s.status === 200).length >= 20, 30_000)
-    running = false
-    await Promise.all(clients)
+      // 2. PostgreSQL goes away right after a COMMIT reached it, and refuses connections for 3 s.
+      phase = 'postgres-down'
+      await proxy.arm({ match: (q) => /COMMIT/i.test(q), effect: 'apply', outageMs: 3_000 })
+      const arriving = arrive()
+      await until('a 503 while PostgreSQL is away', async () => seen.some((s) => s.phase === 'postgres-down' && s.status === 503), 10_000)
+      await sleep(3_500)
+      phase = 'postgres-back'
+      await arriving
+      await until('calls to succeed again', async () => seen.filter((s) => s.phase === 'postgres-back' && s.status === 200).length >= 20, 30_000)
+      failed = false
+    } finally {
+      running = false
+      phase = 'done'
+      // Every call is answered before the checks below, or before the nodes stop when a step failed
+      // (whose error is then the one reported).
+      const ended = await Promise.allSettled([...clients, ...arrivals])
+      const lost = ended.find((r) => r.status === 'rejected')
+      if (lost && !failed) throw lost.reason
+    }
 
     // The policy, as the clients saw it.
     const unexpected = seen.filter((s) => s.status !== 200 && s.status !== 503)
