@@ -62,7 +62,7 @@ export interface Config {
   readonly secret: string | undefined
   readonly platformHost: string
   readonly logLevel: string
-  /** On PostgreSQL: how long a batch of holds and settles waits for more after its first, ms (0: none). */
+  /** On PostgreSQL: how long a batch of holds and settles waits for more after its first, ms (0: none), or 'auto' (batch-wait.ts). */
   readonly ledgerBatchMs: number | 'auto'
   /** On PostgreSQL: requests in one batch of holds and settles at most (unset: the ledger's default). */
   readonly ledgerBatchMax: number | undefined

@@ -172,7 +172,7 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
     if (holds.remove(hold.accountId, hold.id)) holds.stale(hold.accountId)
   }
   const adaptiveWait = opts.batchWaitMs === 'auto' ? adaptiveBatchWait() : undefined
-  const batchWait = adaptiveWait ?? (opts.batchWaitMs as number | (() => number) | undefined)
+  const batchWait = opts.batchWaitMs === 'auto' ? adaptiveWait : opts.batchWaitMs
   const runner = createTransactionRunner({ pool, attempts, runTimeoutMs })
   const inDoubt = createInDoubtCheck({ runner, logger, registry: opts.registry, inDoubtCheckMs, retentionMs, isClosed })
   const now = opts.now ?? (() => Number.NEGATIVE_INFINITY)
