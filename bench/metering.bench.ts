@@ -26,6 +26,9 @@
  *   npm run bench:metering
  *   BENCH_SECONDS=8 BENCH_ROUNDS=3 BENCH_LATENCY_SECONDS=8 BENCH_CONNECTIONS=50 npm run bench:metering
  *   BENCH_PROFILE=1 (always profile) | 0 (never) | auto (default: when a goal is missed)
+ *   BENCH_FLOOR_WORK_US=5,10,15,20 (default): (c) runs bare node:http spinning each of these µs per
+ *   request, and plain Fastify, beside bare: how much own work per request this machine allows at
+ *   half of bare (machine-floor.ts; empty or 0 skips it)
  *   BENCH_SATURATION_CONNECTIONS=256 (default): (a′) runs every case again at this many connections,
  *   enough to keep each event loop busy, and reports what each server serves at most (0 skips it)
  *   BENCH_COMMIT_IN_WORKER=1 | 0: the metered server commits on the commit worker thread | on its
@@ -34,9 +37,9 @@
  */
 import autocannon from 'autocannon'
 import { membersWithPosts, runWrk, startScriptNodeFlags, wrkFigures } from './bench-helpers.ts'
+import { floorWork, runFloor, serveFloor, type FloorKind } from './machine-floor.ts'
 import { execFileSync, fork, type ChildProcess } from 'node:child_process'
 import { closeSync, copyFileSync, existsSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs'
-import { createServer } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -65,7 +68,7 @@ const runRoot = join(dirname(self), '..')
 /** The project folder (package.json, .git) whether the bench runs from dist/ or from source. */
 const projectRoot = join(runRoot, runRoot.endsWith('dist') ? '..' : '.')
 
-type Kind = 'seed' | 'metered' | 'unmetered' | 'bare'
+type Kind = 'seed' | 'metered' | 'unmetered' | FloorKind
 
 /** BENCH_COMMIT_IN_WORKER=1 | 0 as the container's override (unset: none, the server's own rule). */
 function commitOverride(): { commitInWorker?: boolean } {
@@ -112,7 +115,7 @@ interface ProfileSummary {
 // ---------------------------------------------------------------------------------------------
 
 async function serveChild(kind: Kind): Promise<void> {
-  if (kind === 'bare') return serveBare()
+  if (kind === 'bare' || kind === 'framework' || kind === 'headers') return serveBare(kind)
   const { loadConfig } = await import('../src/config/config.ts')
   const { createContainer } = await import('../src/container.ts')
   const { prepareStore } = await import('../src/startup.ts')
@@ -148,25 +151,18 @@ async function serveChild(kind: Kind): Promise<void> {
   } satisfies Ready)
 }
 
-/** Bare node:http with the bodies the parent fetched from pronet: the ceiling of this machine. */
-function serveBare(): void {
+/**
+ * Bare node:http with the bodies the parent fetched from pronet: the ceiling of this machine. The
+ * floor section's servers (bare spinning BENCH_WORK_US per request, bare with the API's headers,
+ * plain Fastify) serve the same way.
+ */
+async function serveBare(kind: FloorKind): Promise<void> {
   const given = JSON.parse(readFileSync(process.env.BENCH_BODIES as string, 'utf8')) as Record<string, string>
   const bodies = new Map(Object.entries(given).map(([path, body]) => [path, Buffer.from(body)]))
-  const server = createServer((req, res) => {
-    const body = bodies.get(req.url ?? '')
-    if (!body) {
-      res.writeHead(404).end()
-      return
-    }
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length })
-    res.end(body)
-  })
-  server.keepAliveTimeout = 60_000
-  server.listen(0, '127.0.0.1', () => {
-    const address = server.address()
-    process.on('message', (msg: { cmd: string }) => void onCommand(msg.cmd))
-    process.send?.({ port: typeof address === 'object' && address ? address.port : 0 } satisfies Ready)
-  })
+  const headers = process.env.BENCH_HEADERS ? (JSON.parse(readFileSync(process.env.BENCH_HEADERS, 'utf8')) as Record<string, string>) : {}
+  const port = await serveFloor(kind, { bodies, workUs: Number(process.env.BENCH_WORK_US ?? 0), path: PATH, headers })
+  process.on('message', (msg: { cmd: string }) => void onCommand(msg.cmd))
+  process.send?.({ port } satisfies Ready)
 }
 
 // --- CPU profile of a server child, driven by the parent over IPC -----------------------------
@@ -767,6 +763,8 @@ async function main(): Promise<void> {
 
     // --- the metered route really meters ------------------------------------------------------
     let clientOk = 0
+    /** The metered answer's own headers (what Node adds itself left out), for the floor's bare server that sends them too. */
+    const apiHeadersFile = join(work, 'headers.json')
     {
       const p = paths[0] as string
       const res = await fetch(meteredBase + p, { headers: meteredHeaders })
@@ -777,6 +775,8 @@ async function main(): Promise<void> {
       if (charged !== '1') throw new Error(`metered ${p}: x-credits-charged is ${String(charged)}, not 1`)
       if (body !== bodies[p]) throw new Error(`metered ${p}: the body differs from the unmetered one`)
       out(`checked: metered ${PATH} answers 200 with x-credits-charged: 1 and the same body as unmetered (${body.length} bytes)`)
+      const own = [...res.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'content-length'].includes(name))
+      writeFileSync(apiHeadersFile, JSON.stringify(Object.fromEntries(own)))
     }
 
     const fsync = measureFsync(dirs.metered)
@@ -883,6 +883,25 @@ async function main(): Promise<void> {
             `${pad((m / (satPeak['bare node:http'] as number)).toFixed(2), 8)}${pad((m / (satPeak['unmetered (auth only)'] as number)).toFixed(2), 13)}`,
         )
       }
+    }
+
+    // --- (c) what the machine leaves for a server's own work -----------------------------------
+    const floorUs = floorWork()
+    if (floorUs.length > 0 && TOOL === 'wrk') {
+      const meteredCpu = meteredCase.runs.every((r) => r.cpu) ? median(meteredCase.runs.map((r) => r.cpu!.mainUs)) : undefined
+      await runFloor({
+        start: async (kind, workUs) => {
+          const floor = await start(kind, { BENCH_BODIES: bodiesFile, BENCH_WORK_US: String(workUs), BENCH_HEADERS: apiHeadersFile })
+          children.push(floor.child)
+          return { port: floor.ready.port, pid: floor.child.pid }
+        },
+        saturate: (port, pid) => saturate(port, paths, meteredHeaders, SECONDS, pid),
+        bare: { port: bare.ready.port, pid: bare.child.pid },
+        rounds: ROUNDS,
+        work: floorUs,
+        out,
+        metered: { mainUs: meteredCpu },
+      })
     }
 
     // --- (b) latency at half the metered peak ----------------------------------------------
