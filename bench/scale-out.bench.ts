@@ -8,7 +8,10 @@
  *  - postgres+redis x3: three such nodes driven together by three wrk processes of 17 connections
  *    each, an account per node (shared database, shared Redis); the sum of the three;
  *  - x3, one account: the same, all three calling for one account, so the nodes coordinate on every
- *    call (one rate budget in Redis, one balance in PostgreSQL).
+ *    call (one rate budget in Redis, one balance in PostgreSQL);
+ *  - sqlite x3, nothing shared: three embedded nodes, each on a copy of the store, driven as the x3
+ *    case. Nothing is coordinated between them, so its ratio to one embedded node is what splitting
+ *    the same load over three processes costs on this machine alone: the yardstick for the x3 case.
  * Every call is metered in full: rate budget (memory | Redis), hold and settle with the usage line
  * committed before the response (SQLite group commit | PostgreSQL batches).
  *
@@ -28,7 +31,7 @@
  */
 import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -156,6 +159,8 @@ async function main(): Promise<void> {
   const databaseUrl = url.toString()
   const dataDir = mkdtempSync(join(tmpdir(), 'pronet-scale-out-'))
   const nodes: Node[] = []
+  /** The embedded store's copies, one for each of the embedded nodes that share nothing. */
+  const copies: string[] = []
   try {
     // The same network (seed 1, same anchor) in both stores.
     const anchorMs = Date.UTC(2026, 10, 1)
@@ -175,6 +180,12 @@ async function main(): Promise<void> {
     const small = SEED_SMALL ? await seedSmall(ADMIN_URL) : undefined
 
     const pgEnv = () => ({ DATABASE_URL: databaseUrl, REDIS_URL, PRONET_DATA_DIR: mkdtempSync(join(tmpdir(), 'pronet-scale-out-pg-')) })
+    // Copies of the seeded store for the embedded nodes that share nothing, made before any node claims it.
+    for (const i of [2, 3]) {
+      const dir = mkdtempSync(join(tmpdir(), `pronet-scale-out-sqlite-${i}-`))
+      copies.push(dir)
+      cpSync(dataDir, dir, { recursive: true })
+    }
     nodes.push(await startNode('sqlite', { PRONET_DATA_DIR: dataDir }))
     const first = await startNode('postgres+redis', pgEnv())
     nodes.push(first)
@@ -184,11 +195,14 @@ async function main(): Promise<void> {
     const group = [first, ...others]
     // The same three nodes all calling with the first one's key: one account for all three.
     const sharedGroup = group.map((n) => ({ ...n, key: first.key, accountId: first.accountId }))
+    const sqliteGroup = [nodes[0]!, ...(await Promise.all(copies.map((dir, i) => startNode(`sqlite ${i + 2}`, { PRONET_DATA_DIR: dir }))))]
+    nodes.push(...sqliteGroup.slice(1))
     const cases: { name: string; nodes: Node[]; run: () => Promise<Served> }[] = [
       { name: 'sqlite', nodes: [nodes[0]!], run: async () => wrk(nodes[0]!.port, paths, nodes[0]!.key) },
       { name: 'postgres+redis', nodes: [first], run: async () => wrk(first.port, paths, first.key) },
       { name: 'postgres+redis x3', nodes: group, run: () => wrkTogether(group, paths) },
       { name: 'x3, one account', nodes: group, run: () => wrkTogether(sharedGroup, paths) },
+      { name: 'sqlite x3, nothing shared', nodes: sqliteGroup, run: () => wrkTogether(sqliteGroup, paths) },
     ]
     for (const n of nodes) wrk(n.port, paths.slice(0, 20), n.key) // warm-up: caches, JIT, pools
     const rps = new Map<string, number[]>(cases.map((c) => [c.name, []]))
@@ -209,26 +223,27 @@ async function main(): Promise<void> {
     for (const [name, xs] of rps) {
       const spread = `${Math.round(Math.min(...xs)).toLocaleString('en-US')}–${Math.round(Math.max(...xs)).toLocaleString('en-US')}`
       console.log(
-        `  ${name.padEnd(18)} ${xs.map((x) => Math.round(x).toLocaleString('en-US').padStart(8)).join(' ')}   median ${Math.round(median(xs)).toLocaleString('en-US').padStart(8)} req/s (spread ${spread})   ÷ sqlite ${(median(xs) / base).toFixed(2)}${name.includes('x3') ? `   ÷ one postgres node ${(median(xs) / onePg).toFixed(2)}` : ''}`,
+        `  ${name.padEnd(26)} ${xs.map((x) => Math.round(x).toLocaleString('en-US').padStart(8)).join(' ')}   median ${Math.round(median(xs)).toLocaleString('en-US').padStart(8)} req/s (spread ${spread})   ÷ sqlite ${(median(xs) / base).toFixed(2)}${name.startsWith('postgres+redis x3') || name.startsWith('x3') ? `   ÷ one postgres node ${(median(xs) / onePg).toFixed(2)}` : ''}`,
       )
     }
     if ([...cpu.values()].every((xs) => xs.length === ROUNDS)) {
       // Where the processor time went: on two CPUs the three nodes, PostgreSQL, Redis and the load
       // generators share the same processors, so a saturated machine caps every case.
       console.log('  processor time per call, µs (medians over rounds; PostgreSQL and Redis: their processes on this machine; rest: wrk, the kernel, anything else):')
-      console.log(`  ${'case'.padEnd(18)} ${'machine busy'.padStart(12)} ${'nodes'.padStart(7)} ${'PostgreSQL'.padStart(11)} ${'Redis'.padStart(7)} ${'rest'.padStart(7)} ${'all'.padStart(7)}`)
+      console.log(`  ${'case'.padEnd(26)} ${'machine busy'.padStart(12)} ${'nodes'.padStart(7)} ${'PostgreSQL'.padStart(11)} ${'Redis'.padStart(7)} ${'rest'.padStart(7)} ${'all'.padStart(7)}`)
       for (const [name, xs] of cpu) {
         const m = (f: (x: CpuPerCall) => number) => median(xs.map(f))
         const cell = (v: number, w: number) => v.toFixed(1).padStart(w)
         console.log(
-          `  ${name.padEnd(18)} ${`${Math.round(m((x) => x.busy) * 100)}%`.padStart(12)} ${cell(m((x) => x.nodes), 7)} ${cell(m((x) => x.postgres), 11)} ${cell(m((x) => x.redis), 7)} ${cell(m((x) => x.rest), 7)} ${cell(m((x) => x.nodes + x.postgres + x.redis + x.rest), 7)}`,
+          `  ${name.padEnd(26)} ${`${Math.round(m((x) => x.busy) * 100)}%`.padStart(12)} ${cell(m((x) => x.nodes), 7)} ${cell(m((x) => x.postgres), 11)} ${cell(m((x) => x.redis), 7)} ${cell(m((x) => x.rest), 7)} ${cell(m((x) => x.nodes + x.postgres + x.redis + x.rest), 7)}`,
         )
       }
     }
     const ratios = (a: string, b: string) => rps.get(a)!.map((x, i) => (x / rps.get(b)![i]!).toFixed(2)).join(' ')
     console.log(
       `  per round: postgres ÷ sqlite ${ratios('postgres+redis', 'sqlite')}; x3 ÷ one postgres node ${ratios('postgres+redis x3', 'postgres+redis')}; ` +
-        `x3 on one account ÷ one postgres node ${ratios('x3, one account', 'postgres+redis')}`,
+        `x3 on one account ÷ one postgres node ${ratios('x3, one account', 'postgres+redis')}; ` +
+        `three embedded nodes sharing nothing ÷ one embedded node ${ratios('sqlite x3, nothing shared', 'sqlite')}`,
     )
   } finally {
     await Promise.all(
@@ -241,7 +256,7 @@ async function main(): Promise<void> {
     )
     await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
     await admin.end()
-    rmSync(dataDir, { recursive: true, force: true })
+    for (const dir of [dataDir, ...copies]) rmSync(dir, { recursive: true, force: true })
   }
 }
 
