@@ -54,44 +54,53 @@ function machineMs(): { busy: number; total: number } {
 export interface CpuAccount {
   /** The machine's busy share over the run (0..1), all processors. */
   busy: number
-  /** CPU time (ms) of each group over the run; the processes of a group found at the start. */
+  /** CPU time (ms) of each group over the run. */
   groups: Record<string, number>
   /** The machine's busy time (ms) not in any group: the load generators, the kernel, anything else. */
   rest: number
 }
 
-function snapshot(groups: Record<string, readonly number[]>): { machine: { busy: number; total: number }; groups: Record<string, Map<number, number>> } {
-  const taken: Record<string, Map<number, number>> = {}
-  for (const [name, pids] of Object.entries(groups)) {
-    taken[name] = new Map(pids.flatMap((pid) => {
+/**
+ * A group's processes: fixed pids, or how to find them (processesNamed), asked again when the run
+ * ends so that processes started during it are counted too: PostgreSQL starts a backend for each
+ * connection a pool opens, and pools close idle connections between runs.
+ */
+export type ProcessGroup = readonly number[] | (() => number[])
+
+const pidsOf = (group: ProcessGroup): readonly number[] => (typeof group === 'function' ? group() : group)
+
+function cpuOf(pids: readonly number[]): Map<number, number> {
+  return new Map(
+    pids.flatMap((pid) => {
       const ms = processCpuMs(pid)
       return ms === undefined ? [] : [[pid, ms] as [number, number]]
-    }))
-  }
-  return { machine: machineMs(), groups: taken }
+    }),
+  )
 }
 
 /**
  * Runs `run` and accounts the processor time of the machine and of each group of processes during it.
- * Null where /proc is not there.
+ * A process that ended during the run is left out (its time falls to `rest`); one that started
+ * during it is counted in full. Null where /proc is not there.
  */
-export async function measure<T>(groups: Record<string, readonly number[]>, run: () => Promise<T>): Promise<{ result: T; cpu: CpuAccount | null }> {
-  let before: ReturnType<typeof snapshot> | undefined
+export async function measure<T>(groups: Record<string, ProcessGroup>, run: () => Promise<T>): Promise<{ result: T; cpu: CpuAccount | null }> {
+  let before: { machine: { busy: number; total: number }; groups: Record<string, Map<number, number>> } | undefined
   try {
-    before = snapshot(groups)
+    before = { machine: machineMs(), groups: Object.fromEntries(Object.entries(groups).map(([name, g]) => [name, cpuOf(pidsOf(g))])) }
   } catch {
     before = undefined
   }
   const result = await run()
   if (!before) return { result, cpu: null }
-  const after = snapshot(groups)
+  const machine = machineMs()
   const spent: Record<string, number> = {}
-  for (const [name, pids] of Object.entries(before.groups)) {
-    // A process that ended during the run is left out, rather than counted as giving time back.
-    spent[name] = [...pids].reduce((sum, [pid, ms]) => sum + Math.max(0, (after.groups[name]?.get(pid) ?? ms) - ms), 0)
+  for (const [name, group] of Object.entries(groups)) {
+    const was = before.groups[name] as Map<number, number>
+    const now = cpuOf([...new Set([...was.keys(), ...pidsOf(group)])])
+    spent[name] = [...now].reduce((sum, [pid, ms]) => sum + Math.max(0, ms - (was.get(pid) ?? 0)), 0)
   }
-  const busy = after.machine.busy - before.machine.busy
-  const total = after.machine.total - before.machine.total
+  const busy = machine.busy - before.machine.busy
+  const total = machine.total - before.machine.total
   const inGroups = Object.values(spent).reduce((a, b) => a + b, 0)
   return { result, cpu: { busy: total > 0 ? busy / total : 0, groups: spent, rest: Math.max(0, busy - inGroups) } }
 }

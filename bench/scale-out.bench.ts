@@ -209,8 +209,8 @@ async function main(): Promise<void> {
     const cpu = new Map<string, CpuPerCall[]>(cases.map((c) => [c.name, []]))
     for (let r = 0; r < ROUNDS; r++) {
       for (const c of r % 2 === 0 ? cases : [...cases].reverse()) {
-        // PostgreSQL's backends come and go with the pools: they are looked up for each run.
-        const groups = { nodes: c.nodes.map((n) => n.child.pid as number), postgres: processesNamed('postgres'), redis: processesNamed('redis-server') }
+        // PostgreSQL's backends come and go with the pools: they are looked up as each run starts and ends.
+        const groups = { nodes: c.nodes.map((n) => n.child.pid as number), postgres: () => processesNamed('postgres'), redis: () => processesNamed('redis-server') }
         const { result, cpu: account } = await measure(groups, c.run)
         rps.get(c.name)!.push(result.rps)
         if (account && result.responses > 0) cpu.get(c.name)!.push(perCall(account, result.responses))
