@@ -25,6 +25,28 @@ describe('the arrival log (units that reached the node with a key in the last se
     expect(log.size()).toBe(1)
   })
 
+  it('counts exactly as the rate of a key rises and falls by orders of magnitude (its record grows and shrinks)', () => {
+    const log = createArrivalLog(1000)
+    const seen = new Map<string, { at: number; units: number }[]>()
+    // A deterministic walk: bursts of up to 20,000 arrivals a second, then a trickle, over three keys.
+    let seed = 7
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
+    let at = 0
+    for (let phase = 0; phase < 12; phase++) {
+      const perMs = phase % 3 === 0 ? 20 : phase % 3 === 1 ? 0.05 : 2
+      for (let n = 0; n < 6_000; n++) {
+        at += next() < 1 / (1 + perMs) ? 1 : 0
+        const key = `k${Math.floor(next() * 3)}`
+        const units = 1 + Math.floor(next() * 3)
+        const own = (seen.get(key) ?? []).filter((a) => a.at > at - 1000)
+        own.push({ at, units })
+        seen.set(key, own)
+        const expected = own.reduce((sum, a) => sum + a.units, 0)
+        expect(log.note(key, at, units)).toBe(expected)
+      }
+    }
+  })
+
   it('keeps its count right over a long steady stream of one key', () => {
     const log = createArrivalLog(1000)
     let last = 0
