@@ -152,6 +152,9 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
   )
 
   const cache = new Map<string, BillingState>()
+  // The two counts below stay in their maps at 0 rather than being deleted: an account's count falls
+  // to 0 after nearly every call, and each delete from a long-lived Map and each set after it
+  // allocate a new table for it in the old generation, garbage for a full collection to clear.
   /** Credits held per account by requests in flight. */
   const held = new Map<string, number>()
   /** Jobs not yet durable, per account: such an account is not (re)loaded from disk until they are. */
@@ -323,9 +326,7 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
   function landedBatch(number: number, batch: Batch, result: BatchResult): void {
     acknowledged = number
     for (const job of batch.jobs) {
-      const left = (unsettled.get(job.accountId) ?? 1) - 1
-      if (left > 0) unsettled.set(job.accountId, left)
-      else unsettled.delete(job.accountId)
+      unsettled.set(job.accountId, Math.max(0, (unsettled.get(job.accountId) ?? 1) - 1))
     }
     if (result.outcomes) {
       // The batch did not fit the rows or the disk refused it: the cache is not to be trusted.
@@ -422,9 +423,7 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
 
     settle(hold: Hold | null, line: UsageLine, keep?: AnswerToKeep): Promise<SettleResult> {
       if (hold) {
-        const left = (held.get(hold.accountId) ?? 0) - hold.credits
-        if (left > 0) held.set(hold.accountId, left)
-        else held.delete(hold.accountId)
+        held.set(hold.accountId, Math.max(0, (held.get(hold.accountId) ?? 0) - hold.credits))
       }
       if (line.credits > (hold?.credits ?? 0)) return Promise.reject(new Error('a request cannot be charged more than it held'))
       // A debit worked out before the CLI lowered the lots (a credits limit cut under load) is worked
