@@ -153,12 +153,14 @@ export function createMeteringService(deps: MeteringDeps) {
   const shareTime = deps.searchTimeShare ?? true
   const limits = createRpsCache({ read: (accountId, at) => stateOf(accountId, at), monotonic, ttlMs: deps.rpsCacheMs ?? 0, bus: deps.bus })
   const rpsOf = (accountId: string, at: number) => limits.rps(accountId, at)
-  /** Units the batches running on this node still wait for, per account (their 429s' Retry-After counts them). */
+  /**
+   * Units the batches running on this node still wait for, per account (their 429s' Retry-After
+   * counts them). An account's count stays at 0 rather than being deleted: a delete from this
+   * long-lived Map, and the set after it, would allocate a new table in the old generation.
+   */
   const queuedBatchUnits = new Map<string, number>()
   const queue = (accountId: string, delta: number): void => {
-    const n = (queuedBatchUnits.get(accountId) ?? 0) + delta
-    if (n > 0) queuedBatchUnits.set(accountId, n)
-    else queuedBatchUnits.delete(accountId)
+    queuedBatchUnits.set(accountId, Math.max(0, (queuedBatchUnits.get(accountId) ?? 0) + delta))
   }
 
   /**
