@@ -40,6 +40,13 @@ export const quantile = (xs: number[], q: number): number => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] as number
 }
 
+/** The middle sample, or the mean of the two middle ones. */
+export const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2
+}
+
 /** A deterministic pick (the same queries every run on the same file). */
 export function picker(seed: number) {
   let x = seed >>> 0

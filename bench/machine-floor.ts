@@ -17,6 +17,7 @@
  * the hold, the commit and its headers.
  */
 import { createServer, type Server } from 'node:http'
+import { median } from './bench-helpers.ts'
 
 /** A child's answer to being started: the port it listens on. */
 export interface FloorReady {
@@ -99,23 +100,20 @@ export interface FloorDeps<S extends { rps: number; cpu?: { mainUs: number } }> 
   rounds: number
   work: number[]
   out(s?: string): void
-  /** The metered server's event-loop CPU per response and throughput in (a), to place it among the floor's points. */
+  /** The metered server's event-loop CPU per response in (a), to place it among the spinning servers. */
   metered: { mainUs: number | undefined }
 }
 
 interface FloorCase {
   name: string
+  /** µs spun per request; the bare server (0) and the spinning ones are the points the figures are read from. */
   work: number
+  spins: boolean
   port: number
   pid: number | undefined
   runs: { rps: number; cpu?: { mainUs: number } }[]
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2
-}
 const int = (x: number): string => Math.round(x).toLocaleString('en-US')
 
 /** x at which y, falling through the points (sorted by x), crosses `target`; null when it never does. */
@@ -130,10 +128,10 @@ export function crossing(points: { x: number; y: number }[], target: number): nu
 
 export async function runFloor<S extends { rps: number; cpu?: { mainUs: number } }>(deps: FloorDeps<S>): Promise<void> {
   const { out } = deps
-  const cases: FloorCase[] = [{ name: 'bare node:http', work: 0, ...deps.bare, runs: [] }]
-  cases.push({ name: 'Fastify, one route', work: 0, ...(await deps.start('framework', 0)), runs: [] })
-  cases.push({ name: "bare + the API's headers", work: 0, ...(await deps.start('headers', 0)), runs: [] })
-  for (const w of deps.work) cases.push({ name: `bare + ${w} µs of work`, work: w, ...(await deps.start('bare', w)), runs: [] })
+  const cases: FloorCase[] = [{ name: 'bare node:http', work: 0, spins: true, ...deps.bare, runs: [] }]
+  cases.push({ name: 'Fastify, one route', work: 0, spins: false, ...(await deps.start('framework', 0)), runs: [] })
+  cases.push({ name: "bare + the API's headers", work: 0, spins: false, ...(await deps.start('headers', 0)), runs: [] })
+  for (const w of deps.work) cases.push({ name: `bare + ${w} µs of work`, work: w, spins: true, ...(await deps.start('bare', w)), runs: [] })
 
   for (const c of cases) await deps.saturate(c.port, undefined)
   for (let round = 0; round < deps.rounds; round++) {
@@ -144,23 +142,25 @@ export async function runFloor<S extends { rps: number; cpu?: { mainUs: number }
   }
 
   const bareRps = median((cases[0] as FloorCase).runs.map((r) => r.rps))
-  const cpuOf = (c: FloorCase): number | undefined => (c.runs.every((r) => r.cpu) ? median(c.runs.map((r) => (r.cpu as { mainUs: number }).mainUs)) : undefined)
-  const bareCpu = cpuOf(cases[0] as FloorCase)
+  const figures = cases.map((c) => {
+    const rps = median(c.runs.map((r) => r.rps))
+    const cpu = c.runs.every((r) => r.cpu) ? median(c.runs.map((r) => (r.cpu as { mainUs: number }).mainUs)) : undefined
+    return { ...c, rps, ratio: rps / bareRps, cpu }
+  })
+  const bareCpu = (figures[0] as (typeof figures)[0]).cpu
   out()
   out(`(c) What this machine leaves for a server's own work: the same load against bare node:http spinning W µs per request, and plain Fastify`)
   out(`  ${'case'.padEnd(26)}${cases[0]!.runs.map((_, i) => `run ${i + 1}`.padStart(9)).join('')}${'median'.padStart(9)}${'÷ bare'.padStart(8)}${'CPU/response'.padStart(14)}${'CPU added per µs spun'.padStart(23)}`)
-  for (const c of cases) {
-    const m = median(c.runs.map((r) => r.rps))
-    const cpu = cpuOf(c)
-    const perWork = c.work > 0 && cpu !== undefined && bareCpu !== undefined ? ((cpu - bareCpu) / c.work).toFixed(2) : ''
+  for (const f of figures) {
+    const perWork = f.work > 0 && f.cpu !== undefined && bareCpu !== undefined ? ((f.cpu - bareCpu) / f.work).toFixed(2) : ''
     out(
-      `  ${c.name.padEnd(26)}${c.runs.map((r) => int(r.rps).padStart(9)).join('')}${int(m).padStart(9)}${(m / bareRps).toFixed(2).padStart(8)}` +
-        `${(cpu === undefined ? '?' : `${cpu.toFixed(1)} µs`).padStart(14)}${perWork.padStart(23)}`,
+      `  ${f.name.padEnd(26)}${f.runs.map((r) => int(r.rps).padStart(9)).join('')}${int(f.rps).padStart(9)}${f.ratio.toFixed(2).padStart(8)}` +
+        `${(f.cpu === undefined ? '?' : `${f.cpu.toFixed(1)} µs`).padStart(14)}${perWork.padStart(23)}`,
     )
   }
 
-  const spun = cases.filter((c) => c.name === 'bare node:http' || c.work > 0).map((c) => ({ x: c.work, y: median(c.runs.map((r) => r.rps)) / bareRps }))
-  const half = crossing(spun, 0.5)
+  const spinning = figures.filter((f) => f.spins)
+  const half = crossing(spinning.map((f) => ({ x: f.work, y: f.ratio })), 0.5)
   const largest = Math.max(...deps.work)
   out(
     half === null
@@ -168,10 +168,8 @@ export async function runFloor<S extends { rps: number; cpu?: { mainUs: number }
       : `  bare node:http falls to half of its rate at about ${half.toFixed(1)} µs of its own work per request: what a server may spend per request, beyond writing its answer, to reach 0.5 × bare here`,
   )
   // Where the metered server's CPU per response puts it among the spinning servers.
-  const byCpu = cases
-    .filter((c) => c.name === 'bare node:http' || c.work > 0)
-    .map((c) => ({ cpu: cpuOf(c), work: c.work, ratio: median(c.runs.map((r) => r.rps)) / bareRps }))
-    .filter((p): p is { cpu: number; work: number; ratio: number } => p.cpu !== undefined)
+  const byCpu = spinning
+    .flatMap((f) => (f.cpu === undefined ? [] : [{ cpu: f.cpu, work: f.work, ratio: f.ratio }]))
     .sort((a, b) => a.cpu - b.cpu)
   const meteredCpu = deps.metered.mainUs
   if (meteredCpu !== undefined && byCpu.length > 1) {

@@ -36,7 +36,7 @@
  *   the worker only with more than two CPUs)
  */
 import autocannon from 'autocannon'
-import { membersWithPosts, runWrk, startScriptNodeFlags, wrkFigures } from './bench-helpers.ts'
+import { median, membersWithPosts, runWrk, startScriptNodeFlags, wrkFigures } from './bench-helpers.ts'
 import { floorWork, runFloor, serveFloor, type FloorKind } from './machine-floor.ts'
 import { execFileSync, fork, type ChildProcess } from 'node:child_process'
 import { closeSync, copyFileSync, existsSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs'
@@ -655,11 +655,6 @@ export async function paced(port: number, paths: string[], headers: Record<strin
 // ---------------------------------------------------------------------------------------------
 
 const percentile = (sorted: Float64Array, q: number): number => (sorted.length === 0 ? NaN : (sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number))
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2
-}
 const int = (x: number): string => Math.round(x).toLocaleString('en-US')
 const ms = (x: number, digits = 2): string => `${x.toFixed(digits)} ms`
 const pad = (s: string, n: number): string => s.padStart(n)

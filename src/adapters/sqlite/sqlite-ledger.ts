@@ -39,6 +39,7 @@ import {
 import type { AnswerToKeep, Hold, HoldResult, Ledger, LedgerEntry, SettleResult, UsageLine, UsageRow } from '../../ports/ledger.ts'
 import { Histogram, type Registry } from 'prom-client'
 import { metric } from '../metrics.ts'
+import { addToCount } from '../../domain/billing/counts.ts'
 import type { SqliteDb } from './database.ts'
 import { createThreadCommitter, type Committer } from './ledger-committer.ts'
 import type { AnswerRow, BatchResult, WriteJob } from './ledger-writes.ts'
@@ -152,9 +153,7 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
   )
 
   const cache = new Map<string, BillingState>()
-  // The two counts below stay in their maps at 0 rather than being deleted: an account's count falls
-  // to 0 after nearly every call, and each delete from a long-lived Map and each set after it
-  // allocate a new table for it in the old generation, garbage for a full collection to clear.
+  // Both counts are changed through addToCount, which keeps an account's 0 (counts.ts).
   /** Credits held per account by requests in flight. */
   const held = new Map<string, number>()
   /** Jobs not yet durable, per account: such an account is not (re)loaded from disk until they are. */
@@ -294,7 +293,7 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
       pending = { jobs: [], done, resolve }
     }
     const index = pending.jobs.push(answer ? { accountId, mutations, usage, answer } : { accountId, mutations, usage }) - 1
-    unsettled.set(accountId, (unsettled.get(accountId) ?? 0) + 1)
+    addToCount(unsettled, accountId, 1)
     schedule()
     return { batch: pending, index }
   }
@@ -326,7 +325,7 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
   function landedBatch(number: number, batch: Batch, result: BatchResult): void {
     acknowledged = number
     for (const job of batch.jobs) {
-      unsettled.set(job.accountId, Math.max(0, (unsettled.get(job.accountId) ?? 1) - 1))
+      addToCount(unsettled, job.accountId, -1)
     }
     if (result.outcomes) {
       // The batch did not fit the rows or the disk refused it: the cache is not to be trusted.
@@ -423,7 +422,7 @@ export function createSqliteLedger(db: SqliteDb, opts: SqliteLedgerOptions): Led
 
     settle(hold: Hold | null, line: UsageLine, keep?: AnswerToKeep): Promise<SettleResult> {
       if (hold) {
-        held.set(hold.accountId, Math.max(0, (held.get(hold.accountId) ?? 0) - hold.credits))
+        addToCount(held, hold.accountId, -hold.credits)
       }
       if (line.credits > (hold?.credits ?? 0)) return Promise.reject(new Error('a request cannot be charged more than it held'))
       // A debit worked out before the CLI lowered the lots (a credits limit cut under load) is worked

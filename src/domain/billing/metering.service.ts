@@ -18,6 +18,7 @@ import {
   type SubscriptionPatch,
 } from './billing-rules.ts'
 import { addMonths, iso } from './calendar.ts'
+import { addToCount } from './counts.ts'
 import { packPriceCents, quotePack, type PriceTier } from './pack-pricing.ts'
 import { createRpsCache } from './rps-cache.ts'
 import { createSearchTimeBudget, SEARCH_MS_PER_RPS } from './search-time-budget.ts'
@@ -153,15 +154,9 @@ export function createMeteringService(deps: MeteringDeps) {
   const shareTime = deps.searchTimeShare ?? true
   const limits = createRpsCache({ read: (accountId, at) => stateOf(accountId, at), monotonic, ttlMs: deps.rpsCacheMs ?? 0, bus: deps.bus })
   const rpsOf = (accountId: string, at: number) => limits.rps(accountId, at)
-  /**
-   * Units the batches running on this node still wait for, per account (their 429s' Retry-After
-   * counts them). An account's count stays at 0 rather than being deleted: a delete from this
-   * long-lived Map, and the set after it, would allocate a new table in the old generation.
-   */
+  /** Units the batches running on this node still wait for, per account (their 429s' Retry-After counts them). */
   const queuedBatchUnits = new Map<string, number>()
-  const queue = (accountId: string, delta: number): void => {
-    queuedBatchUnits.set(accountId, Math.max(0, (queuedBatchUnits.get(accountId) ?? 0) + delta))
-  }
+  const queue = (accountId: string, delta: number): void => addToCount(queuedBatchUnits, accountId, delta)
 
   /**
    * 402 QUOTA_EXHAUSTED with the balances and the credits required in its details. Calls in flight
