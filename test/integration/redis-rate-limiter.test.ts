@@ -139,6 +139,23 @@ describe.skipIf(!hasRedis)('redis rate limiter across nodes (shared Redis)', () 
     await other.close()
   })
 
+  it("a lease given back on one node, its reply not awaited, is free for the next lease on another node", async () => {
+    const prefix = uniquePrefix('rl-handover')
+    const [a, b] = [await node(prefix), await node(prefix)]
+    try {
+      let held = await a.lease('search:acc_1', 1, 60_000)
+      for (let i = 0; i < 30; i++) {
+        expect(held, `lease ${i}`).toBeTypeOf('function')
+        const released = held!()
+        held = await (i % 2 === 0 ? b : a).lease('search:acc_1', 1, 60_000)
+        await released
+      }
+      await held!()
+    } finally {
+      await Promise.all([a.close(), b.close()])
+    }
+  })
+
   it('the takes of one turn go to Redis as one command, decided in the order they were made', async () => {
     const prefix = uniquePrefix('rl-turn')
     const limiter = await createRedisRateLimiter({ url: REDIS_URL, prefix, clock: 'caller', commandTimeoutMs: 5_000 })

@@ -9,7 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { UsageResponse } from '../../src/contract/endpoints.schemas.ts'
 import type { IngestRecord, PostRecord } from '../../src/contract/ingest.schemas.ts'
 import { SearchResponseSchema, SearchResultSchema } from '../../src/contract/resources.schemas.ts'
+import { createMemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.ts'
+import { createMeteringService } from '../../src/domain/billing/metering.service.ts'
 import { ApiError } from '../../src/domain/errors.ts'
+import type { RateLimiter } from '../../src/ports/rate-limiter.ts'
 import { idFromTime, isoFromId } from '../../src/domain/content/ids.ts'
 import { tokenize } from '../../src/domain/search/query-tokens.ts'
 import {
@@ -1088,6 +1091,39 @@ describe('simultaneous searches (at most 2 × rpsLimit)', () => {
       ])
       await expect(g.c.metering.enterSearch(g.accountId, g.clock.now())).rejects.toBeInstanceOf(ApiError)
       for (const release of leases) await release()
+    } finally {
+      await g.close()
+    }
+  })
+
+  it("a search's end does not wait for its lease's release to be confirmed, and the place is free at once", async () => {
+    const g = await makeSearchApp({ account: { name: 'cap', plan: 'custom', creditsLimit: 10, rpsLimit: 1 } })
+    try {
+      // A store that takes a release at once and never confirms it (a Redis reply that does not come).
+      const real = createMemoryRateLimiter()
+      let unconfirmed = 0
+      const limiter: RateLimiter = {
+        take: (...a) => real.take(...a),
+        close: () => real.close(),
+        async lease(key, limit, ttlMs) {
+          const release = await real.lease(key, limit, ttlMs)
+          if (!release) return undefined
+          return () => {
+            void release()
+            unconfirmed++
+            return new Promise<void>(() => {})
+          }
+        },
+      }
+      const m = createMeteringService({ ledger: g.c.ledger, limiter, clock: g.clock, sleep: async () => {}, buyCreditsUrl: 'https://example.test/buy' })
+      const at = g.clock.now()
+      const ends = [await m.enterSearch(g.accountId, at), await m.enterSearch(g.accountId, at)]
+      await expect(m.enterSearch(g.accountId, at)).rejects.toMatchObject({ code: 'RATE_LIMITED', details: { simultaneousSearches: 2 } })
+      const ended = await Promise.race([ends[0]!().then(() => 'ended'), new Promise((r) => setTimeout(() => r('waited'), 1_000))])
+      expect(ended).toBe('ended')
+      expect(unconfirmed).toBe(1)
+      ends.push(await m.enterSearch(g.accountId, at))
+      await expect(m.enterSearch(g.accountId, at)).rejects.toMatchObject({ code: 'RATE_LIMITED' })
     } finally {
       await g.close()
     }

@@ -148,7 +148,11 @@ export async function createRedisRateLimiter(opts: RedisRateLimiterOptions): Pro
     at: Number(r[4]),
   })
 
-  /** Gives a lease back, once; one that cannot be (Redis away) lapses after its ttl. */
+  /**
+   * Gives a lease back, once; one that cannot be (Redis away) lapses after its ttl. The ZREM is
+   * written to the connection as the function is called (the client has no offline queue and does
+   * not pipeline), so every command this node sends after it reaches Redis after it.
+   */
   const giveBack = (redisKey: string, id: string) => {
     let released = false
     return async () => {

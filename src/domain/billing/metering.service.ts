@@ -318,9 +318,13 @@ export function createMeteringService(deps: MeteringDeps) {
         )
       }
       const started = monotonic()
+      // The lease goes back as the search ends, and the call does not wait for Redis to confirm it:
+      // the release is sent before the answer (which still waits for its settle), so a search the
+      // client sends once it has the answer reaches Redis after it, and a search makes one round trip
+      // to Redis, its take. A lease that cannot be given back lapses after its ttl.
       return async () => {
         if (shareTime) searchTime.spend(accountId, rps, monotonic() - started)
-        await lease()
+        void lease().catch(() => {})
       }
     },
 
