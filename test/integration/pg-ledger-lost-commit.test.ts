@@ -25,7 +25,8 @@ const up = await postgresAvailable()
 const DAY = '2027-03-10'
 
 /** The single implicit transaction of a usage-only line or a free settle (no BEGIN, no COMMIT). */
-const freeSettle = (sql: string) => !sql.startsWith('BEGIN') && sql.includes('INSERT INTO settled_requests')
+/** The implicit transaction of usage-only lines: a batch of them (pronet_record_settled), or one written alone. */
+const freeSettle = (sql: string) => !sql.startsWith('BEGIN') && (sql.includes('pronet_record_settled(') || sql.includes('INSERT INTO settled_requests'))
 
 // Each case twice: settles decided from the node's view and sent in one round trip with their
 // guard, and settles read under their lock first (the COMMIT in a second round trip).
@@ -185,6 +186,27 @@ describe.skipIf(!up).each([
       await fired
       expect(await usage(id)).toEqual([{ status: 402, requests: 1, billable: 0, credits: 0 }])
       expect(await settledRow(l.requestId)).toEqual({ credits: 0, state: 'settled' })
+    } finally {
+      await n.close()
+    }
+  })
+
+  it('(a) usage-only lines of two accounts, batched, whose transaction committed unanswered are each counted once', async () => {
+    const n = node()
+    try {
+      const [a, b] = [await account(10), await account(10)]
+      const lines = [line(a, 0, 429), line(a, 0, 429), line(b, 0, 402), line(b, 0, 404)]
+      const fired = setting.proxy.arm({ match: (sql) => freeSettle(sql) && lines.every((l) => sql.includes(l.requestId)), effect: 'apply', outageMs: 300 })
+      // Settled in one turn: one batch, one transaction, for all four.
+      const settled = Promise.all(lines.map((l) => n.ledger.settle(null, l)))
+      await fired
+      expect(await settled).toEqual(lines.map(() => ({ ok: true, charged: 0 })))
+      expect(await usage(a)).toEqual([{ status: 429, requests: 2, billable: 0, credits: 0 }])
+      expect(await usage(b)).toEqual([
+        { status: 402, requests: 1, billable: 0, credits: 0 },
+        { status: 404, requests: 1, billable: 0, credits: 0 },
+      ])
+      for (const l of lines) expect(await settledRow(l.requestId)).toEqual({ credits: 0, state: 'settled' })
     } finally {
       await n.close()
     }

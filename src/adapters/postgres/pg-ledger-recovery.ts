@@ -50,6 +50,11 @@ export interface Recovery {
    * after a lost connection.
    */
   settleFree(line: UsageLine, keep?: AnswerToKeep): Promise<SettleResult>
+  /**
+   * A usage-only line whose transaction failed with the database out of reach (`error`), retried to
+   * the deadline; `unknown` when that transaction was sent, so it may have committed.
+   */
+  retryFree(line: UsageLine, keep: AnswerToKeep | undefined, unknown: boolean, error: unknown): Promise<SettleResult>
 }
 
 /** Billing settles to retry after their transaction lost its connection. */
@@ -134,13 +139,14 @@ export function createRecovery({ runner, rules, settleDeadlineMs, runTimeoutMs, 
     }
   }
 
-  // After a lost connection it is retried until the deadline behind INSERT … ON CONFLICT DO NOTHING
-  // on its request id, which waits for a conflicting transaction still running and lets nothing
-  // apply twice.
-  async function settleFree(line: UsageLine, keep?: AnswerToKeep): Promise<SettleResult> {
+  /** A usage-only line's writes (with the answer it keeps), and the row that records it. */
+  function freeWrites(line: UsageLine, keep?: AnswerToKeep): { writes: string[]; record: string } {
     const kept = keep ? [keepAnswerSql(line.accountId, keep, line.requestId)] : []
-    const writes = [...writeSql(line.accountId, [], [line]), ...kept]
-    const record = recordSettled([{ line }])
+    return { writes: [...writeSql(line.accountId, [], [line]), ...kept], record: recordSettled([{ line }]) }
+  }
+
+  async function settleFree(line: UsageLine, keep?: AnswerToKeep): Promise<SettleResult> {
+    const { writes, record } = freeWrites(line, keep)
     let sent = false
     try {
       await withClient(async (c) => {
@@ -151,35 +157,43 @@ export function createRecovery({ runner, rules, settleDeadlineMs, runTimeoutMs, 
       return { ok: true, charged: 0 }
     } catch (e) {
       if (!isPgUnavailable(e)) throw e
-      let last = e
-      let unknown = sent
-      const deadline = Date.now() + settleDeadlineMs
-      for (let n = 0; Date.now() < deadline; n++) {
-        await pause(n, deadline)
-        let commitSent = false
-        try {
-          await withClient(async (c) => {
-            const [, inserted] = (await c.query(`BEGIN; ${record} ON CONFLICT (request_id) DO NOTHING RETURNING request_id`)) as unknown as pg.QueryResult[]
-            // Recorded already: an earlier run committed.
-            if (inserted?.rowCount === 0) return void (await c.query('ROLLBACK'))
-            commitSent = true
-            await commit(c, writes)
-          }, runUntil(deadline))
-          return { ok: true, charged: 0 }
-        } catch (e2) {
-          last = e2
-          unknown ||= commitSent
-          if (isPgUnavailable(e2) || retryable(e2)) continue
-          // Refused by the server, so rolled back: in doubt only if an earlier run's outcome is unknown.
-          if (unknown) putInDoubt({ line, unknown: true, error: e2 })
-          throw e2
-        }
-      }
-      // The deadline passed with the database out of reach: the caller is answered 503.
-      putInDoubt({ line, unknown, error: last })
-      throw last
+      return retryFree(line, keep, sent, e)
     }
   }
 
-  return { connectionLost, settleFree }
+  // After a lost connection it is retried until the deadline behind INSERT … ON CONFLICT DO NOTHING
+  // on its request id, which waits for a conflicting transaction still running and lets nothing
+  // apply twice.
+  async function retryFree(line: UsageLine, keep: AnswerToKeep | undefined, sent: boolean, error: unknown): Promise<SettleResult> {
+    const { writes, record } = freeWrites(line, keep)
+    let last = error
+    let unknown = sent
+    const deadline = Date.now() + settleDeadlineMs
+    for (let n = 0; Date.now() < deadline; n++) {
+      await pause(n, deadline)
+      let commitSent = false
+      try {
+        await withClient(async (c) => {
+          const [, inserted] = (await c.query(`BEGIN; ${record} ON CONFLICT (request_id) DO NOTHING RETURNING request_id`)) as unknown as pg.QueryResult[]
+          // Recorded already: an earlier run committed.
+          if (inserted?.rowCount === 0) return void (await c.query('ROLLBACK'))
+          commitSent = true
+          await commit(c, writes)
+        }, runUntil(deadline))
+        return { ok: true, charged: 0 }
+      } catch (e2) {
+        last = e2
+        unknown ||= commitSent
+        if (isPgUnavailable(e2) || retryable(e2)) continue
+        // Refused by the server, so rolled back: in doubt only if an earlier run's outcome is unknown.
+        if (unknown) putInDoubt({ line, unknown: true, error: e2 })
+        throw e2
+      }
+    }
+    // The deadline passed with the database out of reach: the caller is answered 503.
+    putInDoubt({ line, unknown, error: last })
+    throw last
+  }
+
+  return { connectionLost, settleFree, retryFree }
 }

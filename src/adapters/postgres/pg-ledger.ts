@@ -21,6 +21,7 @@
  *  - pg-ledger-transactions.ts: running a transaction on a pooled connection, cut off and retried;
  *  - pg-ledger-batcher.ts: group commit, the holds and settles of many requests in one batch;
  *  - pg-ledger-batching.ts: the transactions of a batch, an account's group in each;
+ *  - pg-ledger-free-lines.ts: the usage lines of calls that bill nothing, in batches of their own;
  *  - pg-ledger-node-holds.ts: this node's holds, and its rows of them kept alive;
  *  - pg-ledger-recovery.ts: settles whose connection was lost around COMMIT, retried to a deadline;
  *  - pg-ledger-in-doubt.ts: those still unresolved past it, fenced or compensated in the background;
@@ -40,6 +41,7 @@ import { createNodeHolds } from './pg-ledger-node-holds.ts'
 import { createInDoubtCheck } from './pg-ledger-in-doubt.ts'
 import { createPgKeyClaims, KEY_RENEW_MS } from './pg-ledger-keys.ts'
 import { startPruning } from './pg-ledger-pruning.ts'
+import { createFreeLines } from './pg-ledger-free-lines.ts'
 import { createRecovery } from './pg-ledger-recovery.ts'
 import { inline, readEntries, readUsage, SELECT_STATE, toState, writeSql, type StateRow } from './pg-ledger-statements.ts'
 import { beginLocked, commit, createTransactionRunner, failure, type PgLedgerLogger } from './pg-ledger-transactions.ts'
@@ -206,6 +208,17 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
     maxRequests: opts.batchMaxRequests,
     concurrency: opts.batchConcurrency,
   })
+  const freeLines = createFreeLines({
+    runner,
+    runTimeoutMs,
+    alone: (line, keep) => recovery.settleFree(line, keep),
+    recover: (line, keep, sent, error) => recovery.retryFree(line, keep, sent, error),
+    observeCommit(lines, seconds) {
+      commitJobs.observe(lines)
+      commitSeconds.observe(seconds)
+    },
+    maxLines: opts.batchMaxRequests,
+  })
   const pruning = startPruning({ pool, retentionMs, pruneEveryMs, logger, isClosed })
   const keys = createPgKeyClaims({ pool, leaseMs: opts.keyLeaseMs ?? KEY_LEASE_MS, renewMs: opts.keyRenewMs ?? KEY_RENEW_MS, logger })
 
@@ -271,14 +284,14 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
           checkInteger(keep.answer.status, 'the status of a kept answer')
           if (keep.claim.accountId !== line.accountId) throw new Error('the key claim and the usage line name different accounts')
         }
-        if (!hold) return answered(recovery.settleFree(line, keep), keep)
+        if (!hold) return answered(freeLines.submit(line, keep), keep)
         const id = hold.id
         if (id === undefined) throw new Error('this hold was not taken by the PostgreSQL ledger')
         if (hold.accountId !== line.accountId) throw new Error('the hold and the usage line name different accounts')
         // Nothing to debit: releasing the hold and counting the line need no lock.
         const held = { ...hold, id }
         // Nothing to debit: counting the line needs no lock, and the hold is released from memory.
-        if (line.credits === 0) return answered(recovery.settleFree(line, keep).finally(() => release(held)), keep)
+        if (line.credits === 0) return answered(freeLines.submit(line, keep).finally(() => release(held)), keep)
         // Settled in a batch, the hold is released with the debit; settled otherwise (a retry after a
         // lost connection) or failed, it is released here.
         return answered(
