@@ -12,6 +12,9 @@
  *  - sqlite x3, nothing shared: three embedded nodes, each on a copy of the store, driven as the x3
  *    case. Nothing is coordinated between them, so its ratio to one embedded node is what splitting
  *    the same load over three processes costs on this machine alone: the yardstick for the x3 case.
+ *  - sqlite refused, postgres+redis refused: one node of each, 50 connections, with the key of an
+ *    account limited to 10 calls a second, so nearly every call is a free 429 whose usage line is
+ *    still recorded: what a client far past its rate limit costs a node, beside what a billed call does.
  * Every call is metered in full: rate budget (memory | Redis), hold and settle with the usage line
  * committed before the response (SQLite group commit | PostgreSQL batches).
  *
@@ -62,6 +65,17 @@ interface Node {
   accountId: string
 }
 
+/** A key of a new account on the node at `port`. */
+async function newAccount(port: number, rpsLimit: number): Promise<{ key: string; accountId: string }> {
+  const res = await fetch(`http://127.0.0.1:${port}/admin/v1/accounts`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench', plan: 'custom', creditsLimit: 1_000_000_000, rpsLimit }),
+  })
+  const created = (await res.json()) as { account: { id: string }; apiKey: { key: string } }
+  return { key: created.apiKey.key, accountId: created.account.id }
+}
+
 async function startNode(name: string, env: Record<string, string>, key?: { key: string; accountId: string }): Promise<Node> {
   const flags = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROF)}`, `--cpu-prof-name=${name.replace(/\W+/g, '-')}.cpuprofile`] : []
   const { child, port } = await startServerProcess(MAIN, { PORT: '0', HOST: '127.0.0.1', PRONET_SEED: 'none', PRONET_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', ...env }, flags).catch(
@@ -69,14 +83,7 @@ async function startNode(name: string, env: Record<string, string>, key?: { key:
       throw new Error(`${name}: ${e.message}`)
     },
   )
-  if (key) return { name, child, port, ...key }
-  const res = await fetch(`http://127.0.0.1:${port}/admin/v1/accounts`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'bench', plan: 'custom', creditsLimit: 1_000_000_000, rpsLimit: 100_000 }),
-  })
-  const created = (await res.json()) as { account: { id: string }; apiKey: { key: string } }
-  return { name, child, port, key: created.apiKey.key, accountId: created.account.id }
+  return { name, child, port, ...(key ?? (await newAccount(port, 100_000))) }
 }
 
 /** What a case's run served: its rate and the responses counted. */
@@ -93,6 +100,14 @@ function checked(out: string): Served {
 
 function wrk(port: number, paths: string[], key: string): Served {
   return checked(runWrk({ url: `http://127.0.0.1:${port}`, paths, headers: { 'x-api-key': key }, seconds: SECONDS, connections: CONNECTIONS }))
+}
+
+/** A run with the key of an account limited to 10 calls a second: all but a few calls are refused. */
+function wrkRefused(port: number, paths: string[], key: string): Served {
+  const out = runWrk({ url: `http://127.0.0.1:${port}`, paths, headers: { 'x-api-key': key }, seconds: SECONDS, connections: CONNECTIONS })
+  const { rps, responses, non2xx } = wrkFigures(out)
+  if (responses - non2xx > SECONDS * 10 + 10) throw new Error(`${responses - non2xx} calls were not refused:\n${out}`)
+  return { rps, responses }
 }
 
 /** The nodes driven together, CONNECTIONS shared between them; the sum of their rates. */
@@ -196,6 +211,8 @@ async function main(): Promise<void> {
     // The same three nodes all calling with the first one's key: one account for all three.
     const sharedGroup = group.map((n) => ({ ...n, key: first.key, accountId: first.accountId }))
     const sqliteGroup = [nodes[0]!, ...(await Promise.all(copies.map((dir, i) => startNode(`sqlite ${i + 2}`, { PRONET_DATA_DIR: dir }))))]
+    // Accounts limited to 10 calls a second, for the refused cases.
+    const limited = [await newAccount(nodes[0]!.port, 10), await newAccount(first.port, 10)] as const
     nodes.push(...sqliteGroup.slice(1))
     const cases: { name: string; nodes: Node[]; run: () => Promise<Served> }[] = [
       { name: 'sqlite', nodes: [nodes[0]!], run: async () => wrk(nodes[0]!.port, paths, nodes[0]!.key) },
@@ -203,6 +220,8 @@ async function main(): Promise<void> {
       { name: 'postgres+redis x3', nodes: group, run: () => wrkTogether(group, paths) },
       { name: 'x3, one account', nodes: group, run: () => wrkTogether(sharedGroup, paths) },
       { name: 'sqlite x3, nothing shared', nodes: sqliteGroup, run: () => wrkTogether(sqliteGroup, paths) },
+      { name: 'sqlite refused', nodes: [nodes[0]!], run: async () => wrkRefused(nodes[0]!.port, paths, limited[0].key) },
+      { name: 'postgres+redis refused', nodes: [first], run: async () => wrkRefused(first.port, paths, limited[1].key) },
     ]
     for (const n of nodes) wrk(n.port, paths.slice(0, 20), n.key) // warm-up: caches, JIT, pools
     const rps = new Map<string, number[]>(cases.map((c) => [c.name, []]))
@@ -243,7 +262,8 @@ async function main(): Promise<void> {
     console.log(
       `  per round: postgres ÷ sqlite ${ratios('postgres+redis', 'sqlite')}; x3 ÷ one postgres node ${ratios('postgres+redis x3', 'postgres+redis')}; ` +
         `x3 on one account ÷ one postgres node ${ratios('x3, one account', 'postgres+redis')}; ` +
-        `three embedded nodes sharing nothing ÷ one embedded node ${ratios('sqlite x3, nothing shared', 'sqlite')}`,
+        `three embedded nodes sharing nothing ÷ one embedded node ${ratios('sqlite x3, nothing shared', 'sqlite')}; ` +
+        `refused ÷ billed calls: sqlite ${ratios('sqlite refused', 'sqlite')}, postgres+redis ${ratios('postgres+redis refused', 'postgres+redis')}`,
     )
   } finally {
     await Promise.all(
