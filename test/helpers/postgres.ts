@@ -58,3 +58,23 @@ export async function createTestDatabase(prefix = 'pronet_t'): Promise<{ url: st
     },
   }
 }
+
+/** A custom-plan account (1,000 credits a month, 10 calls a second) written straight into the store, created at `at`; its id. */
+export async function insertAccount(pool: { query(sql: string, values: unknown[]): Promise<unknown> }, at: number): Promise<string> {
+  const id = `acc_${randomBytes(6).toString('hex')}`
+  await pool.query(
+    `INSERT INTO accounts (id, name, created_at, suspended_at, plan, status, credits_limit, rps_limit, anchor_at)
+     VALUES ($1, 't', $2, NULL, 'custom', 'active', 1000, 10, $2)`,
+    [id, at],
+  )
+  return id
+}
+
+/** The ledger's group commits registered in `registry` so far (pronet_ledger_commit_jobs), and the requests they carried. */
+export async function ledgerCommits(registry: { getSingleMetric(name: string): { get(): Promise<{ values: unknown[] }> } | undefined }): Promise<{ batches: number; requests: number }> {
+  const values = ((await registry.getSingleMetric('pronet_ledger_commit_jobs')?.get())?.values ?? []) as { metricName?: string; value: number }[]
+  return {
+    batches: values.find((v) => v.metricName === 'pronet_ledger_commit_jobs_count')?.value ?? 0,
+    requests: values.find((v) => v.metricName === 'pronet_ledger_commit_jobs_sum')?.value ?? 0,
+  }
+}

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migratePostgres, openPostgres, type PgPool } from '../../src/adapters/postgres/database.ts'
 import { createPgLedger } from '../../src/adapters/postgres/pg-ledger.ts'
 import type { Ledger } from '../../src/ports/ledger.ts'
-import { createTestDatabase, postgresAvailable } from '../helpers/postgres.ts'
+import { createTestDatabase, insertAccount, ledgerCommits, postgresAvailable } from '../helpers/postgres.ts'
 
 const up = await postgresAvailable()
 const T0 = Date.UTC(2027, 4, 3, 9)
@@ -21,14 +21,7 @@ describe.skipIf(!up)('PostgreSQL ledger: a batch wait that changes at run time',
   let ledger: Ledger
   let waitMs = 0
   const registry = new Registry()
-  /** Batches committed so far, and the requests they carried. */
-  const commits = async () => {
-    const values = ((await registry.getSingleMetric('pronet_ledger_commit_jobs')?.get())?.values ?? []) as { metricName?: string; value: number }[]
-    return {
-      batches: values.find((v) => v.metricName === 'pronet_ledger_commit_jobs_count')?.value ?? 0,
-      requests: values.find((v) => v.metricName === 'pronet_ledger_commit_jobs_sum')?.value ?? 0,
-    }
-  }
+  const commits = () => ledgerCommits(registry)
 
   beforeAll(async () => {
     db = await createTestDatabase('pronet_batch_wait')
@@ -43,15 +36,7 @@ describe.skipIf(!up)('PostgreSQL ledger: a batch wait that changes at run time',
     await db?.drop()
   })
 
-  async function account(): Promise<string> {
-    const id = `acc_${randomBytes(6).toString('hex')}`
-    await pool.query(
-      `INSERT INTO accounts (id, name, created_at, suspended_at, plan, status, credits_limit, rps_limit, anchor_at)
-       VALUES ($1, 't', $2, NULL, 'custom', 'active', 1000, 10, $2)`,
-      [id, T0],
-    )
-    return id
-  }
+  const account = () => insertAccount(pool, T0)
 
   /** Two holds of `id`, the second `gapMs` after the first: how many batches and requests they took. */
   async function twoHolds(id: string, gapMs: number): Promise<{ batches: number; requests: number }> {

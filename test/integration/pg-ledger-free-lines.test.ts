@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migratePostgres, openPostgres, type PgPool } from '../../src/adapters/postgres/database.ts'
 import { createPgLedger } from '../../src/adapters/postgres/pg-ledger.ts'
 import type { Ledger, UsageLine } from '../../src/ports/ledger.ts'
-import { createTestDatabase, postgresAvailable } from '../helpers/postgres.ts'
+import { createTestDatabase, insertAccount, ledgerCommits, postgresAvailable } from '../helpers/postgres.ts'
 
 const up = await postgresAvailable()
 const T0 = Date.UTC(2027, 4, 3, 9)
@@ -23,14 +23,7 @@ describe.skipIf(!up)('PostgreSQL ledger: usage-only lines in batches', () => {
   const registry = new Registry()
   let seq = 0
 
-  /** Group commits so far (billing batches and batches of usage-only lines), and the requests they carried. */
-  const commits = async () => {
-    const values = ((await registry.getSingleMetric('pronet_ledger_commit_jobs')?.get())?.values ?? []) as { metricName?: string; value: number }[]
-    return {
-      batches: values.find((v) => v.metricName === 'pronet_ledger_commit_jobs_count')?.value ?? 0,
-      requests: values.find((v) => v.metricName === 'pronet_ledger_commit_jobs_sum')?.value ?? 0,
-    }
-  }
+  const commits = () => ledgerCommits(registry)
 
   beforeAll(async () => {
     db = await createTestDatabase('pronet_free_lines')
@@ -44,15 +37,7 @@ describe.skipIf(!up)('PostgreSQL ledger: usage-only lines in batches', () => {
     await db?.drop()
   })
 
-  async function account(): Promise<string> {
-    const id = `acc_${randomBytes(6).toString('hex')}`
-    await pool.query(
-      `INSERT INTO accounts (id, name, created_at, suspended_at, plan, status, credits_limit, rps_limit, anchor_at)
-       VALUES ($1, 't', $2, NULL, 'custom', 'active', 1000, 10, $2)`,
-      [id, T0],
-    )
-    return id
-  }
+  const account = () => insertAccount(pool, T0)
 
   const line = (accountId: string, status: number, requestId = `free-${++seq}`): UsageLine => ({ accountId, at: T0, endpoint: '/api/v1/profile', status, credits: 0, requestId })
 
