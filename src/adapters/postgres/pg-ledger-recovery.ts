@@ -52,9 +52,9 @@ export interface Recovery {
   settleFree(line: UsageLine, keep?: AnswerToKeep): Promise<SettleResult>
   /**
    * A usage-only line whose transaction failed with the database out of reach (`error`), retried to
-   * the deadline; `unknown` when that transaction was sent, so it may have committed.
+   * the deadline; `sent` when that transaction had gone out, so it may have committed.
    */
-  retryFree(line: UsageLine, keep: AnswerToKeep | undefined, unknown: boolean, error: unknown): Promise<SettleResult>
+  retryFree(line: UsageLine, keep: AnswerToKeep | undefined, sent: boolean, error: unknown): Promise<SettleResult>
 }
 
 /** Billing settles to retry after their transaction lost its connection. */
