@@ -32,6 +32,9 @@ const ADD_USAGE = 'SELECT pronet_add_usage($1::text[], $2::text[], $3::text[], $
 const RECORD_SETTLED = 'SELECT pronet_record_settled($1::text[], $2::text[], $3::bigint[], $4::int[])'
 const WRITE_NODE_HOLDS = 'SELECT pronet_write_node_holds($1::text[], $2::text[], $3::bigint[], $4::bigint[])'
 
+const byUsageKey = (a: UsageAggregate, b: UsageAggregate): number =>
+  a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : a.day < b.day ? -1 : a.day > b.day ? 1 : a.endpoint < b.endpoint ? -1 : a.endpoint > b.endpoint ? 1 : a.status - b.status
+
 /** A call of `fn` with one array per column: `columns` read from each of `rows`. */
 function callWith<T>(fn: string, rows: readonly T[], columns: readonly ((row: T) => string | number)[]): string {
   return inline(fn, columns.map((column) => rows.map(column) as string[] | number[]))
@@ -53,7 +56,10 @@ export function batchSql(groups: readonly GroupWrites[]): string[] {
   const usage = new Map<string, UsageAggregate>()
   for (const g of groups) for (const u of g.lines) addUsage(usage, u, { status: u.status, sign: 1 })
   if (usage.size > 0) {
-    const rows = [...usage.values()]
+    // In one order in every batch, billing or usage-only: a batch of usage-only lines takes no account
+    // lock, so two batches that update the same usage rows must lock them in the same order, or they
+    // could wait for each other until PostgreSQL broke the deadlock.
+    const rows = [...usage.values()].sort(byUsageKey)
     statements.push(callWith(ADD_USAGE, rows, [(r) => r.accountId, (r) => r.day, (r) => r.endpoint, (r) => r.status, (r) => r.requests, (r) => r.billable, (r) => r.credits]))
   }
   const settled = groups.flatMap((g) => g.billed.map((b) => b.line))
