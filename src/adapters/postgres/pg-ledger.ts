@@ -193,6 +193,11 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
   const commitJobs = metric(opts.registry, 'pronet_ledger_commit_jobs', () =>
     new Histogram({ name: 'pronet_ledger_commit_jobs', help: 'Requests and operator changes written per group commit batch', buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256], registers: [] }),
   )
+  /** A group commit, of billing requests or of usage-only lines. */
+  const observeCommit = (requests: number, seconds: number): void => {
+    commitJobs.observe(requests)
+    commitSeconds.observe(seconds)
+  }
   const batcher = createBatcher({
     runner,
     rules,
@@ -200,10 +205,7 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
       local?.forget(lost.accountId)
       recovery.connectionLost(lost)
     },
-    observeCommit(requests, seconds) {
-      commitJobs.observe(requests)
-      commitSeconds.observe(seconds)
-    },
+    observeCommit,
     waitMs: batchWait,
     maxRequests: opts.batchMaxRequests,
     concurrency: opts.batchConcurrency,
@@ -213,10 +215,7 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
     runTimeoutMs,
     alone: (line, keep) => recovery.settleFree(line, keep),
     recover: (line, keep, sent, error) => recovery.retryFree(line, keep, sent, error),
-    observeCommit(lines, seconds) {
-      commitJobs.observe(lines)
-      commitSeconds.observe(seconds)
-    },
+    observeCommit,
     maxLines: opts.batchMaxRequests,
   })
   const pruning = startPruning({ pool, retentionMs, pruneEveryMs, logger, isClosed })
@@ -288,9 +287,8 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
         const id = hold.id
         if (id === undefined) throw new Error('this hold was not taken by the PostgreSQL ledger')
         if (hold.accountId !== line.accountId) throw new Error('the hold and the usage line name different accounts')
-        // Nothing to debit: releasing the hold and counting the line need no lock.
         const held = { ...hold, id }
-        // Nothing to debit: counting the line needs no lock, and the hold is released from memory.
+        // Nothing to debit: the line goes with the usage-only lines, and the hold is released from memory.
         if (line.credits === 0) return answered(freeLines.submit(line, keep).finally(() => release(held)), keep)
         // Settled in a batch, the hold is released with the debit; settled otherwise (a retry after a
         // lost connection) or failed, it is released here.
