@@ -1,11 +1,12 @@
 /**
  * The writes of the PostgreSQL ledger's batches (pg-ledger-batch-sql.ts): the usage rows of every
  * batch, billing or usage-only, are written in one order, whatever order the groups came in, so two
- * batches that update the same rows lock them in the same order.
+ * batches that update the same rows lock them in the same order; so are the answers kept under
+ * Idempotency-Keys, in the order claims of keys lock them.
  */
 import { describe, expect, it } from 'vitest'
 import { batchSql } from '../../src/adapters/postgres/pg-ledger-batch-sql.ts'
-import type { UsageLine } from '../../src/ports/ledger.ts'
+import type { AnswerToKeep, UsageLine } from '../../src/ports/ledger.ts'
 
 const T0 = Date.UTC(2027, 4, 3, 9)
 const line = (accountId: string, endpoint: string, status: number, n: number): UsageLine => ({ accountId, at: T0, endpoint, status, credits: 0, requestId: `r${n}` })
@@ -28,5 +29,27 @@ describe('batch writes', () => {
         "ARRAY['/api/v1/profile', '/api/v1/profile', '/api/v1/search/posts', '/api/v1/company', '/api/v1/profile']::text[], " +
         'ARRAY[402, 429, 200, 402, 429]::int[], ARRAY[1, 1, 1, 1, 2]::bigint[], ARRAY[0, 0, 0, 0, 0]::bigint[], ARRAY[0, 0, 0, 0, 0]::bigint[])',
     )
+  })
+
+  it('keep the answers under their keys in order of account and key, whatever the order of the groups', () => {
+    const keep = (accountId: string, key: string): AnswerToKeep => ({
+      claim: { accountId, key, fingerprint: 'f', token: `t-${key}`, at: T0 },
+      answer: { status: 200, headers: {}, body: Buffer.from('{}') },
+    })
+    const arrived = [
+      ['acc_b', 'k1'],
+      ['acc_a', 'k9'],
+      ['acc_b', 'k0'],
+      ['acc_a', 'k10'],
+    ] as const
+    const groups = arrived.map(([accountId, key], n) => {
+      const l = line(accountId, '/api/v1/profile', 200, n)
+      return { accountId, mutations: [], lines: [l], billed: [{ line: l, keep: keep(accountId, key) }] }
+    })
+    const statements = batchSql(groups).filter((s) => s.startsWith('SELECT pronet_keep_answers('))
+    expect(statements).toHaveLength(1)
+    const [accounts, keys] = [...(statements[0] as string).matchAll(/ARRAY\[([^\]]*)\]::text\[\]/g)].map((m) => m[1]!.split(', ').map((x) => x.slice(1, -1)))
+    const order = accounts!.map((a, i) => `${a}/${keys![i]}`)
+    expect(order).toEqual(['acc_a/k10', 'acc_a/k9', 'acc_b/k0', 'acc_b/k1'])
   })
 })

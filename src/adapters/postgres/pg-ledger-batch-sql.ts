@@ -7,7 +7,7 @@
  */
 import type { Mutation } from '../../domain/billing/billing-rules.ts'
 import type { UsageLine } from '../../ports/ledger.ts'
-import { keepAnswerSql } from './pg-ledger-keys.ts'
+import { keepAnswersSql } from './pg-ledger-keys.ts'
 import { addUsage, inline, writeSql, type UsageAggregate } from './pg-ledger-statements.ts'
 import type { AnswerToKeep } from '../../ports/ledger.ts'
 
@@ -64,7 +64,8 @@ export function batchSql(groups: readonly GroupWrites[]): string[] {
   }
   const settled = groups.flatMap((g) => g.billed.map((b) => b.line))
   if (settled.length > 0) statements.push(callWith(RECORD_SETTLED, settled, [(l) => l.requestId, (l) => l.accountId, (l) => l.at, (l) => l.credits]))
-  for (const g of groups) for (const b of g.billed) if (b.keep) statements.push(keepAnswerSql(g.accountId, b.keep, b.line.requestId))
+  const kept = groups.flatMap((g) => g.billed.flatMap((b) => (b.keep ? [{ accountId: g.accountId, keep: b.keep, requestId: b.line.requestId }] : [])))
+  if (kept.length > 0) statements.push(keepAnswersSql(kept))
   for (const g of groups) if (g.sweep) statements.push(g.sweep)
   const holds = groups.flatMap((g): [string, string, number, number][] => (g.holdsRow ? [[g.accountId, ...g.holdsRow]] : []))
   if (holds.length > 0) statements.push(callWith(WRITE_NODE_HOLDS, holds, [(r) => r[0], (r) => r[1], (r) => r[2], (r) => r[3]]))

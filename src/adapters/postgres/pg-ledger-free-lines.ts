@@ -1,9 +1,9 @@
 /**
  * The usage lines of calls that bill nothing (a 429, a 402, an error, a free endpoint, a call whose
  * price came to 0), written together as billing settles are (pg-ledger-batcher.ts): the lines that
- * arrive while one batch is being written go in the next, one implicit transaction for the lines of
- * every account. Nothing is debited, so no account is locked. Each call is still answered only once
- * its line has committed. A client sending far past its rate budget is refused as fast as it sends;
+ * arrive while one batch is being written go in the next (pg-write-queue.ts), one implicit transaction
+ * for the lines of every account. Nothing is debited, so no account is locked. Each call is still
+ * answered only once its line has committed. A client sending far past its rate budget is refused as fast as it sends;
  * one transaction, and one flush to disk, per refusal would let it take the database from everyone.
  *
  * A batch that loses its connection hands each of its lines to the recovery, which applies it behind
@@ -15,6 +15,7 @@ import type { AnswerToKeep, SettleResult, UsageLine } from '../../ports/ledger.t
 import { batchSql } from './pg-ledger-batch-sql.ts'
 import { isPgUnavailable } from './pg-errors.ts'
 import type { TransactionRunner } from './pg-ledger-transactions.ts'
+import { createWriteQueue } from './pg-write-queue.ts'
 
 export interface FreeLinesOptions {
   runner: TransactionRunner
@@ -43,33 +44,7 @@ interface Waiting {
 }
 
 export function createFreeLines(opts: FreeLinesOptions): FreeLines {
-  const maxLines = Math.max(1, opts.maxLines ?? 1_000)
-  let waiting: Waiting[] = []
-  let writing = false
-  let scheduled = false
-
-  /** The next batch starts on the event loop's next turn, once the one being written has ended. */
-  const schedule = (): void => {
-    if (scheduled || writing || waiting.length === 0) return
-    scheduled = true
-    setImmediate(() => {
-      scheduled = false
-      void next()
-    })
-  }
-
-  async function next(): Promise<void> {
-    if (writing || waiting.length === 0) return
-    writing = true
-    const batch = waiting.length <= maxLines ? waiting : waiting.slice(0, maxLines)
-    waiting = batch === waiting ? [] : waiting.slice(maxLines)
-    try {
-      await write(batch)
-    } finally {
-      writing = false
-      schedule()
-    }
-  }
+  const queue = createWriteQueue<Waiting>(opts.maxLines ?? 1_000, write)
 
   const settleWith = (w: Waiting, settled: Promise<SettleResult>): void => void settled.then(w.resolve, w.reject)
 
@@ -95,10 +70,7 @@ export function createFreeLines(opts: FreeLinesOptions): FreeLines {
 
   return {
     submit(line, keep) {
-      return new Promise<SettleResult>((resolve, reject) => {
-        waiting.push({ line, keep, resolve, reject })
-        schedule()
-      })
+      return new Promise<SettleResult>((resolve, reject) => queue.push({ line, keep, resolve, reject }))
     },
   }
 }

@@ -2,18 +2,22 @@
  * Idempotency-Key claims on PostgreSQL, shared by every node. A call claims its key with a row
  * (state 'running') that its node renews while the call runs, so the claim of a node that died lapses
  * (`leaseMs` after its last renewal, in the requests' clock, like a hold) and the key can be taken
- * over. The answer replaces the claim in the settle's own transaction (keepAnswerSql, used by the
+ * over. The answer replaces the claim in the settle's own transaction (keepAnswersSql, used by the
  * batching and the recovery), so a debit that committed has its answer and one that did not has none;
  * a settle in doubt whose debit is given back loses its answer in the same transaction
  * (pg-ledger-in-doubt.ts), unless the answer was already repeated to the client: `replayed` is set in
  * the statement that reads it for a repeat, under the row's lock.
+ *
+ * Claims and releases go to the database in batches (pg-write-queue.ts), so a client that sends a key
+ * with every call costs it a share of one transaction per batch, not one transaction per call.
  */
 import { randomBytes } from 'node:crypto'
-import type pg from 'pg'
 import { KEY_LEASE_MS, KEY_RETENTION_MS, type AnswerToKeep, type KeyClaim, type KeyState, type KeyUse } from '../../ports/ledger.ts'
 import type { PgPool } from './database.ts'
+import { isPgUnavailable } from './pg-errors.ts'
 import { inline } from './pg-ledger-statements.ts'
 import { failure, type PgLedgerLogger } from './pg-ledger-transactions.ts'
+import { createWriteQueue } from './pg-write-queue.ts'
 
 /** Period of the renewal of this node's claims (real time). */
 export const KEY_RENEW_MS = 10_000
@@ -26,6 +30,8 @@ export interface PgKeyClaimsOptions {
   /** Period of the renewal, real ms (0: never). */
   renewMs: number
   logger?: PgLedgerLogger | undefined
+  /** Claims and releases in one batch at most. */
+  maxBatch?: number
 }
 
 export interface PgKeyClaims {
@@ -37,17 +43,82 @@ export interface PgKeyClaims {
   running(): Promise<unknown> | undefined
 }
 
-/** The upsert that keeps a call's answer under its key, for the settle's own transaction. */
-export function keepAnswerSql(accountId: string, { claim, answer }: AnswerToKeep, requestId: string): string {
-  return inline(
-    `INSERT INTO idempotency_keys AS k (account_id, idem_key, fingerprint, state, token, created_at, lease_until, request_id, status, headers, body)
-     VALUES ($1, $2, $3, 'done', $4, $5, $5, $6, $7, $8, decode($9, 'hex'))
-     ON CONFLICT (account_id, idem_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, state = 'done', token = EXCLUDED.token,
-       created_at = EXCLUDED.created_at, lease_until = EXCLUDED.lease_until, request_id = EXCLUDED.request_id, status = EXCLUDED.status,
-       headers = EXCLUDED.headers, body = EXCLUDED.body, replayed = false, recorded_at = now()`,
-    [accountId, claim.key, claim.fingerprint, claim.token, claim.at, requestId, answer.status, JSON.stringify(answer.headers), answer.body.toString('hex')],
-  )
+/** An answer to keep under its key, and the call whose answer it is. */
+export interface KeptByCall {
+  accountId: string
+  keep: AnswerToKeep
+  requestId: string
 }
+
+/**
+ * The statement that keeps answers under their keys, replacing the claims, for the settles' own
+ * transaction, in the order claims lock keys (byAccountKey). Bodies travel in base64, the shortest
+ * of PostgreSQL's text forms of bytes: the server's parser reads every character of a literal.
+ */
+export function keepAnswersSql(kept: readonly KeptByCall[]): string {
+  const rows = [...kept].sort((a, b) => byAccountKey(a.accountId, a.keep.claim.key, b.accountId, b.keep.claim.key))
+  const column = <T extends string | number>(f: (k: KeptByCall) => T): T[] => rows.map(f)
+  return inline(KEEP_ANSWERS, [
+    column((k) => k.accountId),
+    column((k) => k.keep.claim.key),
+    column((k) => k.keep.claim.fingerprint),
+    column((k) => k.keep.claim.token),
+    column((k) => k.keep.claim.at),
+    column((k) => k.requestId),
+    column((k) => k.keep.answer.status),
+    column((k) => JSON.stringify(k.keep.answer.headers)),
+    column((k) => k.keep.answer.body.toString('base64')),
+  ])
+}
+
+interface Claiming {
+  kind: 'claim'
+  use: KeyUse
+  token: string
+  /** Batches it has been through. */
+  rounds: number
+  resolve(state: KeyState): void
+  reject(e: unknown): void
+}
+
+interface Releasing {
+  kind: 'release'
+  claim: KeyClaim
+  resolve(): void
+  reject(e: unknown): void
+}
+
+type KeyOp = Claiming | Releasing
+
+const KEEP_ANSWERS =
+  'SELECT pronet_keep_answers($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::int[], $8::text[], $9::text[])'
+
+/** The claims and releases of a batch, in order (migration 016): a row per claim. */
+const KEY_OPS =
+  'SELECT o_n, o_outcome, o_status, o_headers, o_body FROM pronet_key_ops($1::int[]::boolean[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7, $8)'
+
+interface KeyOpRow {
+  o_n: number
+  o_outcome: 'claimed' | 'answered' | 'running' | 'mismatch' | 'again'
+  o_status: number | null
+  o_headers: string | null
+  o_body: Buffer | null
+}
+
+/**
+ * The order in which every transaction locks rows of idempotency_keys, claims and kept answers alike:
+ * by account, then key. Two transactions that lock rows in one order never wait on each other.
+ */
+export const byAccountKey = (x: string, k: string, y: string, l: string): number => (x < y ? -1 : x > y ? 1 : k < l ? -1 : k > l ? 1 : 0)
+
+const keyOf = (op: KeyOp): [string, string] => (op.kind === 'claim' ? [op.use.accountId, op.use.key] : [op.claim.accountId, op.claim.key])
+
+/** An operation's row of pronet_key_ops' arrays: release, account, key, fingerprint, token, at. */
+const opFields = (op: KeyOp): (string | number)[] =>
+  op.kind === 'claim' ? [0, op.use.accountId, op.use.key, op.use.fingerprint, op.token, op.use.at] : [1, op.claim.accountId, op.claim.key, '', op.claim.token, 0]
+
+/** A stable sort with it keeps the operations on one key in the order they came. */
+const byKey = (a: KeyOp, b: KeyOp): number => byAccountKey(...keyOf(a), ...keyOf(b))
 
 interface LiveClaim {
   accountId: string
@@ -57,51 +128,66 @@ interface LiveClaim {
   granted: number
 }
 
-export function createPgKeyClaims({ pool, leaseMs, renewMs, logger }: PgKeyClaimsOptions): PgKeyClaims {
+export function createPgKeyClaims({ pool, leaseMs, renewMs, logger, maxBatch = 1_000 }: PgKeyClaimsOptions): PgKeyClaims {
   /** This node's claims whose call is still running, by token. */
   const live = new Map<string, LiveClaim>()
   const prefix = randomBytes(6).toString('base64url')
   let n = 0
   let renewing: Promise<unknown> | undefined
 
-  /**
-   * One round trip, one implicit transaction of three statements, each seeing what the ones before
-   * it did: take the key if it is free (no row, an answer past its day, a claim whose lease lapsed);
-   * else take its answer for a repeat of the same request, marking it replayed; else read what holds it.
-   */
-  async function round(use: KeyUse, token: string): Promise<KeyState | undefined> {
-    const expired = use.at - KEY_RETENTION_MS
-    const sql = [
-      inline(
-        `INSERT INTO idempotency_keys AS k (account_id, idem_key, fingerprint, state, token, created_at, lease_until)
-         VALUES ($1, $2, $3, 'running', $4, $5, $6)
-         ON CONFLICT (account_id, idem_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, state = 'running', token = EXCLUDED.token,
-           created_at = EXCLUDED.created_at, lease_until = EXCLUDED.lease_until, request_id = NULL, status = NULL, headers = NULL,
-           body = NULL, replayed = false, recorded_at = now()
-         WHERE k.created_at <= $7 OR (k.state = 'running' AND k.lease_until <= $5)
-         RETURNING token`,
-        [use.accountId, use.key, use.fingerprint, token, use.at, use.at + leaseMs, expired],
-      ),
-      inline(
-        `UPDATE idempotency_keys SET replayed = true
-         WHERE account_id = $1 AND idem_key = $2 AND state = 'done' AND fingerprint = $3 AND created_at > $4
-         RETURNING status, headers, body`,
-        [use.accountId, use.key, use.fingerprint, expired],
-      ),
-      inline('SELECT state, fingerprint FROM idempotency_keys WHERE account_id = $1 AND idem_key = $2', [use.accountId, use.key]),
-    ]
-    const [taken, answered, seen] = (await pool.query(sql.join(';\n'))) as unknown as pg.QueryResult[]
-    if ((taken?.rows[0] as { token?: string } | undefined)?.token === token) {
-      live.set(token, { accountId: use.accountId, key: use.key, at: use.at, granted: Date.now() })
-      return { state: 'claimed', claim: { ...use, token } }
+  /** A claim's outcome as the database gave it: undefined when the row went between its statements (ask again). */
+  function claimed({ use, token }: Claiming, row: KeyOpRow): KeyState | undefined {
+    switch (row.o_outcome) {
+      case 'claimed':
+        live.set(token, { accountId: use.accountId, key: use.key, at: use.at, granted: Date.now() })
+        return { state: 'claimed', claim: { ...use, token } }
+      case 'answered':
+        return { state: 'answered', answer: { status: row.o_status as number, headers: JSON.parse(row.o_headers as string) as Record<string, string>, body: row.o_body as Buffer } }
+      case 'mismatch':
+        return { state: 'mismatch' }
+      case 'running':
+        return { state: 'running' }
+      default:
+        return undefined
     }
-    const a = answered?.rows[0] as { status: number; headers: string; body: Buffer } | undefined
-    if (a) return { state: 'answered', answer: { status: a.status, headers: JSON.parse(a.headers) as Record<string, string>, body: a.body } }
-    const row = seen?.rows[0] as { state: string; fingerprint: string } | undefined
-    if (!row) return undefined
-    if (row.fingerprint !== use.fingerprint) return { state: 'mismatch' }
-    return row.state === 'running' ? { state: 'running' } : undefined
   }
+
+  /**
+   * One statement, one implicit transaction, for the whole batch (pronet_key_ops, migration 016), its
+   * rows locked in the order of byAccountKey. A batch the server refuses goes again one operation
+   * at a time, so only what cannot be done fails; the database out of reach fails each operation, as
+   * it would have failed alone.
+   */
+  async function write(batch: KeyOp[]): Promise<void> {
+    const ops = batch.length === 1 ? batch : [...batch].sort(byKey)
+    const rows = ops.map(opFields)
+    const columns = (rows[0] ?? []).map((_, c) => rows.map((r) => r[c]!) as string[] | number[])
+    const sql = inline(KEY_OPS, [...columns, leaseMs, KEY_RETENTION_MS])
+    let found: KeyOpRow[]
+    try {
+      found = (await pool.query<KeyOpRow>(sql)).rows
+    } catch (e) {
+      if (ops.length === 1 || isPgUnavailable(e)) for (const op of ops) op.reject(e)
+      else for (const op of ops) void write([op])
+      return
+    }
+    const outcomes = new Map(found.map((r) => [r.o_n, r]))
+    ops.forEach((op, i) => {
+      if (op.kind === 'release') return op.resolve()
+      try {
+        const row = outcomes.get(i + 1)
+        if (!row) throw new Error(`no outcome for the claim of key ${i + 1} of a batch`)
+        const state = claimed(op, row)
+        if (state) op.resolve(state)
+        // Rows kept coming and going under the key: another call is busy with it.
+        else if (++op.rounds >= CLAIM_ROUNDS) op.resolve({ state: 'running' })
+        else queue.push(op)
+      } catch (e) {
+        op.reject(e)
+      }
+    })
+  }
+  const queue = createWriteQueue<KeyOp>(maxBatch, write)
 
   const renewTimer =
     renewMs > 0
@@ -133,23 +219,14 @@ export function createPgKeyClaims({ pool, leaseMs, renewMs, logger }: PgKeyClaim
   renewTimer?.unref()
 
   return {
-    async claim(use) {
+    claim(use) {
       const token = `${prefix}-${(n++).toString(36)}`
-      for (let i = 0; i < CLAIM_ROUNDS; i++) {
-        const state = await round(use, token)
-        if (state) return state
-      }
-      // Rows kept coming and going under the key: another call is busy with it.
-      return { state: 'running' }
+      return new Promise((resolve, reject) => queue.push({ kind: 'claim', use, token, rounds: 0, resolve, reject }))
     },
 
-    async release(claim) {
+    release(claim) {
       live.delete(claim.token)
-      await pool.query(`DELETE FROM idempotency_keys WHERE account_id = $1 AND idem_key = $2 AND token = $3 AND state = 'running'`, [
-        claim.accountId,
-        claim.key,
-        claim.token,
-      ])
+      return new Promise((resolve, reject) => queue.push({ kind: 'release', claim, resolve, reject }))
     },
 
     settled(claim) {

@@ -24,7 +24,7 @@ import type { AnswerToKeep, SettleResult, UsageLine } from '../../ports/ledger.t
 import { isPgUnavailable } from './pg-errors.ts'
 import { deliver, groupTransaction, progress, type GroupRules, type LostGroup, type SettleRequest } from './pg-ledger-batching.ts'
 import type { InDoubtCheck } from './pg-ledger-in-doubt.ts'
-import { keepAnswerSql } from './pg-ledger-keys.ts'
+import { keepAnswersSql } from './pg-ledger-keys.ts'
 import { inline, recordSettled, writeSql } from './pg-ledger-statements.ts'
 import { commit, pause, retryable, rowRefused, type TransactionRunner } from './pg-ledger-transactions.ts'
 
@@ -141,7 +141,7 @@ export function createRecovery({ runner, rules, settleDeadlineMs, runTimeoutMs, 
 
   /** A usage-only line's writes (with the answer it keeps), and the row that records it. */
   function freeWrites(line: UsageLine, keep?: AnswerToKeep): { writes: string[]; record: string } {
-    const kept = keep ? [keepAnswerSql(line.accountId, keep, line.requestId)] : []
+    const kept = keep ? [keepAnswersSql([{ accountId: line.accountId, keep, requestId: line.requestId }])] : []
     return { writes: [...writeSql(line.accountId, [], [line]), ...kept], record: recordSettled([{ line }]) }
   }
 
