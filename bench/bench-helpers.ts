@@ -1,5 +1,6 @@
 /** Small pieces several benchmarks share. */
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -92,12 +93,10 @@ export interface WrkOptions {
   headers: Record<string, string>
   seconds: number
   connections: number
+  /** Every request carries an Idempotency-Key of its own (this run's prefix and a counter). */
+  keyed?: boolean
 }
 
-/**
- * Runs wrk with one thread (the other cores are the servers'), its requests prebuilt in the script's
- * init and taken in turn; returns wrk's report (with --latency).
- */
 /** Writes the wrk script that sends `o`'s requests in turn; its path (the caller removes it). */
 function wrkScript(o: WrkOptions): string {
   const script = join(tmpdir(), `pronet-bench-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.lua`)
@@ -108,7 +107,12 @@ function wrkScript(o: WrkOptions): string {
     // Built in init: wrk sets the Host header only once the script is loaded.
     'init = function(args) for k, p in ipairs(paths) do reqs[k] = wrk.format("GET", p) end end',
     'local i = 0',
-    'request = function() i = i % #reqs + 1; return reqs[i] end',
+    o.keyed
+      ? [
+          `local prefix, n = ${JSON.stringify(randomBytes(6).toString('hex'))}, 0`,
+          'request = function() i = i % #paths + 1; n = n + 1; wrk.headers["Idempotency-Key"] = prefix .. "-" .. n; return wrk.format("GET", paths[i]) end',
+        ].join('\n')
+      : 'request = function() i = i % #reqs + 1; return reqs[i] end',
   ].join('\n')
   writeFileSync(script, lua)
   return script
@@ -116,6 +120,10 @@ function wrkScript(o: WrkOptions): string {
 
 const wrkArgs = (o: WrkOptions, script: string) => ['-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--latency', '-s', script, o.url]
 
+/**
+ * Runs wrk with one thread (the other cores are the servers'), its requests prebuilt in the script's
+ * init and taken in turn; returns wrk's report (with --latency).
+ */
 export function runWrk(o: WrkOptions): string {
   const script = wrkScript(o)
   try {

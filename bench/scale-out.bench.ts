@@ -1,7 +1,7 @@
 /**
  * Nodes on PostgreSQL + Redis against one node on the embedded SQLite store, measured in one run: the
  * same synthetic network in both stores, the same metered call (GET /api/v1/profile rotating over
- * members, a custom plan that never meets 402 or 429), wrk with one thread. Three cases, measured in
+ * members, a custom plan that never meets 402 or 429), wrk with one thread. The cases, measured in
  * turn (the order alternating) BENCH_ROUNDS times; medians, and each round's figure:
  *  - sqlite: one embedded node, 50 connections;
  *  - postgres+redis: one node on PostgreSQL + Redis, 50 connections;
@@ -16,6 +16,10 @@
  *    account limited to 10 calls a second, so nearly every call is a free 429 whose usage line is
  *    still recorded: what a client far past its rate limit costs a node, beside what a billed call does.
  *    These two are measured in rounds of their own, after all the others.
+ *  - sqlite keyed, postgres+redis keyed: one node of each, 50 connections, every call with an
+ *    Idempotency-Key of its own, so each claims its key and keeps its answer: what a client that
+ *    sends the header on every call costs, beside the same calls without it. Measured last, in rounds
+ *    of their own: every answer kept is a row of the store.
  * Every call is metered in full: rate budget (memory | Redis), hold and settle with the usage line
  * committed before the response (SQLite group commit | PostgreSQL batches).
  *
@@ -99,8 +103,8 @@ function checked(out: string): Served {
   return { rps, responses }
 }
 
-function wrk(port: number, paths: string[], key: string): Served {
-  return checked(runWrk({ url: `http://127.0.0.1:${port}`, paths, headers: { 'x-api-key': key }, seconds: SECONDS, connections: CONNECTIONS }))
+function wrk(port: number, paths: string[], key: string, keyed = false): Served {
+  return checked(runWrk({ url: `http://127.0.0.1:${port}`, paths, headers: { 'x-api-key': key }, seconds: SECONDS, connections: CONNECTIONS, keyed }))
 }
 
 /** A run with the key of an account limited to 10 calls a second: all but a few calls are refused. */
@@ -228,11 +232,15 @@ async function main(): Promise<void> {
       { name: 'sqlite refused', nodes: [nodes[0]!], run: async () => wrkRefused(nodes[0]!.port, paths, limited[0].key) },
       { name: 'postgres+redis refused', nodes: [first], run: async () => wrkRefused(first.port, paths, limited[1].key) },
     ]
+    const keyedCases: typeof cases = [
+      { name: 'sqlite keyed', nodes: [nodes[0]!], run: async () => wrk(nodes[0]!.port, paths, nodes[0]!.key, true) },
+      { name: 'postgres+redis keyed', nodes: [first], run: async () => wrk(first.port, paths, first.key, true) },
+    ]
     for (const n of nodes) wrk(n.port, paths.slice(0, 20), n.key) // warm-up: caches, JIT, pools
-    const all = [...cases, ...refusedCases]
+    const all = [...cases, ...refusedCases, ...keyedCases]
     const rps = new Map<string, number[]>(all.map((c) => [c.name, []]))
     const cpu = new Map<string, CpuPerCall[]>(all.map((c) => [c.name, []]))
-    for (const set of [cases, refusedCases]) {
+    for (const set of [cases, refusedCases, keyedCases]) {
       for (let r = 0; r < ROUNDS; r++) {
         for (const c of r % 2 === 0 ? set : [...set].reverse()) {
           // PostgreSQL's backends come and go with the pools: they are looked up as each run starts and ends.
@@ -271,7 +279,8 @@ async function main(): Promise<void> {
       `  per round: postgres ÷ sqlite ${ratios('postgres+redis', 'sqlite')}; x3 ÷ one postgres node ${ratios('postgres+redis x3', 'postgres+redis')}; ` +
         `x3 on one account ÷ one postgres node ${ratios('x3, one account', 'postgres+redis')}; ` +
         `three embedded nodes sharing nothing ÷ one embedded node ${ratios('sqlite x3, nothing shared', 'sqlite')}; ` +
-        `refused ÷ billed calls: sqlite ${ratios('sqlite refused', 'sqlite')}, postgres+redis ${ratios('postgres+redis refused', 'postgres+redis')}`,
+        `refused ÷ billed calls: sqlite ${ratios('sqlite refused', 'sqlite')}, postgres+redis ${ratios('postgres+redis refused', 'postgres+redis')}; ` +
+        `keyed ÷ billed calls: sqlite ${ratios('sqlite keyed', 'sqlite')}, postgres+redis ${ratios('postgres+redis keyed', 'postgres+redis')}`,
     )
   } finally {
     await Promise.all(
