@@ -24,6 +24,20 @@ export const KEY_RENEW_MS = 10_000
 /** Rounds of claim-then-read a claim makes when rows come and go under it, before it says "running". */
 const CLAIM_ROUNDS = 5
 
+/** Answers kept under their keys (migration 016). */
+const KEEP_ANSWERS =
+  'SELECT pronet_keep_answers($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::int[], $8::text[], $9::text[])'
+
+/** The claims and releases of a batch, in order (migration 016): a row per claim. */
+const KEY_OPS =
+  'SELECT o_n, o_outcome, o_status, o_headers, o_body FROM pronet_key_ops($1::int[]::boolean[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7, $8)'
+
+/**
+ * The order in which every transaction locks rows of idempotency_keys, claims and kept answers alike:
+ * by account, then key. Two transactions that lock rows in one order never wait on each other.
+ */
+const byAccountKey = (x: string, k: string, y: string, l: string): number => (x < y ? -1 : x > y ? 1 : k < l ? -1 : k > l ? 1 : 0)
+
 export interface PgKeyClaimsOptions {
   pool: PgPool
   leaseMs: number
@@ -90,13 +104,6 @@ interface Releasing {
 
 type KeyOp = Claiming | Releasing
 
-const KEEP_ANSWERS =
-  'SELECT pronet_keep_answers($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::int[], $8::text[], $9::text[])'
-
-/** The claims and releases of a batch, in order (migration 016): a row per claim. */
-const KEY_OPS =
-  'SELECT o_n, o_outcome, o_status, o_headers, o_body FROM pronet_key_ops($1::int[]::boolean[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7, $8)'
-
 interface KeyOpRow {
   o_n: number
   o_outcome: 'claimed' | 'answered' | 'running' | 'mismatch' | 'again'
@@ -104,12 +111,6 @@ interface KeyOpRow {
   o_headers: string | null
   o_body: Buffer | null
 }
-
-/**
- * The order in which every transaction locks rows of idempotency_keys, claims and kept answers alike:
- * by account, then key. Two transactions that lock rows in one order never wait on each other.
- */
-export const byAccountKey = (x: string, k: string, y: string, l: string): number => (x < y ? -1 : x > y ? 1 : k < l ? -1 : k > l ? 1 : 0)
 
 const keyOf = (op: KeyOp): [string, string] => (op.kind === 'claim' ? [op.use.accountId, op.use.key] : [op.claim.accountId, op.claim.key])
 
