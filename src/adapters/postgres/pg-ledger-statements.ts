@@ -61,8 +61,11 @@ const DEBITS = `WITH d AS (SELECT * FROM unnest($2::text[], $3::int[], $4::bigin
 
 type SqlValue = string | number | null | readonly string[] | readonly number[]
 
-/** A string that escapeLiteral would only wrap in quotes. */
-const PLAIN = /^[^'\\]*$/
+/**
+ * A string that escapeLiteral would only wrap in quotes. Two scans for one character each are far
+ * quicker than a pattern on long strings, such as the answers kept under keys.
+ */
+const plain = (v: string): boolean => !v.includes("'") && !v.includes('\\')
 
 function literal(v: SqlValue | undefined): string {
   if (v === null) return 'NULL'
@@ -73,7 +76,7 @@ function literal(v: SqlValue | undefined): string {
   }
   // Ids, days and endpoints rarely hold a quote or a backslash: those are written as they are,
   // where the driver's escapeLiteral would build the literal a character at a time.
-  if (typeof v === 'string') return PLAIN.test(v) ? `'${v}'` : pg.escapeLiteral(v)
+  if (typeof v === 'string') return plain(v) ? `'${v}'` : pg.escapeLiteral(v)
   if (Array.isArray(v)) return `ARRAY[${v.map((x: string | number) => literal(x)).join(', ')}]`
   throw new Error('missing SQL value')
 }
