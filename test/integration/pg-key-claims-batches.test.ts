@@ -2,7 +2,7 @@
  * The PostgreSQL ledger's Idempotency-Key claims and releases go to the database in batches: many
  * calls' claims in one transaction, each answered as it would be alone (claimed, running, mismatch),
  * and a batch the server refuses goes again one claim at a time, so only the claim that cannot be
- * written fails.
+ * written fails. Two nodes' batches lock keys in one order, so they never deadlock.
  */
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -18,23 +18,37 @@ describe.skipIf(!up)('PostgreSQL ledger: Idempotency-Key claims in batches', () 
   let db: { url: string; drop(): Promise<void> }
   let pool: PgPool
   let ledger: Ledger
-  /** The queries sent through the pool that claim a key or release one. */
+  /** A second node's pool and ledger on the same database. */
+  let otherPool: PgPool
+  let other: Ledger
+  /** The queries sent through either pool that claim a key or release one. */
   let keyQueries = 0
 
-  beforeAll(async () => {
-    db = await createTestDatabase('pronet_key_batches')
-    pool = openPostgres(db.url, { max: 4 })
-    await migratePostgres(pool)
-    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>
-    ;(pool as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args: unknown[]) => {
+  /** A pool of its own on the test database, its key queries counted. */
+  function countedPool(): PgPool {
+    const p = openPostgres(db.url, { max: 4 })
+    const query = p.query.bind(p) as (...args: unknown[]) => Promise<unknown>
+    ;(p as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args: unknown[]) => {
       if (typeof args[0] === 'string' && /pronet_key_ops/.test(args[0])) keyQueries++
       return query(...args)
     }
-    ledger = createPgLedger(pool, { newLotId: () => `lot_${randomBytes(6).toString('hex')}`, now: () => T0 })
+    return p
+  }
+  const newLedger = (p: PgPool) => createPgLedger(p, { newLotId: () => `lot_${randomBytes(6).toString('hex')}`, now: () => T0 })
+
+  beforeAll(async () => {
+    db = await createTestDatabase('pronet_key_batches')
+    pool = countedPool()
+    await migratePostgres(pool)
+    ledger = newLedger(pool)
+    otherPool = countedPool()
+    other = newLedger(otherPool)
   })
   afterAll(async () => {
     await ledger?.close()
+    await other?.close()
     await pool?.end()
+    await otherPool?.end()
     await db?.drop()
   })
 
@@ -90,5 +104,19 @@ describe.skipIf(!up)('PostgreSQL ledger: Idempotency-Key claims in batches', () 
       { idem_key: 'a', state: 'running' },
       { idem_key: 'c', state: 'running' },
     ])
+  })
+
+  it('two nodes claiming the same keys at once, in opposite orders, never wait on each other: each key is claimed once', async () => {
+    const id = await insertAccount(pool, T0)
+    const keys = Array.from({ length: 200 }, (_, i) => `n-${String(i).padStart(3, '0')}`)
+    const reversed = [...keys].reverse()
+    // Each pool connected already, so the two batches run at the same time.
+    await Promise.all([pool.query('SELECT 1'), otherPool.query('SELECT 1')])
+    const before = keyQueries
+    const [mine, theirs] = await Promise.all([Promise.all(keys.map((k) => ledger.claimKey(use(id, k)))), Promise.all(reversed.map((k) => other.claimKey(use(id, k))))])
+    // Batches that locked keys in opposite orders would deadlock, and each would go again one claim at a time.
+    expect(keyQueries - before).toBeLessThanOrEqual(6)
+    const theirsByKey = new Map(reversed.map((k, i) => [k, theirs[i]!.state]))
+    expect(keys.map((k, i) => [mine[i]!.state, theirsByKey.get(k)].sort().join(' '))).toEqual(keys.map(() => 'claimed running'))
   })
 })
