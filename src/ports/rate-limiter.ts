@@ -17,8 +17,8 @@ export interface RateLimiter {
    * Takes one of `limit` simultaneous leases of `key` (the cap on concurrent searches); undefined
    * when all are taken. A lease is given back by calling the returned function, or lapses after
    * `ttlMs` (a node that died mid-request does not hold it forever). The release is on its way when
-   * the function returns (sent to Redis before any later command): a lease asked for after it finds
-   * the lease given back without waiting for the returned promise.
+   * the function returns (sent to Redis before any later command of this node): a lease this node
+   * asks for after it finds the lease given back without waiting for the returned promise.
    */
   lease(key: string, limit: number, ttlMs: number): Promise<(() => Promise<void>) | undefined>
   /**

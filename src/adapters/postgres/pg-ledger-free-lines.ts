@@ -3,8 +3,9 @@
  * price came to 0), written together as billing settles are (pg-ledger-batcher.ts): the lines that
  * arrive while one batch is being written go in the next (pg-write-queue.ts), one implicit transaction
  * for the lines of every account. Nothing is debited, so no account is locked. Each call is still
- * answered only once its line has committed. A client sending far past its rate budget is refused as fast as it sends;
- * one transaction, and one flush to disk, per refusal would let it take the database from everyone.
+ * answered only once its line has committed. A client sending far past its rate budget is refused as
+ * fast as it sends; one transaction, and one flush to disk, per refusal would let it take the
+ * database from everyone.
  *
  * A batch that loses its connection hands each of its lines to the recovery, which applies it behind
  * its request id, so a line counts once whether or not the batch committed. A batch the server

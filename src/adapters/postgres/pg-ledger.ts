@@ -219,7 +219,7 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
     maxLines: opts.batchMaxRequests,
   })
   const pruning = startPruning({ pool, retentionMs, pruneEveryMs, logger, isClosed })
-  const keys = createPgKeyClaims({ pool, leaseMs: opts.keyLeaseMs ?? KEY_LEASE_MS, renewMs: opts.keyRenewMs ?? KEY_RENEW_MS, logger })
+  const keys = createPgKeyClaims({ pool, leaseMs: opts.keyLeaseMs ?? KEY_LEASE_MS, renewMs: opts.keyRenewMs ?? KEY_RENEW_MS, logger, maxBatch: opts.batchMaxRequests })
 
   /** Ends the claim of a settle that kept its answer once it resolved (its answer replaced the claim). */
   async function answered(settled: Promise<SettleResult>, keep: AnswerToKeep | undefined): Promise<SettleResult> {
