@@ -307,6 +307,30 @@ export function runLedgerContract(name: string, make: () => Promise<LedgerHandle
         expect(await ledger.claimKey(use(id, 'k1', T0 + 20, 'fp-2'))).toEqual({ state: 'running' })
       })
 
+      it('kept answers come back byte for byte, whatever their bytes: JSON text, quotes, backslashes, a NUL, bytes that are not UTF-8', async () => {
+        const id = await custom(10)
+        const bodies = [
+          Buffer.from(JSON.stringify({ name: "Zoë O'Neil", about: 'it\'s "quoted", a \\ and a\nline, 東京 🚀', empty: '' })),
+          Buffer.from("'; SELECT 1; --"),
+          Buffer.from('E\'\\x00\''),
+          Buffer.from('{"a":"\u0000"}'),
+          Buffer.from([0x7b, 0x00, 0x7d]),
+          Buffer.from([0xc3, 0x28, 0xa0, 0xa1]),
+          Buffer.alloc(0),
+          Buffer.from('x'.repeat(20_000) + "'"),
+        ]
+        const kept = await Promise.all(
+          bodies.map(async (body, n) => {
+            const claim = claimed(await ledger.claimKey(use(id, `bytes-${n}`)))
+            const kept: KeptAnswer = { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body }
+            expect(await ledger.settle(null, line(id, T0, 0, 200), { claim, answer: kept })).toEqual({ ok: true, charged: 0 })
+            return kept
+          }),
+        )
+        ledger = await h.reopen()
+        for (const [n, answer] of kept.entries()) expect(await ledger.claimKey(use(id, `bytes-${n}`, T0 + 1))).toEqual({ state: 'answered', answer })
+      })
+
       it('racing claims of one key: exactly one runs', async () => {
         const id = await custom(10)
         const found = await Promise.all(Array.from({ length: 8 }, (_, i) => ledger.claimKey(use(id, 'race', T0 + i))))

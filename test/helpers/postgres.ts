@@ -34,12 +34,13 @@ export function postgresAvailable(): Promise<boolean> {
 }
 
 /** A fresh empty database; returns its URL and a function that drops it. */
-export async function createTestDatabase(prefix = 'pronet_t'): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createTestDatabase(prefix = 'pronet_t', opts: { encoding?: 'SQL_ASCII' | 'LATIN1' } = {}): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`
   const admin = new pg.Client({ connectionString: ADMIN_URL })
   await admin.connect()
   try {
-    await admin.query(`CREATE DATABASE ${name}`)
+    // Another encoding than the cluster's needs the template without any: template0 (and C collation).
+    await admin.query(`CREATE DATABASE ${name}${opts.encoding ? ` ENCODING '${opts.encoding}' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'` : ''}`)
   } finally {
     await admin.end()
   }

@@ -2,14 +2,17 @@
  * The writes of the PostgreSQL ledger's batches (pg-ledger-batch-sql.ts): the usage rows of every
  * batch, billing or usage-only, are written in one order, whatever order the groups came in, so two
  * batches that update the same rows lock them in the same order; so are the answers kept under
- * Idempotency-Keys, in the order claims of keys lock them.
+ * Idempotency-Keys, in the order claims of keys lock them. Their bodies go as text where that is
+ * exact, else in base64.
  */
 import { describe, expect, it } from 'vitest'
 import { batchSql } from '../../src/adapters/postgres/pg-ledger-batch-sql.ts'
+import { keepAnswersSql, type AnswerBodies } from '../../src/adapters/postgres/pg-ledger-keys.ts'
 import type { AnswerToKeep, UsageLine } from '../../src/ports/ledger.ts'
 
 const T0 = Date.UTC(2027, 4, 3, 9)
 const line = (accountId: string, endpoint: string, status: number, n: number): UsageLine => ({ accountId, at: T0, endpoint, status, credits: 0, requestId: `r${n}` })
+const TEXT: AnswerBodies = { text: true, deciding: () => undefined }
 const group = (l: UsageLine) => ({ accountId: l.accountId, mutations: [], lines: [l], billed: [{ line: l }] })
 
 describe('batch writes', () => {
@@ -22,7 +25,7 @@ describe('batch writes', () => {
       line('acc_a', '/api/v1/profile', 402, 5),
       line('acc_b', '/api/v1/profile', 429, 6),
     ]
-    const usage = batchSql(lines.map(group)).find((s) => s.startsWith('SELECT pronet_add_usage('))
+    const usage = batchSql(lines.map(group), TEXT).find((s) => s.startsWith('SELECT pronet_add_usage('))
     expect(usage).toBe(
       'SELECT pronet_add_usage(' +
         "ARRAY['acc_a', 'acc_a', 'acc_a', 'acc_b', 'acc_b']::text[], ARRAY['2027-05-03', '2027-05-03', '2027-05-03', '2027-05-03', '2027-05-03']::text[], " +
@@ -46,10 +49,30 @@ describe('batch writes', () => {
       const l = line(accountId, '/api/v1/profile', 200, n)
       return { accountId, mutations: [], lines: [l], billed: [{ line: l, keep: keep(accountId, key) }] }
     })
-    const statements = batchSql(groups).filter((s) => s.startsWith('SELECT pronet_keep_answers('))
+    const statements = batchSql(groups, TEXT).filter((s) => s.startsWith('SELECT pronet_keep_answers('))
     expect(statements).toHaveLength(1)
     const [accounts, keys] = [...(statements[0] as string).matchAll(/ARRAY\[([^\]]*)\]::text\[\]/g)].map((m) => m[1]!.split(', ').map((x) => x.slice(1, -1)))
     const order = accounts!.map((a, i) => `${a}/${keys![i]}`)
     expect(order).toEqual(['acc_a/k10', 'acc_a/k9', 'acc_b/k0', 'acc_b/k1'])
+  })
+
+  it('write a body as its own text when it is valid UTF-8 without a NUL, and in base64 otherwise', () => {
+    const json = Buffer.from(JSON.stringify({ name: "Zoë O'Neil", about: 'line\nbreak "quoted" \\ 🚀' }))
+    const bodies = [json, Buffer.from([0x7b, 0x00, 0x7d]), Buffer.from([0xff, 0xfe, 0x41]), Buffer.alloc(0)]
+    const kept = bodies.map((body, n) => ({
+      accountId: 'acc_a',
+      requestId: `r${n}`,
+      keep: { claim: { accountId: 'acc_a', key: `k${n}`, fingerprint: 'f', token: `t${n}`, at: T0 }, answer: { status: 200, headers: {}, body } },
+    }))
+    const sql = keepAnswersSql(kept, TEXT)
+    const arrays = (s: string) => s.slice(s.lastIndexOf('ARRAY[', s.lastIndexOf('ARRAY[') - 1))
+    expect(arrays(sql)).toBe(
+      `ARRAY[ E'${json.toString('utf8').replaceAll("'", "''").replaceAll('\\', '\\\\')}', 'ewB9', '//5B', '']::text[], ` +
+        "ARRAY['utf8', 'base64', 'base64', 'utf8']::text[])",
+    )
+    // Until the database's encodings are known to be UTF-8, every body goes in base64.
+    expect(arrays(keepAnswersSql(kept, { text: false, deciding: () => undefined }))).toBe(
+      `ARRAY['${json.toString('base64')}', 'ewB9', '//5B', '']::text[], ARRAY['base64', 'base64', 'base64', 'base64']::text[])`,
+    )
   })
 })

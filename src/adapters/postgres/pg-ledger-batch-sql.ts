@@ -7,7 +7,7 @@
  */
 import type { Mutation } from '../../domain/billing/billing-rules.ts'
 import type { UsageLine } from '../../ports/ledger.ts'
-import { keepAnswersSql } from './pg-ledger-keys.ts'
+import { keepAnswersSql, type AnswerBodies } from './pg-ledger-keys.ts'
 import { addUsage, inline, writeSql, type UsageAggregate } from './pg-ledger-statements.ts'
 import type { AnswerToKeep } from '../../ports/ledger.ts'
 
@@ -40,8 +40,8 @@ function callWith<T>(fn: string, rows: readonly T[], columns: readonly ((row: T)
   return inline(fn, columns.map((column) => rows.map(column) as string[] | number[]))
 }
 
-/** The writes of one group or several, each kind of row in one statement for all of them. */
-export function batchSql(groups: readonly GroupWrites[]): string[] {
+/** The writes of one group or several, each kind of row in one statement for all of them; `bodies` says how kept answers are written. */
+export function batchSql(groups: readonly GroupWrites[], bodies: AnswerBodies): string[] {
   const statements: string[] = []
   const debits: { accountId: string; d: Extract<Mutation, { type: 'debit' }> }[] = []
   for (const g of groups) {
@@ -65,7 +65,7 @@ export function batchSql(groups: readonly GroupWrites[]): string[] {
   const settled = groups.flatMap((g) => g.billed.map((b) => b.line))
   if (settled.length > 0) statements.push(callWith(RECORD_SETTLED, settled, [(l) => l.requestId, (l) => l.accountId, (l) => l.at, (l) => l.credits]))
   const kept = groups.flatMap((g) => g.billed.flatMap((b) => (b.keep ? [{ accountId: g.accountId, keep: b.keep, requestId: b.line.requestId }] : [])))
-  if (kept.length > 0) statements.push(keepAnswersSql(kept))
+  if (kept.length > 0) statements.push(keepAnswersSql(kept, bodies))
   for (const g of groups) if (g.sweep) statements.push(g.sweep)
   const holds = groups.flatMap((g): [string, string, number, number][] => (g.holdsRow ? [[g.accountId, ...g.holdsRow]] : []))
   if (holds.length > 0) statements.push(callWith(WRITE_NODE_HOLDS, holds, [(r) => r[0], (r) => r[1], (r) => r[2], (r) => r[3]]))

@@ -13,6 +13,7 @@ import type { LocalHolds, OtherHolds } from './pg-ledger-local-holds.ts'
 import type { HeldCall, NodeHolds } from './pg-ledger-node-holds.ts'
 import { inline, num, SELECT_SETTLED, toState, type StateRow } from './pg-ledger-statements.ts'
 import { batchSql, type GroupWrites } from './pg-ledger-batch-sql.ts'
+import type { AnswerBodies } from './pg-ledger-keys.ts'
 import { beginLockedAll, beginLockedBatch, commit } from './pg-ledger-transactions.ts'
 
 /** After the locks: each account's state and the other nodes' holds on it, by a function that keeps its plan (migration 015). */
@@ -60,6 +61,8 @@ export interface GroupRules {
   now: () => number
   /** Told the state each batch leaves, so holds can be granted from it in memory for a while. */
   local?: LocalHolds | undefined
+  /** How the answers kept under keys are written. */
+  bodies: AnswerBodies
 }
 
 export interface GroupRun {
@@ -220,7 +223,7 @@ export async function groupTransaction(c: pg.PoolClient, run: GroupRun): Promise
   try {
     const decision = decideGroup(run, readRows(run.progress, results))
     run.progress.commitSent = true
-    await commit(c, batchSql([decision.writes]))
+    await commit(c, batchSql([decision.writes], run.rules.bodies))
     decision.applied()
     return decision.outcomes
   } finally {
@@ -244,7 +247,7 @@ export async function batchTransaction(c: pg.PoolClient, runs: readonly GroupRun
   try {
     const decided = new Map<GroupRun, Decision>(runs.map((run) => [run, decideGroup(run, rows.get(run.accountId) as StateRow)]))
     for (const run of runs) run.progress.commitSent = true
-    await commit(c, batchSql([...decided.values()].map((d) => d.writes)))
+    await commit(c, batchSql([...decided.values()].map((d) => d.writes), rules.bodies))
     for (const d of decided.values()) d.applied()
     return runs.map((r) => decided.get(r)!.outcomes)
   } finally {

@@ -16,6 +16,7 @@ import type { AnswerToKeep, SettleResult, UsageLine } from '../../ports/ledger.t
 import { batchSql } from './pg-ledger-batch-sql.ts'
 import { isPgUnavailable } from './pg-errors.ts'
 import type { TransactionRunner } from './pg-ledger-transactions.ts'
+import type { AnswerBodies } from './pg-ledger-keys.ts'
 import { createWriteQueue } from './pg-write-queue.ts'
 
 export interface FreeLinesOptions {
@@ -30,6 +31,8 @@ export interface FreeLinesOptions {
   observeCommit?(lines: number, seconds: number): void
   /** Lines in one batch at most. */
   maxLines?: number
+  /** How the answers kept under keys are written. */
+  bodies: AnswerBodies
 }
 
 export interface FreeLines {
@@ -50,7 +53,10 @@ export function createFreeLines(opts: FreeLinesOptions): FreeLines {
   const settleWith = (w: Waiting, settled: Promise<SettleResult>): void => void settled.then(w.resolve, w.reject)
 
   async function write(batch: readonly Waiting[]): Promise<void> {
-    const sql = batchSql(batch.map((w) => ({ accountId: w.line.accountId, mutations: [], lines: [w.line], billed: [{ line: w.line, keep: w.keep }] })))
+    const sql = batchSql(
+      batch.map((w) => ({ accountId: w.line.accountId, mutations: [], lines: [w.line], billed: [{ line: w.line, keep: w.keep }] })),
+      opts.bodies,
+    )
     const started = performance.now()
     let sent = false
     try {

@@ -59,7 +59,7 @@ export async function guardedTransaction(c: pg.PoolClient, runs: readonly GroupR
     'BEGIN',
     inline(LOCK_ACCOUNTS, [ids]),
     ...decided.map((d) => guardSql(d.view.state)),
-    ...batchSql(decided.map((d) => d.decision.writes)),
+    ...batchSql(decided.map((d) => d.decision.writes), (runs[0] as GroupRun).rules.bodies),
     'COMMIT',
   ]
   for (const run of runs) run.progress.commitSent = true

@@ -11,6 +11,7 @@
  * Claims and releases go to the database in batches (pg-write-queue.ts), so a client that sends a key
  * with every call costs it a share of one transaction per batch, not one transaction per call.
  */
+import { isUtf8 } from 'node:buffer'
 import { randomBytes } from 'node:crypto'
 import { KEY_LEASE_MS, KEY_RETENTION_MS, type AnswerToKeep, type KeyClaim, type KeyState, type KeyUse } from '../../ports/ledger.ts'
 import type { PgPool } from './database.ts'
@@ -24,9 +25,9 @@ export const KEY_RENEW_MS = 10_000
 /** Rounds of claim-then-read a claim makes when rows come and go under it, before it says "running". */
 const CLAIM_ROUNDS = 5
 
-/** Answers kept under their keys (migration 016). */
+/** Answers kept under their keys (migration 017), each body in the encoding named beside it. */
 const KEEP_ANSWERS =
-  'SELECT pronet_keep_answers($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::int[], $8::text[], $9::text[])'
+  'SELECT pronet_keep_answers($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::int[], $8::text[], $9::text[], $10::text[])'
 
 /** The claims and releases of a batch, in order (migration 016): a row per claim. */
 const KEY_OPS =
@@ -65,13 +66,62 @@ export interface KeptByCall {
 }
 
 /**
- * The statement that keeps answers under their keys, replacing the claims, for the settles' own
- * transaction, in the order claims lock keys (byAccountKey). Bodies travel in base64, the shortest
- * of PostgreSQL's text forms of bytes: the server's parser reads every character of a literal.
+ * How kept answers' bodies are written into statements. As text where the database's encodings are
+ * UTF-8: the server reads every character of a literal, and a JSON answer's own text is a quarter
+ * shorter than its base64 and needs no decoding. Else, and for a body that is not valid UTF-8 or holds
+ * a NUL (which a text value cannot), in base64.
  */
-export function keepAnswersSql(kept: readonly KeptByCall[]): string {
+export interface AnswerBodies {
+  /** Whether a body may be sent as text: false until the database's encodings are known. */
+  readonly text: boolean
+  /**
+   * While `text` is not decided: a promise that settles once it is (the first call asks the
+   * database, so a node that keeps no answer never does). Undefined once decided.
+   */
+  deciding(): Promise<void> | undefined
+}
+
+/**
+ * The pool's database's encodings, read once: `text` once both the server's and the connections'
+ * are UTF-8. `forced` decides without asking (tests of either form).
+ */
+export function answerBodies(pool: PgPool, forced?: 'text' | 'base64'): AnswerBodies {
+  if (forced) return { text: forced === 'text', deciding: () => undefined }
+  let reading: Promise<void> | undefined
+  let decided = false
+  const bodies = {
+    text: false,
+    deciding(): Promise<void> | undefined {
+      if (decided) return undefined
+      reading ??= pool
+        .query<{ server: string; client: string }>("SELECT current_setting('server_encoding') AS server, current_setting('client_encoding') AS client")
+        .then(({ rows: [row] }) => {
+          bodies.text = row?.server === 'UTF8' && row.client === 'UTF8'
+        })
+        // Unknown (the database out of reach): base64, which is always exact.
+        .catch(() => {})
+        .finally(() => {
+          decided = true
+        })
+      return reading
+    },
+  }
+  return bodies
+}
+
+/** A body's text and its encoding's name, as pronet_keep_answers reads them. */
+function bodyText(body: Buffer, bodies: AnswerBodies): [string, 'utf8' | 'base64'] {
+  return bodies.text && !body.includes(0) && isUtf8(body) ? [body.toString('utf8'), 'utf8'] : [body.toString('base64'), 'base64']
+}
+
+/**
+ * The statement that keeps answers under their keys, replacing the claims, for the settles' own
+ * transaction, in the order claims lock keys (byAccountKey).
+ */
+export function keepAnswersSql(kept: readonly KeptByCall[], bodies: AnswerBodies): string {
   const rows = [...kept].sort((a, b) => byAccountKey(a.accountId, a.keep.claim.key, b.accountId, b.keep.claim.key))
   const column = <T extends string | number>(f: (k: KeptByCall) => T): T[] => rows.map(f)
+  const texts = rows.map((k) => bodyText(k.keep.answer.body, bodies))
   return inline(KEEP_ANSWERS, [
     column((k) => k.accountId),
     column((k) => k.keep.claim.key),
@@ -81,7 +131,8 @@ export function keepAnswersSql(kept: readonly KeptByCall[]): string {
     column((k) => k.requestId),
     column((k) => k.keep.answer.status),
     column((k) => JSON.stringify(k.keep.answer.headers)),
-    column((k) => k.keep.answer.body.toString('base64')),
+    texts.map(([text]) => text),
+    texts.map(([, encoding]) => encoding),
   ])
 }
 

@@ -141,7 +141,7 @@ export function createRecovery({ runner, rules, settleDeadlineMs, runTimeoutMs, 
 
   /** A usage-only line's writes (with the answer it keeps), and the row that records it. */
   function freeWrites(line: UsageLine, keep?: AnswerToKeep): { writes: string[]; record: string } {
-    const kept = keep ? [keepAnswersSql([{ accountId: line.accountId, keep, requestId: line.requestId }])] : []
+    const kept = keep ? [keepAnswersSql([{ accountId: line.accountId, keep, requestId: line.requestId }], rules.bodies)] : []
     return { writes: [...writeSql(line.accountId, [], [line]), ...kept], record: recordSettled([{ line }]) }
   }
 

@@ -39,7 +39,7 @@ import { createBatcher } from './pg-ledger-batcher.ts'
 import { createLocalHolds } from './pg-ledger-local-holds.ts'
 import { createNodeHolds } from './pg-ledger-node-holds.ts'
 import { createInDoubtCheck } from './pg-ledger-in-doubt.ts'
-import { createPgKeyClaims, KEY_RENEW_MS } from './pg-ledger-keys.ts'
+import { answerBodies, createPgKeyClaims, KEY_RENEW_MS } from './pg-ledger-keys.ts'
 import { startPruning } from './pg-ledger-pruning.ts'
 import { createFreeLines } from './pg-ledger-free-lines.ts'
 import { createRecovery } from './pg-ledger-recovery.ts'
@@ -122,6 +122,11 @@ export interface PgLedgerOptions {
    */
   localViews?: boolean
   /**
+   * How the bodies of answers kept under keys are written (default: as text where the database's
+   * encodings are UTF-8, else base64; see answerBodies). Set, to test either form.
+   */
+  answerBodies?: 'text' | 'base64'
+  /**
    * The requests' clock now. A hold then counts from when it is granted, not from when its request
    * arrived: a call that waited (behind an earlier call with its Idempotency-Key, say) is not held
    * for less than a lifetime. Absent: from the request's arrival.
@@ -179,7 +184,7 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
   const inDoubt = createInDoubtCheck({ runner, logger, registry: opts.registry, inDoubtCheckMs, retentionMs, isClosed })
   const now = opts.now ?? (() => Number.NEGATIVE_INFINITY)
   const local = opts.localViews === false ? undefined : createLocalHolds({ holds, newHoldId, now, registry: opts.registry })
-  const rules = { newLotId: opts.newLotId, newHoldId, holds, now, local }
+  const rules = { newLotId: opts.newLotId, newHoldId, holds, now, local, bodies: answerBodies(pool, opts.answerBodies) }
   const recovery = createRecovery({ runner, rules, settleDeadlineMs, runTimeoutMs, inDoubt })
   // Observed once per group transaction, never per request; the same series as the embedded ledger's.
   const commitSeconds = metric(opts.registry, 'pronet_ledger_commit_seconds', () =>
@@ -217,6 +222,7 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
     recover: (line, keep, sent, error) => recovery.retryFree(line, keep, sent, error),
     observeCommit,
     maxLines: opts.batchMaxRequests,
+    bodies: rules.bodies,
   })
   const pruning = startPruning({ pool, retentionMs, pruneEveryMs, logger, isClosed })
   const keys = createPgKeyClaims({ pool, leaseMs: opts.keyLeaseMs ?? KEY_LEASE_MS, renewMs: opts.keyRenewMs ?? KEY_RENEW_MS, logger, maxBatch: opts.batchMaxRequests })
@@ -282,6 +288,9 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
           checkInteger(keep.claim.at, 'the instant of a key claim')
           checkInteger(keep.answer.status, 'the status of a kept answer')
           if (keep.claim.accountId !== line.accountId) throw new Error('the key claim and the usage line name different accounts')
+          // The first answers kept wait for the database's encodings to be read (once).
+          const deciding = rules.bodies.deciding()
+          if (deciding) await deciding
         }
         if (!hold) return answered(freeLines.submit(line, keep), keep)
         const id = hold.id
