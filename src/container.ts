@@ -156,6 +156,8 @@ export interface ContainerOverrides {
   notice?: (line: string) => void
   /** Log lines go to stderr instead of stdout (the CLI: a Redis it cannot reach must not log into --json output). */
   logToStderr?: boolean
+  /** How long the rate limiter waits for Redis before it answers from this node's share (default: the limiter's own). */
+  redisReplyTimeoutMs?: number
 }
 
 /**
@@ -400,6 +402,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
         logger,
         registry: metrics,
         clock: testClock || overrides.clock ? 'caller' : 'redis',
+        ...(overrides.redisReplyTimeoutMs === undefined ? {} : { commandTimeoutMs: overrides.redisReplyTimeoutMs }),
       })
     : createMemoryRateLimiter()
   const sleep = overrides.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
