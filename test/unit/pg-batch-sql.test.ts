@@ -7,7 +7,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { batchSql } from '../../src/adapters/postgres/pg-ledger-batch-sql.ts'
-import { keepAnswersSql, type AnswerBodies } from '../../src/adapters/postgres/pg-ledger-keys.ts'
+import type { PgPool } from '../../src/adapters/postgres/database.ts'
+import { answerBodies, keepAnswersSql, type AnswerBodies } from '../../src/adapters/postgres/pg-ledger-keys.ts'
 import type { AnswerToKeep, UsageLine } from '../../src/ports/ledger.ts'
 
 const T0 = Date.UTC(2027, 4, 3, 9)
@@ -74,5 +75,24 @@ describe('batch writes', () => {
     expect(arrays(keepAnswersSql(kept, { text: false, deciding: () => undefined }))).toBe(
       `ARRAY['${json.toString('base64')}', 'ewB9', '//5B', '']::text[], ARRAY['base64', 'base64', 'base64', 'base64']::text[])`,
     )
+  })
+
+  it('ask the database for its encodings once; after a failure, base64 meanwhile and the next answer asks again', async () => {
+    const answers: (() => { rows: { server: string; client: string }[] })[] = [
+      () => {
+        throw new Error('connect ECONNREFUSED')
+      },
+      () => ({ rows: [{ server: 'UTF8', client: 'UTF8' }] }),
+    ]
+    let asked = 0
+    const pool = { query: async () => (answers[asked++] as () => { rows: { server: string; client: string }[] })() } as unknown as PgPool
+    const bodies = answerBodies(pool)
+    expect(asked).toBe(0)
+    await bodies.deciding()
+    expect([asked, bodies.text]).toEqual([1, false])
+    await bodies.deciding()
+    expect([asked, bodies.text]).toEqual([2, true])
+    expect(bodies.deciding()).toBeUndefined()
+    expect(asked).toBe(2)
   })
 })

@@ -75,8 +75,8 @@ export interface AnswerBodies {
   /** Whether a body may be sent as text: false until the database's encodings are known. */
   readonly text: boolean
   /**
-   * While `text` is not decided: a promise that settles once it is (the first call asks the
-   * database, so a node that keeps no answer never does). Undefined once decided.
+   * While `text` is not decided: a promise that settles once the database has been asked (the first
+   * call asks, so a node that keeps no answer never does). Undefined once decided.
    */
   deciding(): Promise<void> | undefined
 }
@@ -95,14 +95,17 @@ export function answerBodies(pool: PgPool, forced?: 'text' | 'base64'): AnswerBo
       if (decided) return undefined
       reading ??= pool
         .query<{ server: string; client: string }>("SELECT current_setting('server_encoding') AS server, current_setting('client_encoding') AS client")
-        .then(({ rows: [row] }) => {
-          bodies.text = row?.server === 'UTF8' && row.client === 'UTF8'
-        })
-        // Unknown (the database out of reach): base64, which is always exact.
-        .catch(() => {})
-        .finally(() => {
-          decided = true
-        })
+        .then(
+          ({ rows: [row] }) => {
+            bodies.text = row?.server === 'UTF8' && row.client === 'UTF8'
+            decided = true
+          },
+          // Unknown (the database out of reach): base64 meanwhile, which is always exact, and the
+          // next answer kept asks again.
+          () => {
+            reading = undefined
+          },
+        )
       return reading
     },
   }
