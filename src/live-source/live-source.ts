@@ -179,10 +179,19 @@ export function createLiveSource(deps: LiveSourceDeps): LiveSource {
     return row ? keptFrom(call, row.status, row.body.toString('utf8'), row.fetchedAt) : undefined
   }
 
-  /** One fetch for all the nodes: the lock's holder fetches, the others wait for its answer. */
-  async function fetchOnce(call: LiveCall, startedAt: number): Promise<Kept> {
+  /**
+   * One fetch for all the nodes: the lock's holder fetches, the others wait for its answer. `seen`
+   * is the kept answer this call found too old (or none): an answer kept since then that is fresh
+   * enough for the call will do, though it was fetched just before the call began. Its node may
+   * still have been writing it when the call looked; fetching again would cost the upstream a
+   * second call for the same answer.
+   */
+  async function fetchOnce(call: LiveCall, startedAt: number, seen: Kept | undefined): Promise<Kept> {
     if (!locks || !answers) return fetchAndKeep(call)
     const key = keyOf(call.name)
+    const serves = (done: Kept | undefined): done is Kept =>
+      done !== undefined &&
+      (done.fetchedAt >= startedAt || (done.fetchedAt > (seen?.fetchedAt ?? Number.NEGATIVE_INFINITY) && ageMs(done, clock.now()) <= freshFor(call, done)))
     const deadline = startedAt + deps.maxWaitMs + config.timeoutMs
     let waited = false
     for (;;) {
@@ -197,7 +206,7 @@ export function createLiveSource(deps: LiveSourceDeps): LiveSource {
         try {
           // Another node may have finished between our miss and our lock.
           const done = await readKept(call, key)
-          if (done && done.fetchedAt >= startedAt) return remember(call.name, done)
+          if (serves(done)) return remember(call.name, done)
           return await fetchAndKeep(call)
         } catch (e) {
           if (e instanceof ApiError) await locks.noteFailure(key, encodeFailure(e), FAILURE_SHARED_MS).catch(() => undefined)
@@ -212,7 +221,7 @@ export function createLiveSource(deps: LiveSourceDeps): LiveSource {
         if (clock.now() >= deadline) throw new ApiError('UPSTREAM_TIMEOUT', 'The live data source did not answer in time; nothing was charged.')
         await deps.sleep(POLL_MS)
         const done = await readKept(call, key)
-        if (done && done.fetchedAt >= startedAt) return remember(call.name, done)
+        if (serves(done)) return remember(call.name, done)
         let failed: string | undefined
         let held: boolean
         try {
@@ -245,7 +254,7 @@ export function createLiveSource(deps: LiveSourceDeps): LiveSource {
       const stale = kept
       try {
         const started = flights.stats().started
-        const flight = flights.run(call.name, () => fetchOnce(call, startedAt))
+        const flight = flights.run(call.name, () => fetchOnce(call, startedAt, stale))
         // run() starts a new flight at once or joins the one under way.
         if (flights.stats().started === started) metrics.coalesced('node')
         return result(await flight, 'upstream', clock.now())

@@ -189,6 +189,33 @@ describe('live source', () => {
     expect(up.calls).toBe(2)
   })
 
+  it("a call that begins while the other node is still writing the answer it fetched waits for it, and does not fetch again", async () => {
+    const w = world()
+    const up = upstream()
+    // Node A's writes of kept answers wait until the test lets them through.
+    let letWrite: () => void = () => undefined
+    const writing = new Promise<void>((r) => (letWrite = r))
+    const slowWrites: LiveAnswerStore = { ...w.answers, put: async (row) => (await writing, w.answers.put(row)) }
+    const a = w.node({ answers: slowWrites, locks: w.locks })
+    const b = w.node({ locks: w.locks })
+    const fromA = answered(a.source, call(up))
+    await settle()
+    up.answerAll(profile('Ada'))
+    await settle()
+    // A has its answer (fetched now) and holds the lock while it writes it; B begins a moment later
+    // and finds nothing kept yet.
+    w.clock.advance(10)
+    const fromB = answered(b.source, call(up))
+    await settle()
+    letWrite()
+    expect(await fromA).toMatchObject({ source: 'upstream', body: '{"name":"Ada"}' })
+    // Had B fetched again, it would be waiting for the upstream: the race then ends on the count.
+    const got = await Promise.race([fromB, settle().then(() => settle()).then(() => up.calls)])
+    expect(up.calls).toBe(1)
+    expect(got).toMatchObject({ source: 'upstream', body: '{"name":"Ada"}' })
+    expect(b.metrics.snapshot().coalesced.cluster).toBe(1)
+  })
+
   it('serves a kept answer as stale while the upstream fails, only as far past its freshness as allowed', async () => {
     for (const serveStaleS of [0, 100]) {
       const w = world({ serveStaleS })
