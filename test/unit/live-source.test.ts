@@ -189,10 +189,13 @@ describe('live source', () => {
     expect(up.calls).toBe(2)
   })
 
-  it("a call that begins while the other node is still writing the answer it fetched waits for it, and does not fetch again", async () => {
+  /**
+   * Node A has its answer (fetched at T0) and holds the lock while it writes it; node B's call, with
+   * `cacheControl`, begins 10 ms later and finds nothing kept yet. Then A's write goes through.
+   */
+  async function behindAWrite(cacheControl?: string) {
     const w = world()
     const up = upstream()
-    // Node A's writes of kept answers wait until the test lets them through.
     let letWrite: () => void = () => undefined
     const writing = new Promise<void>((r) => (letWrite = r))
     const slowWrites: LiveAnswerStore = { ...w.answers, put: async (row) => (await writing, w.answers.put(row)) }
@@ -202,18 +205,28 @@ describe('live source', () => {
     await settle()
     up.answerAll(profile('Ada'))
     await settle()
-    // A has its answer (fetched now) and holds the lock while it writes it; B begins a moment later
-    // and finds nothing kept yet.
     w.clock.advance(10)
-    const fromB = answered(b.source, call(up))
+    const fromB = answered(b.source, call(up, cacheControl))
     await settle()
     letWrite()
     expect(await fromA).toMatchObject({ source: 'upstream', body: '{"name":"Ada"}' })
     // Had B fetched again, it would be waiting for the upstream: the race then ends on the count.
     const got = await Promise.race([fromB, settle().then(() => settle()).then(() => up.calls)])
+    return { up, b, fromB, got }
+  }
+
+  it("a call that begins while the other node is still writing the answer it fetched waits for it, and does not fetch again", async () => {
+    const { up, b, got } = await behindAWrite()
     expect(up.calls).toBe(1)
     expect(got).toMatchObject({ source: 'upstream', body: '{"name":"Ada"}' })
     expect(b.metrics.snapshot().coalesced.cluster).toBe(1)
+  })
+
+  it('the same call with Cache-Control: no-cache takes only an answer fetched after it began: it fetches again', async () => {
+    const { up, fromB } = await behindAWrite('no-cache')
+    expect(up.calls).toBe(2)
+    up.answerAll(profile('Ada Lovelace'))
+    expect(await fromB).toMatchObject({ source: 'upstream', body: '{"name":"Ada Lovelace"}' })
   })
 
   it('serves a kept answer as stale while the upstream fails, only as far past its freshness as allowed', async () => {
