@@ -47,7 +47,7 @@ import pg from 'pg'
 import { loadConfig } from '../src/config/config.ts'
 import { createContainer } from '../src/container.ts'
 import { seedSynthetic } from '../src/seed.ts'
-import { runWrk, runWrkAsync, startServerProcess, wrkFigures } from './bench-helpers.ts'
+import { runWrk, runWrkAsync, startScriptNodeFlags, startServerProcess, wrkFigures } from './bench-helpers.ts'
 import { measure, processesNamed, type CpuAccount } from './cpu-accounts.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
@@ -61,6 +61,8 @@ const ADMIN_URL = process.env.PRONET_BENCH_DATABASE_URL ?? 'postgres://postgres@
 const REDIS_URL = process.env.PRONET_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const ADMIN = 'scale-out-bench'
 const MAIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'main.js')
+/** The project's root (this file runs from dist/bench/): its package.json says how `npm start` runs Node. */
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
 interface Node {
   name: string
@@ -82,7 +84,8 @@ async function newAccount(port: number, rpsLimit: number): Promise<{ key: string
 }
 
 async function startNode(name: string, env: Record<string, string>, key?: { key: string; accountId: string }): Promise<Node> {
-  const flags = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROF)}`, `--cpu-prof-name=${name.replace(/\W+/g, '-')}.cpuprofile`] : []
+  // Every node runs with the Node flags `npm start` gives the server, as operators run it.
+  const flags = [...startScriptNodeFlags(ROOT), ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROF)}`, `--cpu-prof-name=${name.replace(/\W+/g, '-')}.cpuprofile`] : [])]
   const { child, port } = await startServerProcess(MAIN, { PORT: '0', HOST: '127.0.0.1', PRONET_SEED: 'none', PRONET_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn', ...env }, flags).catch(
     (e: Error) => {
       throw new Error(`${name}: ${e.message}`)
@@ -251,7 +254,7 @@ async function main(): Promise<void> {
         }
       }
     }
-    console.log(`pronet scale-out benchmark: GET /api/v1/profile metered, ${PROFILES}-profile network, wrk -t1 -c${CONNECTIONS} (x3: three of -c${Math.round(CONNECTIONS / 3)}), ${SECONDS} s × ${ROUNDS} rounds`)
+    console.log(`pronet scale-out benchmark: GET /api/v1/profile metered, ${PROFILES}-profile network, wrk -t1 -c${CONNECTIONS} (x3: three of -c${Math.round(CONNECTIONS / 3)}), ${SECONDS} s × ${ROUNDS} rounds; nodes' Node flags (npm start's): ${startScriptNodeFlags(ROOT).join(' ') || 'none'}`)
     if (small) console.log(`  seeding the small network: PostgreSQL ${small.postgres.toFixed(1)} s, SQLite ${small.sqlite.toFixed(1)} s`)
     const base = median(rps.get('sqlite')!)
     const onePg = median(rps.get('postgres+redis')!)
