@@ -153,13 +153,15 @@ describe('CLI: pronet orders', () => {
     const b = (await service.placeOrder({ accountId, userId: 'usr_1', credits: 200_000 })).order
     expect(JSON.parse((await run('orders', 'list', '--json'))[0]!)).toEqual((await app.inject({ url: '/admin/v1/orders', headers: auth })).json())
     expect((await run('orders', 'list', '--status', 'pending'))[0]).toContain(a.id)
+    const c = (await service.placeOrder({ accountId, userId: 'usr_1', credits: 50_000 })).order
     const approved = JSON.parse((await run('orders', 'approve', a.id, '--json'))[0]!)
     expect(approved).toMatchObject({ id: a.id, status: 'paid' })
-    expect((await run('orders', 'approve', a.id))[0]).toMatch(/^order .* paid: 50,000 credits granted/)
+    expect((await run('orders', 'approve', a.id))[0]).toBe(`order ${a.id} was paid already: its 50,000 credits are granted to ${accountId} once, nothing more now`)
+    expect((await run('orders', 'approve', c.id))[0]).toBe(`order ${c.id} paid: 50,000 credits granted to ${accountId}`)
     expect(JSON.parse((await run('orders', 'reject', b.id, '--note', 'duplicate', '--json'))[0]!)).toMatchObject({ id: b.id, status: 'rejected' })
     expect((await service.show(b.id)).history.at(-1)).toMatchObject({ actor: 'operator (CLI)', note: 'duplicate' })
     expect(await run('orders', 'list', '--status', 'paid', '--limit', '5')).toHaveLength(1)
-    expect(await grants()).toHaveLength(1)
+    expect(await grants()).toHaveLength(2)
     await expect(run('orders', 'list', '--status', 'bogus')).rejects.toBeInstanceOf(CommanderError)
     await expect(run('orders', 'reject', b.id, '--note', '--json')).rejects.toThrow(/a value is missing/)
     await expect(run('orders', 'approve', 'ord_missing')).rejects.toMatchObject({ code: 'NOT_FOUND' })
