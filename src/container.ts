@@ -59,7 +59,7 @@ import { paymentProviderFor } from './payments/payment-provider-for.ts'
 import { createSqliteIdentityStore } from './adapters/sqlite/sqlite-identity-store.ts'
 import { createPgIdentityStore } from './adapters/postgres/pg-identity-store.ts'
 import { createIdentityService, type IdentityService } from './identity/identity.service.ts'
-import { createMailer } from './identity/mailer.ts'
+import { createMailer, type Mailer } from './identity/mailer.ts'
 import type { Clock } from './ports/clock.ts'
 import type { ContentStore } from './ports/content-store.ts'
 import type { StoreSettings } from './ports/store-settings.ts'
@@ -158,6 +158,8 @@ export interface ContainerOverrides {
   logToStderr?: boolean
   /** How long the rate limiter waits for Redis before it answers from this node's share (default: the limiter's own). */
   redisReplyTimeoutMs?: number
+  /** Where the console's mail goes instead of SMTP or the log (tests read the links from it). */
+  mailer?: Mailer
 }
 
 /**
@@ -433,7 +435,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     accounts,
     clock,
     randomBytes,
-    mailer: createMailer({ smtpUrl: config.smtpUrl, publicUrl: config.publicUrl, logger }),
+    mailer: overrides.mailer ?? createMailer({ smtpUrl: config.smtpUrl, publicUrl: config.publicUrl, logger }),
     publicUrl: config.publicUrl,
     signup: config.signup,
     adminToken: config.adminToken,

@@ -9,12 +9,20 @@ import { html } from './views/html.ts'
 import { page, type Notice } from './views/layout.ts'
 import { field, form, send } from './forms.ts'
 
+/** What a page says of a mailed link that no longer works (the API's wording names a parameter). */
+const DEAD_LINK = 'This link is not valid, was used already or has expired.'
+
 /** A refusal shown on the form it answers; anything else goes to the console's error page. */
-function refusal(e: unknown): { status: number; notice: Notice; headers: Record<string, string> } {
+function refusal(e: unknown): { status: number; notice: Notice; headers: Record<string, string>; deadLink: boolean } {
   if (!isApiError(e)) throw e
   const err = e as ApiError
-  return { status: err.status, notice: { kind: 'error', text: err.message }, headers: err.headers ?? {} }
+  const deadLink = err.code === 'INVALID_PARAMETER' && err.details?.parameter === 'token'
+  return { status: err.status, notice: { kind: 'error', text: deadLink ? DEAD_LINK : err.message }, headers: err.headers ?? {}, deadLink }
 }
+
+/** The page of a reset link that no longer works: no form to fill in, a way to a new link. */
+const deadResetLink = () =>
+  page({ title: 'Choose a new password', notice: { kind: 'error', text: DEAD_LINK }, body: messageBody('Ask for a new link to set your password.', { href: '/console/forgot', label: 'Ask for a new link' }) })
 
 export function registerAuthPages(app: FastifyInstance, deps: ConsoleDeps, o: { secure: boolean }): void {
   const { identity } = deps
@@ -126,8 +134,10 @@ export function registerAuthPages(app: FastifyInstance, deps: ConsoleDeps, o: { 
     return send(reply, 200, page({ title: 'Reset your password', body: forgotBody({ csrf: reply.generateCsrf(), sent: true }) }))
   })
 
+  // Looking at the link uses nothing: only the form's answer does.
   app.get('/reset', async (request, reply) => {
     const token = (request.query as { token?: string }).token ?? ''
+    if (!(await identity.resetLinkWorks(token))) return send(reply, 400, deadResetLink())
     return send(reply, 200, page({ title: 'Choose a new password', body: resetBody({ csrf: reply.generateCsrf(), token }) }))
   })
 
@@ -139,6 +149,7 @@ export function registerAuthPages(app: FastifyInstance, deps: ConsoleDeps, o: { 
       return reply.redirect('/console/sign-in?reset=done', 303)
     } catch (e) {
       const r = refusal(e)
+      if (r.deadLink) return send(reply, r.status, deadResetLink())
       return send(reply, r.status, page({ title: 'Choose a new password', notice: r.notice, body: resetBody({ csrf: reply.generateCsrf(), token: field(f, 'token') }) }))
     }
   })

@@ -447,6 +447,12 @@ export function createIdentityService(deps: IdentityDeps) {
       return { userId: user.id, sessionsEnded }
     },
 
+    /** Whether a reset link still works, without using it (the page that asks for the new password). */
+    async resetLinkWorks(token: string): Promise<boolean> {
+      const hash = tokenHash(token)
+      return hash !== undefined && (await store.findToken(hash, 'reset', clock.now())) !== undefined
+    },
+
     /** An owner invites an address to the account with a role; the link works once, for 7 days. */
     async invite(input: { accountId: string; email: string; role: Role; by: string }): Promise<{ email: string; role: Role; expiresAt: number }> {
       await mustBeOwner(input.accountId, input.by)

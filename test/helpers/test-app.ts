@@ -47,7 +47,7 @@ export async function makeTestApp(
     /** How the batch waits for rate units; default: it moves the manual clock at once. */
     sleep?: (ms: number, clock: ReturnType<typeof createManualClock>) => Promise<void>
     /** Container overrides beside the clock, store and sleep this helper sets. */
-    overrides?: Pick<ContainerOverrides, 'monotonic' | 'wrapSearchIndex' | 'searchWorkers' | 'searchObserver'>
+    overrides?: Pick<ContainerOverrides, 'monotonic' | 'wrapSearchIndex' | 'searchWorkers' | 'searchObserver' | 'mailer'>
     /**
      * On SQLite, keep the store in a temporary file instead of ':memory:', so that the test can read
      * what was stored (storedRows). PostgreSQL stores can always be read.

@@ -4,7 +4,7 @@
  * accounts' things answering 404; the pages' security headers and markup; the usage page's figures
  * against GET /api/v1/usage; secrets never in a URL.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { profileRecord } from '../helpers/ingest-fixtures.ts'
 import { ConsoleClient, keyIn } from '../helpers/console-client.ts'
 import { ADMIN_TOKEN, makeTestApp, type TestApp } from '../helpers/test-app.ts'
@@ -405,5 +405,52 @@ describe('pages', () => {
     const keys = await browser.get('/console/keys')
     const hrefs = [...keys.body.matchAll(/(?:href|action)="([^"]*)"/g)].map((m) => m[1] as string)
     for (const h of hrefs) expect(h).not.toMatch(/pk_|token=|session/)
+  })
+})
+
+describe('a password reset link', () => {
+  it('opens the form while it works; once used or unknown, the page says so and offers a new link', async () => {
+    const mails: { to: string; link: string }[] = []
+    const own = await makeTestApp({ nowMs: NOW, overrides: { mailer: { send: async (m) => void mails.push({ to: m.to, link: m.link }) } } })
+    try {
+      const browser = new ConsoleClient(own.app)
+      await browser.signUp('forgetful@example.com')
+      const visitor = new ConsoleClient(own.app)
+      await visitor.get('/console/forgot')
+      expect((await visitor.post('/console/forgot', { email: 'forgetful@example.com' })).statusCode).toBe(200)
+      await vi.waitFor(() => expect(mails.filter((m) => m.link.includes('/console/reset?token='))).toHaveLength(1))
+      const link = new URL(mails.find((m) => m.link.includes('/console/reset?token='))!.link)
+      const path = link.pathname + link.search
+      const token = link.searchParams.get('token')!
+
+      // Looking at the link twice uses nothing.
+      for (let i = 0; i < 2; i++) {
+        const form = await visitor.get(path)
+        expect(form.statusCode).toBe(200)
+        expect(form.body).toContain('name="password"')
+      }
+      const done = await visitor.post('/console/reset', { token, password: 'a new long password' })
+      expect(done.statusCode).toBe(303)
+      expect(done.headers.location).toBe('/console/sign-in?reset=done')
+      expect((await new ConsoleClient(own.app).signIn('forgetful@example.com', 'a new long password')).statusCode).toBe(303)
+
+      for (const url of [path, '/console/reset?token=x', '/console/reset']) {
+        const dead = await visitor.get(url)
+        expect(dead.statusCode, url).toBe(400)
+        expect(dead.body, url).toContain('This link is not valid, was used already or has expired.')
+        expect(dead.body, url).toContain('href="/console/forgot"')
+        expect(dead.body, url).not.toContain('name="password"')
+        expect(dead.body, url).not.toContain('Invalid parameter')
+      }
+      // The form sent again with the used link: the same page, and the password stays the new one.
+      await visitor.get('/console/forgot')
+      const again = await visitor.post('/console/reset', { token, password: 'yet another password' })
+      expect(again.statusCode).toBe(400)
+      expect(again.body).toContain('This link is not valid, was used already or has expired.')
+      expect(again.body).not.toContain('name="password"')
+      expect((await new ConsoleClient(own.app).signIn('forgetful@example.com', 'yet another password')).statusCode).toBe(401)
+    } finally {
+      await own.close()
+    }
   })
 })
