@@ -86,6 +86,11 @@ function parseUpstreamUrl(raw: string): string {
   if (url.search !== '' || url.hash !== '' || /[?#]/.test(raw)) {
     throw new Error('PRONET_UPSTREAM_URL must have no query or fragment (it is the base address the API paths are added to)')
   }
+  // The upstream is called with the operator's key in a header, never with the address's own
+  // credentials: an address carrying them would be served as if they were sent.
+  if (url.username !== '' || url.password !== '') {
+    throw new Error('PRONET_UPSTREAM_URL must carry no user name or password: they are not sent (the upstream is called with PRONET_UPSTREAM_KEY)')
+  }
   if (/\/api\/v1\/?$/i.test(url.pathname)) {
     throw new Error('PRONET_UPSTREAM_URL is the base address the API paths are added to: leave out /api/v1')
   }

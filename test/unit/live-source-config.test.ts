@@ -63,6 +63,15 @@ describe('live source settings', () => {
     expect(loadConfig({ ...LIVE, PRONET_UPSTREAM_URL: 'http://10.0.0.7:3000' }).liveSource?.upstreamUrl).toBe('http://10.0.0.7:3000')
   })
 
+  it('an upstream address with a user name or password is refused, since they would not be sent, and is never quoted', () => {
+    for (const url of ['https://operator:hunter2pass@x.example', 'https://operator@x.example/base', 'http://:hunter2pass@x.example:3000']) {
+      const message = refusal({ ...LIVE, PRONET_UPSTREAM_URL: url })
+      expect(message, url).toBe(
+        'invalid environment: PRONET_UPSTREAM_URL must carry no user name or password: they are not sent (the upstream is called with PRONET_UPSTREAM_KEY)',
+      )
+    }
+  })
+
   it('the upstream address is the base the API paths are added to: one ending in /api/v1 is refused', () => {
     for (const url of ['https://x.example/api/v1', 'https://x.example/gateway/API/V1/']) {
       expect(refusal({ ...LIVE, PRONET_UPSTREAM_URL: url }), url).toBe('invalid environment: PRONET_UPSTREAM_URL is the base address the API paths are added to: leave out /api/v1')
