@@ -57,14 +57,12 @@ export function registerOrderCommands(program: Command, { withOrders, print }: O
     .option('--json', 'print JSON')
     .action(async (id: string, opts: { json?: boolean }) =>
       withOrders(async (service) => {
-        // Read first only to word the message: approving a paid order again grants nothing more.
-        const paidBefore = (await service.show(id)).status === 'paid'
         const order = await service.approve(id, CLI_ACTOR)
         const credits = order.credits.toLocaleString('en-US')
         print(
           opts.json,
           orderView(order),
-          paidBefore
+          order.paidBefore
             ? `order ${order.id} was paid already: its ${credits} credits are granted to ${order.accountId} once, nothing more now`
             : `order ${order.id} paid: ${credits} credits granted to ${order.accountId}`,
         )

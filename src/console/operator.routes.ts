@@ -21,6 +21,7 @@ const DONE: Record<string, Notice> = {
   resumed: { kind: 'ok', text: 'The account is resumed.' },
   granted: { kind: 'ok', text: 'The pack is granted.' },
   approved: { kind: 'ok', text: 'The order is approved and its pack granted.' },
+  'paid-already': { kind: 'ok', text: 'The order was paid already; its pack is granted once, nothing more now.' },
   rejected: { kind: 'ok', text: 'The order is rejected; nothing was granted.' },
 }
 
@@ -124,7 +125,7 @@ export function registerOperatorPages(app: FastifyInstance, deps: ConsoleDeps, o
     await operator(request)
     const approved = await deps.orders.approve((request.params as { id: string }).id, 'operator')
     deps.logger.info({ orderId: approved.id, accountId: approved.accountId, credits: approved.credits }, 'operator approved an order in the console')
-    return reply.redirect('/console/operator/orders?done=approved', 303)
+    return reply.redirect(`/console/operator/orders?done=${approved.paidBefore ? 'paid-already' : 'approved'}`, 303)
   })
 
   app.post('/operator/orders/:id/reject', async (request, reply) => {

@@ -237,10 +237,15 @@ export function createIdentityService(deps: IdentityDeps) {
     return record
   }
 
+  /** A live token of `kind`, not consumed; undefined when its link does not work. */
+  async function findLive(token: string, kind: EmailTokenKind): Promise<EmailTokenRecord | undefined> {
+    const hash = tokenHash(token)
+    return hash === undefined ? undefined : store.findToken(hash, kind, clock.now())
+  }
+
   /** A live invitation, not consumed. */
   async function liveInvitation(token: string): Promise<EmailTokenRecord & { email: string; accountId: string; role: Role }> {
-    const hash = tokenHash(token)
-    const record = hash === undefined ? undefined : await store.findToken(hash, 'invite', clock.now())
+    const record = await findLive(token, 'invite')
     if (record === undefined || record.email === null || record.accountId === null || record.role === null) throw invalidToken()
     return { ...record, email: record.email, accountId: record.accountId, role: record.role }
   }
@@ -449,8 +454,7 @@ export function createIdentityService(deps: IdentityDeps) {
 
     /** Whether a reset link still works, without using it (the page that asks for the new password). */
     async resetLinkWorks(token: string): Promise<boolean> {
-      const hash = tokenHash(token)
-      return hash !== undefined && (await store.findToken(hash, 'reset', clock.now())) !== undefined
+      return (await findLive(token, 'reset')) !== undefined
     },
 
     /** An owner invites an address to the account with a role; the link works once, for 7 days. */

@@ -242,19 +242,20 @@ export function createOrdersService(deps: OrdersDeps) {
 
     /**
      * The operator confirms a manual order's payment: it becomes paid and its pack is granted.
-     * Approving a paid order again grants nothing more (and completes a grant a crash interrupted).
+     * Approving a paid order again grants nothing more (and completes a grant a crash interrupted);
+     * `paidBefore` says which it was, for the operator's message.
      */
-    async approve(orderId: string, actor: string): Promise<OrderRecord> {
+    async approve(orderId: string, actor: string): Promise<OrderRecord & { paidBefore: boolean }> {
       const order = await mustFind(orderId)
       manualOnly(order, 'approved')
       if (order.status === 'paid') {
         await grant(order)
-        return order
+        return { ...order, paidBefore: true }
       }
       if (order.status !== 'pending') throw wrongStatus(order, 'approved')
       const { order: after } = await pay(orderId, ['pending'], actor)
       if (after.status !== 'paid') throw wrongStatus(after, 'approved')
-      return after
+      return { ...after, paidBefore: false }
     },
 
     /** The operator refuses a manual order: it becomes rejected and grants nothing. Rejecting again changes nothing. */

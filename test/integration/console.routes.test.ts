@@ -454,3 +454,29 @@ describe('a password reset link', () => {
     }
   })
 })
+
+describe('the operator approves a manual order', () => {
+  it('once: the pack is granted; again: the page says it was paid already, and nothing more is granted', async () => {
+    const own = await makeTestApp({ nowMs: NOW })
+    try {
+      const key = await new ConsoleClient(own.app).signUp('buyer@example.com')
+      const { accountId } = await own.c.accounts.identify(key)
+      const { order } = await own.c.orders.placeOrder({ accountId, credits: 50_000 })
+      const operator = new ConsoleClient(own.app)
+      await operator.get('/console/operator/sign-in')
+      await operator.post('/console/operator/sign-in', { token: ADMIN_TOKEN })
+      const notices: string[] = []
+      for (let i = 0; i < 2; i++) {
+        await operator.get('/console/operator/orders')
+        const res = await operator.post(`/console/operator/orders/${order.id}/approve`)
+        expect(res.statusCode).toBe(303)
+        notices.push((await operator.get(String(res.headers.location))).body)
+      }
+      expect(notices[0]).toContain('The order is approved and its pack granted.')
+      expect(notices[1]).toContain('The order was paid already; its pack is granted once, nothing more now.')
+      expect((await own.c.ledger.entries(accountId)).filter((e) => e.kind === 'grant' && e.delta === 50_000)).toHaveLength(1)
+    } finally {
+      await own.close()
+    }
+  })
+})
