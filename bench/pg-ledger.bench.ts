@@ -128,7 +128,7 @@ async function main(): Promise<void> {
     const sqliteOne = `acc_${randomBytes(6).toString('hex')}`
     await store.createAccount(
       { id: sqliteOne, name: 'bench', createdAt: T0, suspendedAt: null, plan: 'custom', status: 'active', creditsLimit: CREDITS, rpsLimit: 1000 },
-      { id: `key_${sqliteOne}`, accountId: sqliteOne, hash: randomBytes(16).toString('hex'), prefix: 'pk_', createdAt: T0, revokedAt: null, name: '', createdBy: null, lastUsedAt: null },
+      { id: `key_${sqliteOne}`, accountId: sqliteOne, hash: randomBytes(16).toString('hex'), prefix: 'pk_', createdAt: T0, revokedAt: null, name: '', createdBy: null, lastUsedAt: null, monthlyCreditLimit: null, endpoints: null },
     )
     results.sqliteOneAccount = await measure((caller, n) => holdAndSettle(sqlite, sqliteOne, caller, n))
     await sqlite.close()

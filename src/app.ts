@@ -10,6 +10,7 @@ import { ApiError, nodeClosing } from './domain/errors.ts'
 import { randomBytes } from 'node:crypto'
 import { createGateway } from './http/gateway.ts'
 import { createKeyedCalls } from './idempotency/keyed-calls.ts'
+import { createKeyLimits } from './key-caps/key-limits.ts'
 import { registerAccountRoutes } from './http/routes/account.routes.ts'
 import { clientGone, clientLeft } from './http/client-connection.ts'
 import { createOutageLog } from './http/outage-log.ts'
@@ -184,6 +185,7 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     metering: c.metering,
     clock: c.clock,
     keys: createKeyedCalls({ ledger: c.ledger, clock: c.clock }),
+    keyLimits: createKeyLimits(c.keyCaps),
     metered: options.metering !== false,
     classifyError: c.classifyError,
     closing: () => closing,

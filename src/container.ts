@@ -8,6 +8,9 @@ import { join } from 'node:path'
 import { availableParallelism } from 'node:os'
 import { openSqlite, type SqliteDb } from './adapters/sqlite/database.ts'
 import { createSqliteAccountStore } from './adapters/sqlite/sqlite-account-store.ts'
+import { createSqliteKeyCaps } from './adapters/sqlite/sqlite-key-caps.ts'
+import { createPgKeyCaps } from './adapters/postgres/pg-key-caps.ts'
+import type { KeyCaps } from './ports/key-caps.ts'
 import { createSqliteContentStore } from './adapters/sqlite/sqlite-content-store.ts'
 import { createSqliteStoreSettings } from './adapters/sqlite/sqlite-store-settings.ts'
 import { createSqliteFirstStartStore } from './adapters/sqlite/sqlite-first-start-store.ts'
@@ -98,6 +101,8 @@ export interface Container {
   /** Pack orders and their payment. */
   orders: OrdersService
   ledger: Ledger
+  /** Reservations against keys' monthly credit limits. */
+  keyCaps: KeyCaps
   limiter: RateLimiter
   metering: MeteringService
   usage: UsageReporter
@@ -198,6 +203,7 @@ interface Stores {
   firstStart: FirstStartStore
   settings: StoreSettings
   ledger: Ledger
+  keyCaps: KeyCaps
   searchIndex: SearchIndex
   /** Upstream answers a live-source node keeps. */
   liveAnswers: LiveAnswerStore
@@ -290,6 +296,7 @@ function sqliteStores(config: Config, overrides: ContainerOverrides, logger: Log
     firstStart: createSqliteFirstStartStore(db, settings),
     settings,
     ledger,
+    keyCaps: createSqliteKeyCaps(db),
     searchIndex: createSqliteSearchIndex(db),
     liveAnswers: createSqliteLiveAnswers(db),
     searchStore: sqlitePath === ':memory:' ? undefined : { kind: 'sqlite', path: sqlitePath },
@@ -346,6 +353,7 @@ async function postgresStores(config: Config, url: string, logger: Logger, metri
     firstStart: createPgFirstStartStore(pool, settings),
     settings,
     ledger,
+    keyCaps: createPgKeyCaps(pool),
     searchIndex: createPgSearchIndex(pool),
     liveAnswers: createPgLiveAnswers(pool),
     searchStore: { kind: 'postgres', url },
@@ -494,6 +502,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       logger,
     }),
     ledger,
+    keyCaps: stores.keyCaps,
     limiter,
     metering: createMeteringService({
       ledger,

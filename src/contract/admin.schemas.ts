@@ -23,9 +23,26 @@ export const CreatedKeySchema = Type.Object(
   { ...closed, title: 'NewApiKey' },
 )
 
-export const KeyViewSchema = Type.Object(
-  { id: Type.String(), prefix: Type.String(), createdAt: Instant, revokedAt: Nullable(Instant) },
-  { ...closed, title: 'ApiKey' },
+const keyViewFields = {
+  id: Type.String(),
+  prefix: Type.String(),
+  name: Type.String({ description: "what the key is for ('' when it was given no name)" }),
+  createdAt: Instant,
+  revokedAt: Nullable(Instant),
+  lastUsedAt: Nullable(Type.String({ format: 'date-time', description: 'its last call, recorded a few seconds late' })),
+  monthlyCreditLimit: Nullable(Type.Integer({ minimum: 0, description: 'credits its calls may be billed per calendar month (UTC); null: no limit' })),
+  endpoints: Nullable(Type.Array(Type.String(), { description: 'the endpoints it may call, as the paths after /api/v1/; null: every endpoint' })),
+  creditsThisMonth: Type.Integer({ minimum: 0, description: 'credits its calls were billed this calendar month (UTC)' }),
+}
+
+export const KeyViewSchema = Type.Object(keyViewFields, { ...closed, title: 'ApiKey' })
+
+export const NewKeySchema = Type.Object(
+  {
+    ...keyViewFields,
+    key: Type.String({ description: 'the secret to send as X-API-Key: shown only in this answer' }),
+  },
+  { ...closed, title: 'NewApiKeyDetails' },
 )
 
 export const NewAccountSchema = Type.Object({ account: AccountViewSchema, apiKey: CreatedKeySchema }, { ...closed, title: 'NewAccount' })

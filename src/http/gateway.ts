@@ -24,7 +24,10 @@ import { arrivalUnits, rateHeaders, type MeteringService, type SearchLease } fro
 import { billed, priceOf, type Operation, type PriceRule } from '../domain/billing/prices.ts'
 import { ApiError, nodeClosing, serviceUnavailable } from '../domain/errors.ts'
 import type { Clock } from '../ports/clock.ts'
-import type { AnswerToKeep, Hold } from '../ports/ledger.ts'
+import type { AnswerToKeep, Hold, UsageLine } from '../ports/ledger.ts'
+import type { KeyReservation } from '../ports/key-caps.ts'
+import type { KeyLimits } from '../key-caps/key-limits.ts'
+import { endpointRefused, keyMayCall } from '../key-caps/key-settings.ts'
 import { answerOf, bodyTap, finalAnswer, type KeyedCall } from '../idempotency/keyed-answer.ts'
 import type { KeyedCalls } from '../idempotency/keyed-calls.ts'
 import type { RateDecision } from '../ports/rate-limiter.ts'
@@ -60,6 +63,12 @@ export interface Meter {
   keyed: KeyedCall | null
   /** A search's lease of one of its account's simultaneous searches, taken on arrival, until the search takes it over. */
   searchLease: SearchLease | undefined
+  /** The API key the call was made with (null for a call refused before one was known). */
+  keyId: string | null
+  /** Whether the key has a monthly credit limit: its calls then reserve their price against it. */
+  keyLimited: boolean
+  /** The call's reservation against its key's limit, until its settle resolves. */
+  keyHold: KeyReservation | null
 }
 
 /** Hands a search the lease its call took on arrival (see MeteringService.arrive); the meter keeps none after. */
@@ -96,6 +105,8 @@ export interface GatewayDeps {
   monotonic?: () => number
   /** Calls made with an Idempotency-Key (absent: the header is not honoured, as in tests of the routes alone). */
   keys?: KeyedCalls
+  /** Keys' monthly credit limits (absent: keys' limits are not enforced, as in tests of the routes alone). */
+  keyLimits?: KeyLimits
 }
 
 /**
@@ -119,13 +130,15 @@ const isPromise = <T>(x: T | Promise<T>): x is Promise<T> => typeof (x as { then
 interface Identified {
   meter: Meter
   suspended: boolean
+  /** The endpoints the key may call (null: every one). */
+  endpoints: readonly string[] | null
 }
 
 export function createGateway(deps: GatewayDeps) {
   const { accounts, metering, clock } = deps
 
   /** The request's meter, opened at `at` for `accountId`. */
-  function open(request: FastifyRequest, accountId: string, endpoint: string, at: number): Meter {
+  function open(request: FastifyRequest, accountId: string, endpoint: string, at: number, key?: Identity): Meter {
     const meter: Meter = {
       accountId,
       endpoint,
@@ -138,6 +151,9 @@ export function createGateway(deps: GatewayDeps) {
       units: 0,
       keyed: null,
       searchLease: undefined,
+      keyId: key?.keyId ?? null,
+      keyLimited: key !== undefined && key.monthlyCreditLimit !== null,
+      keyHold: null,
     }
     request.meter = meter
     return meter
@@ -146,7 +162,7 @@ export function createGateway(deps: GatewayDeps) {
   /** The meter of a caller `who`, opened now. */
   function opened(request: FastifyRequest, who: Identity, endpoint: string): Identified {
     request.principal = { accountId: who.accountId, keyId: who.keyId }
-    return { meter: open(request, who.accountId, endpoint, clock.now()), suspended: who.suspended }
+    return { meter: open(request, who.accountId, endpoint, clock.now(), who), suspended: who.suspended, endpoints: who.endpoints }
   }
 
   /** The X-API-Key as sent, trimmed (a repeated header is ambiguous: no valid key rather than a guess). */
@@ -204,17 +220,19 @@ export function createGateway(deps: GatewayDeps) {
     const key = keyOf(request)
     const arrived = metered && typeof request.headers['x-api-key'] === 'string' ? arrivals.note(key as string, reached, units) : 0
     const identified = identify(request, key, endpoint)
-    const { meter, suspended } = isPromise(identified) ? await identified : identified
+    const { meter, suspended, endpoints } = isPromise(identified) ? await identified : identified
+    const allowed = endpoints === null || keyMayCall(endpoints, endpoint)
     if (!metered) {
       request.meter = null
       if (suspended) throw suspendedError()
+      if (!allowed) throw endpointRefused(endpoint)
       if (closing()) throw nodeClosing()
       return
     }
-    if (suspended || closing()) {
+    if (suspended || !allowed || closing()) {
       // Refused (and recorded) without taking a unit; its rate headers show the budget as it stands.
       meter.rate = await metering.standing(meter.accountId, meter.at)
-      throw suspended ? suspendedError() : nodeClosing()
+      throw suspended ? suspendedError() : !allowed ? endpointRefused(endpoint) : nodeClosing()
     }
     let refusal: unknown
     try {
@@ -272,8 +290,10 @@ export function createGateway(deps: GatewayDeps) {
   const accountRoute =
     (which: 'usage' | 'subscription'): onRequestAsyncHookHandler =>
     async (request: FastifyRequest, reply: FastifyReply) => {
-      const { meter, suspended } = await identify(request, keyOf(request), request.routeOptions.url ?? 'unknown')
+      const route = request.routeOptions.url ?? 'unknown'
+      const { meter, suspended, endpoints } = await identify(request, keyOf(request), route)
       if (suspended) throw suspendedError(await metering.accountEndpointHeaders(meter.accountId, meter.at))
+      if (!keyMayCall(endpoints, route)) throw endpointRefused(route, await metering.accountEndpointHeaders(meter.accountId, meter.at))
       if (closing()) throw nodeClosing()
       reply.headers(await metering.arriveAccountEndpoint(meter.accountId, which, meter.at))
     }
@@ -300,7 +320,8 @@ export function createGateway(deps: GatewayDeps) {
     const status = gone ? CLIENT_CLOSED : reply.statusCode
     const keyed = meter.keyed
     const credits = keyed?.replayed ? 0 : billed(meter.rule, { status, held: meter.hold?.credits ?? 0, found: meter.found })
-    const line = { accountId: meter.accountId, at: meter.at, endpoint: meter.endpoint, status, credits, requestId: request.id }
+    const line: UsageLine = { accountId: meter.accountId, at: meter.at, endpoint: meter.endpoint, status, credits, requestId: request.id }
+    if (meter.keyId !== null) line.keyId = meter.keyId
     const claim = keyed?.claim ?? null
     let kept = false
     try {
@@ -324,6 +345,7 @@ export function createGateway(deps: GatewayDeps) {
     } finally {
       // Before the answer goes: a client retrying at once finds the key answered, or free.
       if (claim) await (keys as KeyedCalls).end(claim, kept)
+      if (meter.keyHold) await (deps.keyLimits as KeyLimits).release(meter.keyHold)
     }
     // Recorded as 499 and billed nothing: nothing goes out either (a client that only half-closed
     // would still read it). Calls pipelined behind it on the connection find it closed, and go the same way.
@@ -351,7 +373,13 @@ export function createGateway(deps: GatewayDeps) {
       if (meter) {
         meter.price = priceOf(rule, parsed)
         // Held before the serve step runs (402 when the balance is below it): nothing is read unpaid.
-        if (meter.price > 0) meter.hold = await metering.hold(meter.accountId, meter.price, meter.at)
+        // A key with a monthly limit reserves the price against it first (402 past it).
+        if (meter.price > 0) {
+          if (meter.keyLimited && meter.keyId !== null && deps.keyLimits) {
+            meter.keyHold = await deps.keyLimits.reserve(meter.keyId, meter.price, meter.at, request.id)
+          }
+          meter.hold = await metering.hold(meter.accountId, meter.price, meter.at)
+        }
       }
       const delivered = await route.serve(parsed, ctx.serve, request)
       if (meter) meter.found = delivered.found

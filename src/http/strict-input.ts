@@ -45,24 +45,58 @@ const KINDS: Record<string, [(v: unknown) => boolean, string]> = {
   number: [(v) => typeof v === 'number', 'a number'],
   string: [(v) => typeof v === 'string', 'a string'],
   boolean: [(v) => typeof v === 'boolean', 'true or false'],
+  array: [(v) => Array.isArray(v), 'a list'],
+}
+
+type FieldSchema = { type?: unknown; anyOf?: { type?: unknown }[] }
+
+/** Whether a field's schema takes `null` as a value of its own (a nullable union), as removing a limit does. */
+const takesNull = (field: FieldSchema | undefined): boolean => field?.anyOf?.some((t) => t.type === 'null') ?? false
+
+/** The JSON type a field's value must have when it is not null: its own, or that of a nullable union's one other branch. */
+function typeOf(field: FieldSchema | undefined): unknown {
+  if (field?.type !== undefined || !takesNull(field)) return field?.type
+  const others = (field?.anyOf ?? []).filter((t) => t.type !== 'null')
+  return others.length === 1 ? others[0]?.type : undefined
 }
 
 /**
  * A JSON body's fields as sent: `null` reads as omitted (so it never means 0 or false: an operator's
  * `{"creditsLimit": null}` would set the allowance to 0), and a field of the wrong JSON type is refused
  * rather than coerced. What else is wrong (ranges, unknown fields, required ones) is the schema's.
+ *
+ * A field whose schema takes null as a value of its own (`{"monthlyCreditLimit": null}` removes a
+ * key's limit) is taken out of the body too, since the validator would coerce its null to 0, and its
+ * name returned: the route puts the null back (withNulls).
  */
-export function strictBodyFields(schema: unknown, body: unknown): void {
-  const properties = (schema as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties
-  if (!properties || body === null || typeof body !== 'object' || Array.isArray(body)) return
+export function strictBodyFields(schema: unknown, body: unknown): string[] {
+  const nulls: string[] = []
+  const properties = (schema as { properties?: Record<string, FieldSchema> } | undefined)?.properties
+  if (!properties || body === null || typeof body !== 'object' || Array.isArray(body)) return nulls
   const fields = body as Record<string, unknown>
   for (const [name, value] of Object.entries(fields)) {
     if (value === null) {
+      if (takesNull(properties[name])) nulls.push(name)
       delete fields[name]
       continue
     }
-    const type = properties[name]?.type
+    const type = typeOf(properties[name])
     const kind = typeof type === 'string' ? KINDS[type] : undefined
     if (kind && !kind[0](value)) throw invalidParameter(name, `must be ${kind[1]}.`)
   }
+  return nulls
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The body's fields sent as null that take null as a value (see strictBodyFields). */
+    nullFields?: string[]
+  }
+}
+
+/** The validated body with the fields sent as null (that take null) put back. */
+export function withNulls<T extends object>(request: FastifyRequest): T {
+  const body = { ...((request.body ?? {}) as T) } as Record<string, unknown>
+  for (const name of request.nullFields ?? []) body[name] = null
+  return body as T
 }

@@ -25,12 +25,25 @@ export interface ApiKeyRecord {
   createdBy: string | null
   /** The last call made with it, as last recorded (recordKeyUses). */
   lastUsedAt: number | null
+  /** Credits its calls may be billed per UTC calendar month; null: no limit but the account's. */
+  monthlyCreditLimit: number | null
+  /** The endpoints it may call, as the paths after /api/v1/ (`profile`, `search/posts`); null: every one. */
+  endpoints: string[] | null
+}
+
+/** A change to a key's name or spend controls: a field left out stays; null removes a limit. */
+export interface KeyPatch {
+  name?: string
+  monthlyCreditLimit?: number | null
+  endpoints?: string[] | null
 }
 
 export interface KeyLookup {
   keyId: string
   accountId: string
   suspended: boolean
+  monthlyCreditLimit: number | null
+  endpoints: string[] | null
 }
 
 export interface AccountStore {
@@ -41,6 +54,10 @@ export interface AccountStore {
   /** Marks a key revoked; false when the account has no such live key. */
   revokeKey(accountId: string, keyId: string, at: number): Promise<boolean>
   listKeys(accountId: string): Promise<ApiKeyRecord[]>
+  /** Changes a live key of the account; false when it has no such live key. */
+  updateKey(accountId: string, keyId: string, patch: KeyPatch): Promise<boolean>
+  /** Credits billed to each of the account's keys in the UTC month `month` ('2026-12'); keys that spent nothing are left out. */
+  keySpend(accountId: string, month: string): Promise<Map<string, number>>
   /** The live (not revoked) key with this hash. */
   findKeyByHash(hash: string): Promise<KeyLookup | undefined>
   /** The account a revoked key with this hash belonged to: its calls still count in that account's usage. */

@@ -5,6 +5,8 @@
  */
 export type InvalidationMessage =
   | { kind: 'key-revoked'; accountId: string; keyId: string }
+  /** A key's spend controls (its monthly limit or endpoints) changed. */
+  | { kind: 'key-changed'; accountId: string; keyId: string }
   | { kind: 'account-suspended' | 'account-resumed'; accountId: string }
   /** An operator changed the account's subscription (its per-second limit among it). */
   | { kind: 'subscription-changed'; accountId: string }

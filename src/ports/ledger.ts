@@ -13,6 +13,8 @@ export interface UsageLine {
   status: number
   credits: number
   requestId: string
+  /** The API key the call was made with: its credits count in that key's monthly spend (key-caps.ts). */
+  keyId?: string
 }
 
 /** Credits reserved for a request on admission, at its arrival instant. */

@@ -39,6 +39,8 @@ export function keyOf(n: number, accountId: string, over: Partial<ApiKeyRecord &
     name: `key ${n}`,
     createdBy: null,
     lastUsedAt: null,
+    monthlyCreditLimit: null,
+    endpoints: null,
     ...over,
   }
 }
@@ -73,7 +75,7 @@ export function runAccountStoreContract(name: string, makeStore: () => Promise<A
         expect(await store.hasAccounts()).toBe(true)
         expect(await store.getAccount(account.id)).toEqual(account)
         expect(await store.listKeys(account.id)).toEqual([listed(key)])
-        expect(await store.findKeyByHash(key.hash)).toEqual({ keyId: key.id, accountId: account.id, suspended: false })
+        expect(await store.findKeyByHash(key.hash)).toEqual({ keyId: key.id, accountId: account.id, suspended: false, monthlyCreditLimit: null, endpoints: null })
       })
 
       it('keeps every plan and status the port names', async () => {
@@ -131,7 +133,7 @@ export function runAccountStoreContract(name: string, makeStore: () => Promise<A
         await store.addKey(earlier)
         expect((await store.listKeys(account.id)).map((k) => k.id)).toEqual(['key_6', 'key_1', 'key_2', 'key_3', 'key_4', 'key_5'])
         for (const k of [later, ...sameMs, earlier]) {
-          expect(await store.findKeyByHash(k.hash)).toEqual({ keyId: k.id, accountId: account.id, suspended: false })
+          expect(await store.findKeyByHash(k.hash)).toEqual({ keyId: k.id, accountId: account.id, suspended: false, monthlyCreditLimit: null, endpoints: null })
         }
         expect(await store.findKeyByHash('0'.repeat(64))).toBeUndefined()
       })
@@ -181,6 +183,35 @@ export function runAccountStoreContract(name: string, makeStore: () => Promise<A
         ])
       })
 
+      it("keeps a key's spend controls, changes only the fields given, and only a live key of the account", async () => {
+        const capped = keyOf(4, account.id, { monthlyCreditLimit: 2_000_000_000, endpoints: ['profile', 'search/posts'] })
+        await store.addKey(capped)
+        expect((await store.listKeys(account.id)).find((k) => k.id === capped.id)).toEqual(listed(capped))
+        expect(await store.findKeyByHash(capped.hash)).toEqual({
+          keyId: capped.id,
+          accountId: account.id,
+          suspended: false,
+          monthlyCreditLimit: 2_000_000_000,
+          endpoints: ['profile', 'search/posts'],
+        })
+        expect(await store.updateKey(account.id, capped.id, { monthlyCreditLimit: 0 })).toBe(true)
+        expect(await store.findKeyByHash(capped.hash)).toMatchObject({ monthlyCreditLimit: 0, endpoints: ['profile', 'search/posts'] })
+        expect(await store.updateKey(account.id, capped.id, { endpoints: null, name: 'renamed' })).toBe(true)
+        expect((await store.listKeys(account.id)).find((k) => k.id === capped.id)).toMatchObject({ name: 'renamed', monthlyCreditLimit: 0, endpoints: null })
+        expect(await store.updateKey(account.id, capped.id, {})).toBe(true)
+        expect(await store.updateKey(account.id, capped.id, { monthlyCreditLimit: null, endpoints: ['company'] })).toBe(true)
+        expect(await store.findKeyByHash(capped.hash)).toMatchObject({ monthlyCreditLimit: null, endpoints: ['company'] })
+
+        await store.createAccount(accountOf(2), keyOf(5, 'acc_2'))
+        expect(await store.updateKey('acc_2', capped.id, { monthlyCreditLimit: 1 })).toBe(false)
+        expect(await store.updateKey(account.id, 'key_404', { monthlyCreditLimit: 1 })).toBe(false)
+        await store.revokeKey(account.id, capped.id, T0 + 50)
+        expect(await store.updateKey(account.id, capped.id, { monthlyCreditLimit: 1 })).toBe(false)
+        expect((await store.listKeys(account.id)).find((k) => k.id === capped.id)?.monthlyCreditLimit).toBeNull()
+        // Spend is written by the ledger's settles; keys that spent nothing are left out.
+        expect(await store.keySpend(account.id, '2026-11')).toEqual(new Map())
+      })
+
       it('finds accounts by id, by a part of the name in any case, and by the start of a key', async () => {
         const other = accountOf(7, { name: 'Acme 100% Data_Co' })
         await store.createAccount(other, keyOf(7, other.id, { prefix: 'pk_Zq81abc' }))
@@ -217,17 +248,17 @@ export function runAccountStoreContract(name: string, makeStore: () => Promise<A
         await store.createAccount(account, key)
         expect(await store.setSuspended(account.id, T0 + 42)).toBe(true)
         expect(await store.getAccount(account.id)).toEqual({ ...account, suspendedAt: T0 + 42 })
-        expect(await store.findKeyByHash(key.hash)).toEqual({ keyId: key.id, accountId: account.id, suspended: true })
+        expect(await store.findKeyByHash(key.hash)).toEqual({ keyId: key.id, accountId: account.id, suspended: true, monthlyCreditLimit: null, endpoints: null })
         expect(await store.setSuspended(account.id, null)).toBe(true)
         expect(await store.getAccount(account.id)).toEqual(account)
-        expect(await store.findKeyByHash(key.hash)).toMatchObject({ suspended: false })
+        expect(await store.findKeyByHash(key.hash)).toMatchObject({ suspended: false, monthlyCreditLimit: null, endpoints: null })
       })
 
       it('an account created suspended reads so', async () => {
         const account = accountOf(1, { suspendedAt: T0 })
         await store.createAccount(account, keyOf(1, account.id))
         expect(await store.getAccount(account.id)).toEqual(account)
-        expect(await store.findKeyByHash(keyOf(1, account.id).hash)).toMatchObject({ suspended: true })
+        expect(await store.findKeyByHash(keyOf(1, account.id).hash)).toMatchObject({ suspended: true, monthlyCreditLimit: null, endpoints: null })
       })
 
       it('reports false for an unknown account', async () => {
@@ -242,7 +273,7 @@ export function runAccountStoreContract(name: string, makeStore: () => Promise<A
         await store.createAccount(a, keyOf(1, a.id))
         await store.createAccount(b, keyOf(2, b.id))
         await store.setSuspended(a.id, T0)
-        expect(await store.findKeyByHash(keyOf(2, b.id).hash)).toMatchObject({ suspended: false })
+        expect(await store.findKeyByHash(keyOf(2, b.id).hash)).toMatchObject({ suspended: false, monthlyCreditLimit: null, endpoints: null })
         expect((await store.getAccount(b.id))?.suspendedAt).toBeNull()
       })
     })

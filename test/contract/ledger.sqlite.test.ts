@@ -25,7 +25,7 @@ async function addAccount(db: SqliteDb, a: Partial<AccountRecord> & { createdAt:
   const id = `acc_${randomBytes(6).toString('hex')}`
   await createSqliteAccountStore(db).createAccount(
     { id, name: 't', suspendedAt: null, plan: 'free', status: 'free', creditsLimit: 1000, rpsLimit: 5, ...a },
-    { id: `key_${id}`, accountId: id, hash: randomBytes(16).toString('hex'), prefix: 'pk_', createdAt: a.createdAt, revokedAt: null, name: '', createdBy: null, lastUsedAt: null },
+    { id: `key_${id}`, accountId: id, hash: randomBytes(16).toString('hex'), prefix: 'pk_', createdAt: a.createdAt, revokedAt: null, name: '', createdBy: null, lastUsedAt: null, monthlyCreditLimit: null, endpoints: null },
   )
   return id
 }

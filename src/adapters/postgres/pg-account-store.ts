@@ -27,9 +27,13 @@ interface KeyRow {
   name: string
   created_by: string | null
   last_used_at: string | null
+  monthly_credit_limit: string | null
+  endpoints: string[] | null
 }
 
 const msOrNull = (v: string | null): number | null => (v === null ? null : Number(v))
+/** A bigint column the pool hands back as text, as a number (limits are far below 2^53). */
+const bigintOrNull = msOrNull
 
 const toAccount = (r: AccountRow): AccountRecord => ({
   id: r.id,
@@ -51,15 +55,31 @@ const toKey = (r: KeyRow): ApiKeyRecord => ({
   name: r.name,
   createdBy: r.created_by,
   lastUsedAt: msOrNull(r.last_used_at),
+  monthlyCreditLimit: bigintOrNull(r.monthly_credit_limit),
+  endpoints: r.endpoints,
 })
+
+const KEY_COLUMNS = 'id, account_id, prefix, created_at, revoked_at, name, created_by, last_used_at, monthly_credit_limit, endpoints'
 
 const INSERT_ACCOUNT = `INSERT INTO accounts (id, name, created_at, suspended_at, plan, status, credits_limit, rps_limit, anchor_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $3)`
-const INSERT_KEY = `INSERT INTO api_keys (id, account_id, hash, prefix, created_at, revoked_at, name, created_by, last_used_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+const INSERT_KEY = `INSERT INTO api_keys (id, account_id, hash, prefix, created_at, revoked_at, name, created_by, last_used_at, monthly_credit_limit, endpoints)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
 
 const accountParams = (a: AccountRecord) => [a.id, a.name, a.createdAt, a.suspendedAt, a.plan, a.status, a.creditsLimit, a.rpsLimit]
-const keyParams = (k: ApiKeyRecord & { hash: string }) => [k.id, k.accountId, k.hash, k.prefix, k.createdAt, k.revokedAt, k.name, k.createdBy, k.lastUsedAt]
+const keyParams = (k: ApiKeyRecord & { hash: string }) => [
+  k.id,
+  k.accountId,
+  k.hash,
+  k.prefix,
+  k.createdAt,
+  k.revokedAt,
+  k.name,
+  k.createdBy,
+  k.lastUsedAt,
+  k.monthlyCreditLimit,
+  k.endpoints,
+]
 
 /**
  * Key lookups wait this long for an answer (a one-row index read), as long as the pool waits for a
@@ -108,20 +128,50 @@ export function createPgAccountStore(pool: PgPool): AccountStore {
     },
     async listKeys(accountId) {
       const { rows } = await pool.query<KeyRow>(
-        'SELECT id, account_id, prefix, created_at, revoked_at, name, created_by, last_used_at FROM api_keys WHERE account_id = $1 ORDER BY created_at, seq',
+        `SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = $1 ORDER BY created_at, seq`,
         [accountId],
       )
       return rows.map(toKey)
     },
     async findKeyByHash(hash) {
-      const { rows } = await pool.query<KeyLookup>({
-        text: `SELECT k.id AS "keyId", k.account_id AS "accountId", a.suspended_at IS NOT NULL AS suspended
+      const { rows } = await pool.query<Omit<KeyLookup, 'monthlyCreditLimit'> & { monthlyCreditLimit: string | null }>({
+        text: `SELECT k.id AS "keyId", k.account_id AS "accountId", a.suspended_at IS NOT NULL AS suspended,
+                 k.monthly_credit_limit AS "monthlyCreditLimit", k.endpoints
                FROM api_keys k JOIN accounts a ON a.id = k.account_id
                WHERE k.hash = $1 AND k.revoked_at IS NULL`,
         values: [hash],
         query_timeout: KEY_LOOKUP_TIMEOUT_MS,
       } as pg.QueryConfig)
-      return rows[0]
+      const row = rows[0]
+      return row && { ...row, monthlyCreditLimit: bigintOrNull(row.monthlyCreditLimit) }
+    },
+    async updateKey(accountId, keyId, patch) {
+      // A field left out keeps its value (the flag says whether it was given).
+      const r = await pool.query(
+        `UPDATE api_keys SET
+           name = CASE WHEN $3 THEN $4 ELSE name END,
+           monthly_credit_limit = CASE WHEN $5 THEN $6::bigint ELSE monthly_credit_limit END,
+           endpoints = CASE WHEN $7 THEN $8::text[] ELSE endpoints END
+         WHERE account_id = $1 AND id = $2 AND revoked_at IS NULL`,
+        [
+          accountId,
+          keyId,
+          patch.name !== undefined,
+          patch.name ?? '',
+          patch.monthlyCreditLimit !== undefined,
+          patch.monthlyCreditLimit ?? null,
+          patch.endpoints !== undefined,
+          patch.endpoints ?? null,
+        ],
+      )
+      return r.rowCount === 1
+    },
+    async keySpend(accountId, month) {
+      const { rows } = await pool.query<{ key_id: string; credits: string }>(
+        'SELECT s.key_id, s.credits FROM key_spend s JOIN api_keys k ON k.id = s.key_id WHERE k.account_id = $1 AND s.month = $2',
+        [accountId, month],
+      )
+      return new Map(rows.filter((r) => Number(r.credits) !== 0).map((r) => [r.key_id, Number(r.credits)]))
     },
     async findRevokedKeyAccount(hash) {
       const { rows } = await pool.query<{ accountId: string }>({

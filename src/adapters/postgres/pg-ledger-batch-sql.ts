@@ -10,6 +10,7 @@ import type { UsageLine } from '../../ports/ledger.ts'
 import { keepAnswersSql, type AnswerBodies } from './pg-ledger-keys.ts'
 import { addUsage, inline, writeSql, type UsageAggregate } from './pg-ledger-statements.ts'
 import type { AnswerToKeep } from '../../ports/ledger.ts'
+import { monthOf } from '../../ports/key-caps.ts'
 
 /** What a group writes, kept apart so a batch can combine the parts of its groups. */
 export interface GroupWrites {
@@ -30,6 +31,7 @@ export interface GroupWrites {
 const DEBITS_MANY = 'SELECT pronet_debit_many($1::text[], $2::text[], $3::int[], $4::bigint[], $5::text[], $6::text[])'
 const ADD_USAGE = 'SELECT pronet_add_usage($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::bigint[], $7::bigint[])'
 const RECORD_SETTLED = 'SELECT pronet_record_settled($1::text[], $2::text[], $3::bigint[], $4::int[])'
+const ADD_KEY_SPEND = 'SELECT pronet_add_key_spend($1::text[], $2::text[], $3::bigint[])'
 const WRITE_NODE_HOLDS = 'SELECT pronet_write_node_holds($1::text[], $2::text[], $3::bigint[], $4::bigint[])'
 
 const byUsageKey = (a: UsageAggregate, b: UsageAggregate): number =>
@@ -64,10 +66,26 @@ export function batchSql(groups: readonly GroupWrites[], bodies: AnswerBodies): 
   }
   const settled = groups.flatMap((g) => g.billed.map((b) => b.line))
   if (settled.length > 0) statements.push(callWith(RECORD_SETTLED, settled, [(l) => l.requestId, (l) => l.accountId, (l) => l.at, (l) => l.credits]))
+  const spend = keySpendRows(settled)
+  if (spend.length > 0) statements.push(callWith(ADD_KEY_SPEND, spend, [(r) => r.keyId, (r) => r.month, (r) => r.credits]))
   const kept = groups.flatMap((g) => g.billed.flatMap((b) => (b.keep ? [{ accountId: g.accountId, keep: b.keep, requestId: b.line.requestId }] : [])))
   if (kept.length > 0) statements.push(keepAnswersSql(kept, bodies))
   for (const g of groups) if (g.sweep) statements.push(g.sweep)
   const holds = groups.flatMap((g): [string, string, number, number][] => (g.holdsRow ? [[g.accountId, ...g.holdsRow]] : []))
   if (holds.length > 0) statements.push(callWith(WRITE_NODE_HOLDS, holds, [(r) => r[0], (r) => r[1], (r) => r[2], (r) => r[3]]))
   return statements
+}
+
+/** The credits of billed lines per key and month (a pair at most once: one upsert may not touch a row twice). */
+export function keySpendRows(lines: readonly UsageLine[], sign: 1 | -1 = 1): { keyId: string; month: string; credits: number }[] {
+  const rows = new Map<string, { keyId: string; month: string; credits: number }>()
+  for (const l of lines) {
+    if (l.keyId === undefined || l.credits <= 0) continue
+    const month = monthOf(l.at)
+    const k = `${l.keyId}\u0000${month}`
+    const row = rows.get(k)
+    if (row) row.credits += sign * l.credits
+    else rows.set(k, { keyId: l.keyId, month, credits: sign * l.credits })
+  }
+  return [...rows.values()]
 }

@@ -24,6 +24,7 @@
  * never mistaken for "did not commit".
  */
 import type pg from 'pg'
+import { keySpendRows } from './pg-ledger-batch-sql.ts'
 import { Counter, Gauge, type Registry } from 'prom-client'
 import { metric } from '../metrics.ts'
 import type { UsageLine } from '../../ports/ledger.ts'
@@ -318,6 +319,19 @@ function resolutionWrites({ accountId, mine, fenced, committed, debits }: Resolu
     statements.push(usageUpsert(changed))
     const days = [...new Set(changed.map((u) => u.day))]
     statements.push(inline('DELETE FROM usage_daily WHERE account_id = $1 AND day = ANY($2::text[]) AND requests = 0', [accountId, days]))
+  }
+  // The key's spend this month gives back what the request was charged, as its lots do.
+  const unspent = keySpendRows(
+    mine.flatMap((d) => {
+      const charged = committed.get(d.line.requestId)
+      return charged === undefined ? [] : [{ ...d.line, credits: charged }]
+    }),
+    -1,
+  )
+  if (unspent.length > 0) {
+    statements.push(
+      inline('SELECT pronet_add_key_spend($1::text[], $2::text[], $3::bigint[])', [unspent.map((r) => r.keyId), unspent.map((r) => r.month), unspent.map((r) => r.credits)]),
+    )
   }
   if (committed.size > 0) {
     statements.push(inline(`UPDATE settled_requests SET state = 'compensated' WHERE request_id = ANY($1::text[])`, [[...committed.keys()]]))

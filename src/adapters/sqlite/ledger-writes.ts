@@ -42,7 +42,7 @@ export interface AnswerRow {
  * A job as it crosses to the commit worker. Structured clone copies flat arrays of primitives about
  * three times faster than nested objects, and nearly every job is one request's usage line with its
  * debits (each debit shares the line's instant, request id and endpoint), so that case is one array:
- * `[0, accountId, at, endpoint, status, credits, requestId, lotId, amount, lotId, amount, …]`.
+ * `[0, accountId, at, endpoint, status, credits, requestId, keyId or '', lotId, amount, lotId, amount, …]`.
  * Anything else (operator changes, renewals) travels as `[1, accountId, mutations, usage | 0]`.
  */
 export type WireJob = (string | number)[] | [1, string, Mutation[], UsageLine | 0, AnswerRow | 0]
@@ -50,7 +50,7 @@ export type WireJob = (string | number)[] | [1, string, Mutation[], UsageLine | 
 export function toWire(job: WriteJob): WireJob {
   const u = job.usage
   if (u && !job.answer && job.mutations.every((m) => m.type === 'debit' && m.at === u.at && m.requestId === u.requestId && m.endpoint === u.endpoint)) {
-    const wire: (string | number)[] = [0, u.accountId, u.at, u.endpoint, u.status, u.credits, u.requestId]
+    const wire: (string | number)[] = [0, u.accountId, u.at, u.endpoint, u.status, u.credits, u.requestId, u.keyId ?? '']
     for (const m of job.mutations) if (m.type === 'debit') wire.push(m.lotId, m.amount)
     return wire
   }
@@ -62,12 +62,14 @@ export function fromWire(wire: WireJob): WriteJob {
     const [, accountId, mutations, usage, answer] = wire as [1, string, Mutation[], UsageLine | 0, AnswerRow | 0]
     return { accountId, mutations, usage: usage === 0 ? undefined : usage, ...(answer === 0 ? {} : { answer }) }
   }
-  const [, accountId, at, endpoint, status, credits, requestId] = wire as [0, string, number, string, number, number, string]
+  const [, accountId, at, endpoint, status, credits, requestId, keyId] = wire as [0, string, number, string, number, number, string, string]
   const mutations: Mutation[] = []
-  for (let i = 7; i < wire.length; i += 2) {
+  for (let i = 8; i < wire.length; i += 2) {
     mutations.push({ type: 'debit', lotId: wire[i] as string, amount: wire[i + 1] as number, at, requestId, endpoint })
   }
-  return { accountId, mutations, usage: { accountId, at, endpoint, status, credits, requestId } }
+  const usage: UsageLine = { accountId, at, endpoint, status, credits, requestId }
+  if (keyId !== '') usage.keyId = keyId
+  return { accountId, mutations, usage }
 }
 
 /** Per job of a replayed batch: committed, or the reason it could not be. */
@@ -134,6 +136,10 @@ export function createLedgerWrites(db: SqliteDb) {
      ON CONFLICT (account_id, idem_key) DO UPDATE SET fingerprint = excluded.fingerprint, created_at = excluded.created_at,
        request_id = excluded.request_id, status = excluded.status, headers = excluded.headers, body = excluded.body`,
   )
+  const addKeySpend = db.prepare(
+    `INSERT INTO key_spend (key_id, month, credits) VALUES (?, ?, ?)
+     ON CONFLICT (key_id, month) DO UPDATE SET credits = credits + excluded.credits`,
+  )
   const pruneAnswers = db.prepare('DELETE FROM idempotency_keys WHERE created_at < ?')
   const bumpEpoch = db.prepare('UPDATE billing_epoch SET n = n + 1 WHERE id = 1 RETURNING n').pluck()
   const readEpoch = db.prepare('SELECT n FROM billing_epoch WHERE id = 1').pluck()
@@ -194,6 +200,8 @@ export function createLedgerWrites(db: SqliteDb) {
     debitRows.length = 0
     const spent = new Map<string, number>()
     const usage = new Map<string, DailyRow>()
+    /** Credits billed per key and month ('key\u0000month'). */
+    const keySpend = new Map<string, number>()
     let lastRow: DailyRow | undefined
     let latestAnswer = -Infinity
     for (const job of jobs) {
@@ -222,12 +230,20 @@ export function createLedgerWrites(db: SqliteDb) {
         row[4] += 1
         row[5] += u.credits > 0 ? 1 : 0
         row[6] += u.credits
+        if (u.keyId !== undefined && u.credits > 0) {
+          const k = `${u.keyId}\u0000${day.slice(0, 7)}`
+          keySpend.set(k, (keySpend.get(k) ?? 0) + u.credits)
+        }
       }
     }
     insertDebits()
     // The CHECK (remaining >= 0) refuses a debit the rows cannot cover and rolls the batch back.
     for (const [lotId, amount] of spent) spend.run(amount, lotId)
     for (const row of usage.values()) upsertUsage.run(...row)
+    for (const [k, credits] of keySpend) {
+      const cut = k.indexOf('\u0000')
+      addKeySpend.run(k.slice(0, cut), k.slice(cut + 1), credits)
+    }
     // Answers past their day go as new ones come: the index finds none to delete at once when there are none.
     if (latestAnswer > -Infinity) pruneAnswers.run(latestAnswer - KEY_RETENTION_MS)
     ownEpoch = bumpEpoch.get() as number

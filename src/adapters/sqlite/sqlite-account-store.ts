@@ -1,4 +1,5 @@
 import type { AccountRecord, AccountStore, ApiKeyRecord, KeyLookup } from '../../ports/account-store.ts'
+import { fromEndpointsText, toEndpointsText } from '../key-endpoints-text.ts'
 import type { SqliteDb } from './database.ts'
 
 interface AccountRow {
@@ -21,6 +22,8 @@ interface KeyRow {
   name: string
   created_by: string | null
   last_used_at: number | string | null
+  monthly_credit_limit: number | null
+  endpoints: string | null
 }
 
 /** `text` with LIKE's wildcards taken literally. */
@@ -46,6 +49,8 @@ const toKey = (r: KeyRow): ApiKeyRecord => ({
   name: r.name,
   createdBy: r.created_by,
   lastUsedAt: r.last_used_at === null ? null : Number(r.last_used_at),
+  monthlyCreditLimit: r.monthly_credit_limit,
+  endpoints: fromEndpointsText(r.endpoints),
 })
 
 export function createSqliteAccountStore(db: SqliteDb): AccountStore {
@@ -54,12 +59,14 @@ export function createSqliteAccountStore(db: SqliteDb): AccountStore {
      VALUES (@id, @name, @createdAt, @suspendedAt, @plan, @status, @creditsLimit, @rpsLimit, @createdAt)`,
   )
   const insertKey = db.prepare(
-    `INSERT INTO api_keys (id, account_id, hash, prefix, created_at, revoked_at, name, created_by, last_used_at)
-     VALUES (@id, @accountId, @hash, @prefix, @createdAt, @revokedAt, @name, @createdBy, @lastUsedAt)`,
+    `INSERT INTO api_keys (id, account_id, hash, prefix, created_at, revoked_at, name, created_by, last_used_at, monthly_credit_limit, endpoints)
+     VALUES (@id, @accountId, @hash, @prefix, @createdAt, @revokedAt, @name, @createdBy, @lastUsedAt, @monthlyCreditLimit, @endpointsText)`,
   )
+  const keyRow = (k: ApiKeyRecord & { hash: string }) => ({ ...k, endpointsText: toEndpointsText(k.endpoints) })
   const selectAccount = db.prepare('SELECT * FROM accounts WHERE id = ?')
   const selectKeys = db.prepare(
-    'SELECT id, account_id, prefix, created_at, revoked_at, name, created_by, last_used_at FROM api_keys WHERE account_id = ? ORDER BY created_at, rowid',
+    `SELECT id, account_id, prefix, created_at, revoked_at, name, created_by, last_used_at, monthly_credit_limit, endpoints
+     FROM api_keys WHERE account_id = ? ORDER BY created_at, rowid`,
   )
   const newest = db.prepare('SELECT * FROM accounts ORDER BY created_at DESC, id LIMIT ?')
   const search = db.prepare(
@@ -73,16 +80,27 @@ export function createSqliteAccountStore(db: SqliteDb): AccountStore {
   })
   const revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND id = ? AND revoked_at IS NULL')
   const lookup = db.prepare(
-    `SELECT k.id AS keyId, k.account_id AS accountId, a.suspended_at IS NOT NULL AS suspended
+    `SELECT k.id AS keyId, k.account_id AS accountId, a.suspended_at IS NOT NULL AS suspended,
+       k.monthly_credit_limit AS monthlyCreditLimit, k.endpoints
      FROM api_keys k JOIN accounts a ON a.id = k.account_id
      WHERE k.hash = ? AND k.revoked_at IS NULL`,
+  )
+  const updateKey = db.prepare(
+    `UPDATE api_keys SET
+       name = CASE WHEN @setName = 1 THEN @name ELSE name END,
+       monthly_credit_limit = CASE WHEN @setLimit = 1 THEN @limit ELSE monthly_credit_limit END,
+       endpoints = CASE WHEN @setEndpoints = 1 THEN @endpoints ELSE endpoints END
+     WHERE account_id = @accountId AND id = @keyId AND revoked_at IS NULL`,
+  )
+  const spendOf = db.prepare(
+    `SELECT s.key_id AS keyId, s.credits FROM key_spend s JOIN api_keys k ON k.id = s.key_id WHERE k.account_id = ? AND s.month = ?`,
   )
   const revokedOwner = db.prepare('SELECT account_id FROM api_keys WHERE hash = ? AND revoked_at IS NOT NULL').pluck()
   const suspend = db.prepare('UPDATE accounts SET suspended_at = ? WHERE id = ?')
   const anyAccount = db.prepare('SELECT 1 FROM accounts LIMIT 1')
   const createBoth = db.transaction((account: AccountRecord, key: ApiKeyRecord & { hash: string }) => {
     insertAccount.run(account)
-    insertKey.run(key)
+    insertKey.run(keyRow(key))
   })
 
   return {
@@ -94,7 +112,25 @@ export function createSqliteAccountStore(db: SqliteDb): AccountStore {
       return row && toAccount(row)
     },
     async addKey(key) {
-      insertKey.run(key)
+      insertKey.run(keyRow(key))
+    },
+    async updateKey(accountId, keyId, patch) {
+      // A field left out keeps its value (the flag says whether it was given).
+      const r = updateKey.run({
+        accountId,
+        keyId,
+        setName: patch.name === undefined ? 0 : 1,
+        name: patch.name ?? '',
+        setLimit: patch.monthlyCreditLimit === undefined ? 0 : 1,
+        limit: patch.monthlyCreditLimit ?? null,
+        setEndpoints: patch.endpoints === undefined ? 0 : 1,
+        endpoints: toEndpointsText(patch.endpoints ?? null),
+      })
+      return r.changes === 1
+    },
+    async keySpend(accountId, month) {
+      const rows = spendOf.all(accountId, month) as { keyId: string; credits: number }[]
+      return new Map(rows.filter((r) => r.credits !== 0).map((r) => [r.keyId, r.credits]))
     },
     async revokeKey(accountId, keyId, at) {
       return revoke.run(at, accountId, keyId).changes === 1
@@ -111,8 +147,17 @@ export function createSqliteAccountStore(db: SqliteDb): AccountStore {
       return (selectKeys.all(accountId) as KeyRow[]).map(toKey)
     },
     async findKeyByHash(hash) {
-      const row = lookup.get(hash) as { keyId: string; accountId: string; suspended: number } | undefined
-      return row && ({ keyId: row.keyId, accountId: row.accountId, suspended: row.suspended === 1 } satisfies KeyLookup)
+      const row = lookup.get(hash) as { keyId: string; accountId: string; suspended: number; monthlyCreditLimit: number | null; endpoints: string | null } | undefined
+      return (
+        row &&
+        ({
+          keyId: row.keyId,
+          accountId: row.accountId,
+          suspended: row.suspended === 1,
+          monthlyCreditLimit: row.monthlyCreditLimit,
+          endpoints: fromEndpointsText(row.endpoints),
+        } satisfies KeyLookup)
+      )
     },
     async findRevokedKeyAccount(hash) {
       return revokedOwner.get(hash) as string | undefined

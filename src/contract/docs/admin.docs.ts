@@ -44,10 +44,23 @@ export const ADMIN_DOCS = {
     errors: NO_ACCOUNT,
   },
   createKey: {
-    description: 'Creates another API key for the account; its other keys stay valid. The secret is shown only in this answer. The call takes no fields, and the body may be left out.',
-    request: { params: { id: ACCOUNT } },
+    description: [
+      'Creates another API key for the account; its other keys stay valid. The secret is shown only in this answer.',
+      'A key may carry spend controls. `monthlyCreditLimit` is the most its calls may be billed in a calendar month (UTC): a call that would pass it is refused with 402 `QUOTA_EXHAUSTED`, free, whose `details` give `keyCreditsRemaining` and `keyCreditLimit`. `endpoints` lists the endpoints it may call, as the paths after `/api/v1/`; any other is refused with 403 `FORBIDDEN`, free.',
+      'Every field is optional and the body may be left out: a key without them has no limit but the account’s balance and may call every endpoint.',
+    ].join('\n\n'),
+    request: { params: { id: ACCOUNT }, body: { name: 'nightly enrichment', monthlyCreditLimit: 5000, endpoints: ['profile', 'company'] } },
     response: { status: 201, body: answers.createKey },
     errors: NO_ACCOUNT,
+  },
+  updateKey: {
+    description: [
+      'Changes a live key’s name, monthly credit limit or endpoints; the fields left out keep their values, and `null` removes a limit (`"endpoints": null` allows every endpoint again). It takes effect on every node at once.',
+      'A limit lowered below what the key was billed this month refuses its calls until the month ends; it never takes back what was billed.',
+    ].join('\n\n'),
+    request: { params: { id: ACCOUNT, keyId: 'key_Nk4iDPIeK4mN' }, body: { monthlyCreditLimit: 8000, endpoints: null } },
+    response: { status: 200, body: answers.updateKey },
+    errors: { NOT_FOUND: { error: "No live key 'key_nobody' on account 'acc_nAk9NebuqoAp'.", code: 'NOT_FOUND' } },
   },
   revokeKey: {
     description: 'Revokes a key: calls with it are refused with 401 `INVALID_API_KEY` on every node within a second. Answers 204 without a body.',

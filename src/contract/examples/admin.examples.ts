@@ -4,7 +4,7 @@
  * placeholders. Typed by the contract and checked against its schemas by the tests.
  */
 import type { Static } from 'typebox'
-import type { AccountShownSchema, AccountViewSchema, CreatedKeySchema, NewAccountSchema, PackAddedSchema, QuoteSchema } from '../admin.schemas.ts'
+import type { AccountShownSchema, AccountViewSchema, KeyViewSchema, NewAccountSchema, NewKeySchema, PackAddedSchema, QuoteSchema } from '../admin.schemas.ts'
 import type { SubscriptionSchema } from '../resources.schemas.ts'
 import type { OrderSchema } from '../../payments/order-view.ts'
 
@@ -68,16 +68,40 @@ export const getAccount: Static<typeof AccountShownSchema> = {
     {
       id: 'key_KEQqU7bo9_Ly',
       prefix: 'pk_xAxlStP',
+      name: 'production crawler',
       createdAt: '2026-11-02T09:00:22.000Z',
       revokedAt: null,
+      lastUsedAt: '2026-12-02T08:59:51.000Z',
+      monthlyCreditLimit: 20000,
+      endpoints: ['profile', 'search/posts'],
+      creditsThisMonth: 1240,
     },
   ],
 }
 
-export const createKey: Static<typeof CreatedKeySchema> = {
+export const createKey: Static<typeof NewKeySchema> = {
   id: 'key_Nk4iDPIeK4mN',
   key: 'pk_EXAMPLEexampleEXAMPLEexample001',
   prefix: 'pk_EXAMPLE',
+  name: 'nightly enrichment',
+  createdAt: '2026-11-02T09:00:24.000Z',
+  revokedAt: null,
+  lastUsedAt: null,
+  monthlyCreditLimit: 5000,
+  endpoints: ['profile', 'company'],
+  creditsThisMonth: 0,
+}
+
+export const updateKey: Static<typeof KeyViewSchema> = {
+  id: 'key_Nk4iDPIeK4mN',
+  prefix: 'pk_EXAMPLE',
+  name: 'nightly enrichment',
+  createdAt: '2026-11-02T09:00:24.000Z',
+  revokedAt: null,
+  lastUsedAt: '2026-12-02T08:58:10.000Z',
+  monthlyCreditLimit: 8000,
+  endpoints: null,
+  creditsThisMonth: 4210,
 }
 
 export const suspendAccount: Static<typeof AccountViewSchema> = {

@@ -3,7 +3,9 @@
  * SHA-256 is stored, so the plaintext exists only in the creation response.
  */
 import { createHash } from 'node:crypto'
-import type { AccountRecord, AccountStore, ApiKeyRecord, PlanName, SubscriptionStatus } from '../../ports/account-store.ts'
+import type { AccountRecord, AccountStore, ApiKeyRecord, KeyPatch, PlanName, SubscriptionStatus } from '../../ports/account-store.ts'
+import { monthOf } from '../../ports/key-caps.ts'
+import { checkCreditLimit, checkEndpoints } from '../../key-caps/key-settings.ts'
 import type { Clock } from '../../ports/clock.ts'
 import type { InvalidationBus, InvalidationMessage } from '../../ports/invalidation-bus.ts'
 import { DEFAULT_RPS, FREE_CREDITS, planLimitsProblem, planWithStatus } from '../billing/billing-rules.ts'
@@ -34,7 +36,14 @@ export interface KeyDetails {
   name?: string
   /** The console user making it. */
   createdBy?: string
+  /** Credits its calls may be billed per UTC month (absent or null: no limit but the account's). */
+  monthlyCreditLimit?: number | null
+  /** The endpoints it may call, as the paths after /api/v1/ (absent or null: every one). */
+  endpoints?: string[] | null
 }
+
+/** A key as its owner and the operator see it: its record and the credits its calls were billed this month. */
+export type KeyShown = ApiKeyRecord & { creditsThisMonth: number }
 
 /** A key name's longest. */
 export const MAX_KEY_NAME = 100
@@ -85,6 +94,10 @@ export interface Identity {
   accountId: string
   keyId: string
   suspended: boolean
+  /** The key's monthly credit limit, if it has one: its calls then reserve against it (key-caps). */
+  monthlyCreditLimit: number | null
+  /** The endpoints the key may call (null: every one). */
+  endpoints: string[] | null
 }
 
 /**
@@ -103,7 +116,7 @@ export function createAccountsService(deps: AccountsDeps) {
   const { store, clock } = deps
   const token = (n: number) => deps.randomBytes(n).toString('base64url')
   // Raw key -> lookup result and when it stops being trusted.
-  const keyCache = new Map<string, { result: { accountId: string; keyId: string; suspended: boolean }; until: number }>()
+  const keyCache = new Map<string, { result: Identity; until: number }>()
   // Bumped on every clear, so a lookup that read the store before the change does not cache it after.
   let generation = 0
   const clearCache = () => {
@@ -122,8 +135,22 @@ export function createAccountsService(deps: AccountsDeps) {
     const prefix = key.slice(0, 10)
     const name = details.name ?? ''
     if (name !== '') keyNameProblem(name)
+    const monthlyCreditLimit = details.monthlyCreditLimit === undefined ? null : checkCreditLimit(details.monthlyCreditLimit)
+    const endpoints = details.endpoints === undefined ? null : checkEndpoints(details.endpoints)
     return {
-      record: { id, accountId, hash: hashKey(key), prefix, createdAt: clock.now(), revokedAt: null, name, createdBy: details.createdBy ?? null, lastUsedAt: null },
+      record: {
+        id,
+        accountId,
+        hash: hashKey(key),
+        prefix,
+        createdAt: clock.now(),
+        revokedAt: null,
+        name,
+        createdBy: details.createdBy ?? null,
+        lastUsedAt: null,
+        monthlyCreditLimit,
+        endpoints,
+      },
       created: { id, key, prefix },
     }
   }
@@ -185,16 +212,42 @@ export function createAccountsService(deps: AccountsDeps) {
 
     get: mustGet,
 
-    async show(id: string) {
+    async show(id: string): Promise<{ account: AccountRecord; keys: KeyShown[] }> {
       const account = await mustGet(id)
-      return { account, keys: await store.listKeys(id) }
+      return { account, keys: await this.keys(id) }
     },
 
-    async createKey(accountId: string, details: KeyDetails = {}): Promise<CreatedKey> {
+    /** The account's keys, oldest first, each with the credits its calls were billed this UTC month. */
+    async keys(accountId: string): Promise<KeyShown[]> {
+      const [keys, spend] = await Promise.all([store.listKeys(accountId), store.keySpend(accountId, monthOf(clock.now()))])
+      return keys.map((k) => ({ ...k, creditsThisMonth: spend.get(k.id) ?? 0 }))
+    },
+
+    /** Changes a live key's name or spend controls; takes effect at once on every node. */
+    async updateKey(accountId: string, keyId: string, patch: KeyPatch): Promise<KeyShown> {
+      await mustGet(accountId)
+      const checked: KeyPatch = {}
+      if (patch.name !== undefined) {
+        if (patch.name !== '') keyNameProblem(patch.name)
+        checked.name = patch.name
+      }
+      if (patch.monthlyCreditLimit !== undefined) checked.monthlyCreditLimit = checkCreditLimit(patch.monthlyCreditLimit)
+      if (patch.endpoints !== undefined) checked.endpoints = checkEndpoints(patch.endpoints)
+      if (!(await store.updateKey(accountId, keyId, checked))) {
+        throw new ApiError('NOT_FOUND', `No live key '${keyId}' on account '${accountId}'.`)
+      }
+      await changed({ kind: 'key-changed', accountId, keyId })
+      const shown = (await this.keys(accountId)).find((k) => k.id === keyId)
+      if (!shown) throw new ApiError('NOT_FOUND', `No live key '${keyId}' on account '${accountId}'.`)
+      return shown
+    },
+
+    async createKey(accountId: string, details: KeyDetails = {}): Promise<CreatedKey & { record: ApiKeyRecord }> {
       await mustGet(accountId)
       const key = newKey(accountId, details)
       await store.addKey(key.record)
-      return key.created
+      const { hash: _hash, ...record } = key.record
+      return { ...key.created, record }
     },
 
     async revokeKey(accountId: string, keyId: string): Promise<void> {

@@ -5,7 +5,8 @@
 import { adminGuard } from '../admin-guard.ts'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import Type from 'typebox'
-import { MAX_ACCOUNT_NAME, type AccountsService } from '../../domain/accounts/accounts.service.ts'
+import { MAX_ACCOUNT_NAME, MAX_KEY_NAME, type AccountsService, type KeyShown } from '../../domain/accounts/accounts.service.ts'
+import { KEY_ENDPOINTS, MAX_KEY_CREDIT_LIMIT } from '../../key-caps/key-settings.ts'
 import type { AccountSearch } from '../../domain/accounts/account-search.ts'
 import type { MeteringService } from '../../domain/billing/metering.service.ts'
 import { MAX_CREDITS_LIMIT, MAX_RPS_LIMIT } from '../../domain/billing/billing-rules.ts'
@@ -14,8 +15,9 @@ import {
   AccountShownSchema,
   AccountViewSchema,
   ClockSchema,
-  CreatedKeySchema,
+  KeyViewSchema,
   NewAccountSchema,
+  NewKeySchema,
   PackAddedSchema,
   QuoteSchema,
 } from '../../contract/admin.schemas.ts'
@@ -23,9 +25,9 @@ import { SubscriptionSchema } from '../../contract/resources.schemas.ts'
 import { adminDescription } from '../../contract/docs/admin.docs.ts'
 import { CREDITS_CHARGED, described, errorResponse, REQUEST_ID, RETRY_AFTER, withHeaders } from '../../contract/responses.schemas.ts'
 import { ApiError } from '../../domain/errors.ts'
-import { strictBodyFields, strictQuery } from '../strict-input.ts'
+import { strictBodyFields, strictQuery, withNulls } from '../strict-input.ts'
 import { useJsonBodies } from '../json-body.ts'
-import type { AccountRecord, ApiKeyRecord } from '../../ports/account-store.ts'
+import type { AccountRecord } from '../../ports/account-store.ts'
 
 /** An instant in an operator's body: ISO 8601 text, or epoch milliseconds as a number or as digits. */
 const Instant = (what: string) =>
@@ -40,11 +42,16 @@ export const accountView = (a: AccountRecord) => ({
   suspendedAt: iso(a.suspendedAt),
 })
 
-export const keyView = (k: ApiKeyRecord) => ({
+export const keyView = (k: KeyShown) => ({
   id: k.id,
   prefix: k.prefix,
+  name: k.name,
   createdAt: iso(k.createdAt),
   revokedAt: iso(k.revokedAt),
+  lastUsedAt: iso(k.lastUsedAt),
+  monthlyCreditLimit: k.monthlyCreditLimit,
+  endpoints: k.endpoints,
+  creditsThisMonth: k.creditsThisMonth,
 })
 
 const Plan = Type.Union([Type.Literal('free'), Type.Literal('custom'), Type.Literal('none')])
@@ -79,7 +86,24 @@ const SubscriptionBody = Type.Object(
   },
   { additionalProperties: false },
 )
-/** Calls that take no fields (new key, suspend, resume): a body may be left out, and one sent is held to that. */
+/** A key's spend controls as the operator sets them; null removes one. */
+const KeyFields = {
+  name: Type.Optional(Type.String({ maxLength: MAX_KEY_NAME, description: 'what the key is for, as its owner calls it' })),
+  monthlyCreditLimit: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 0, maximum: MAX_KEY_CREDIT_LIMIT }), Type.Null()], {
+      description: 'credits its calls may be billed per calendar month (UTC); null: no limit but the account\'s balance',
+    }),
+  ),
+  endpoints: Type.Optional(
+    Type.Union([Type.Array(Type.Enum(KEY_ENDPOINTS as string[]), { minItems: 1 }), Type.Null()], {
+      description: 'the endpoints it may call, as the paths after /api/v1/ (["profile", "search/posts"]); null: every endpoint',
+    }),
+  ),
+}
+const NewKeyBody = Type.Object(KeyFields, { additionalProperties: false, description: 'Every field may be left out, and the body with them' })
+const KeyPatchBody = Type.Object(KeyFields, { additionalProperties: false, description: 'The fields to change; those left out keep their values' })
+
+/** Calls that take no fields (suspend, resume): a body may be left out, and one sent is held to that. */
 const NoFields = Type.Object({}, { additionalProperties: false, description: 'No fields; the body may be left out' })
 
 const PackBody = Type.Object(
@@ -126,7 +150,9 @@ export function documentAdminBodies<T extends { paths?: Record<string, Record<st
       const required = schema.required ?? []
       if (required.length === 0) body.required = false
       for (const [name, field] of Object.entries(schema.properties ?? {})) {
-        if (!required.includes(name)) (schema.properties as Record<string, object>)[name] = { anyOf: [field, { type: 'null' }] }
+        // A field that takes null as a value of its own (removing a limit) is documented as it is.
+        const nullable = (field as { anyOf?: { type?: unknown }[] }).anyOf?.some((t) => t.type === 'null') ?? false
+        if (!required.includes(name) && !nullable) (schema.properties as Record<string, object>)[name] = { anyOf: [field, { type: 'null' }] }
       }
     }
   }
@@ -189,8 +215,8 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
     // `__proto__` field is refused naming it, exactly as there.
     useJsonBodies(admin, { emptyIsNone: true })
     admin.addHook('preValidation', async (request) => {
-      if (request.body === undefined && (request.method === 'POST' || request.method === 'PUT')) request.body = {}
-      strictBodyFields(request.routeOptions.schema?.body, request.body)
+      if (request.body === undefined && (request.method === 'POST' || request.method === 'PUT' || request.method === 'PATCH')) request.body = {}
+      request.nullFields = strictBodyFields(request.routeOptions.schema?.body, request.body)
       // No id holds a control character: such an id names nothing, on every store alike (PostgreSQL
       // refuses a NUL in text, which would be a 500 there and a 404 on SQLite).
       const params = (request.params ?? {}) as { id?: string; keyId?: string }
@@ -232,9 +258,15 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
       })
     })
 
-    admin.post('/admin/v1/accounts/:id/keys', { schema: schema('createKey', 'Create another key', { 201: described(CreatedKeySchema, 'Created; the key is shown only here') }, { params: AccountParams, body: NoFields }) }, async (req, reply) => {
+    admin.post('/admin/v1/accounts/:id/keys', { schema: schema('createKey', 'Create another key, with a monthly credit limit or endpoints if given', { 201: described(NewKeySchema, 'Created; the key is shown only here') }, { params: AccountParams, body: NewKeyBody }) }, async (req, reply) => {
       const { id } = req.params as Type.Static<typeof AccountParams>
-      return json(reply, 201, await deps.accounts.createKey(id))
+      const { record, ...created } = await deps.accounts.createKey(id, withNulls<Type.Static<typeof NewKeyBody>>(req))
+      return json(reply, 201, { ...created, ...keyView({ ...record, creditsThisMonth: 0 }) })
+    })
+
+    admin.patch('/admin/v1/accounts/:id/keys/:keyId', { schema: schema('updateKey', "Change a key's name, monthly credit limit or endpoints (null removes a limit)", { 200: described(KeyViewSchema, 'The key') }, { params: KeyParams, body: KeyPatchBody }) }, async (req, reply) => {
+      const { id, keyId } = req.params as Type.Static<typeof KeyParams>
+      return json(reply, 200, keyView(await deps.accounts.updateKey(id, keyId, withNulls<Type.Static<typeof KeyPatchBody>>(req))))
     })
 
     admin.delete('/admin/v1/accounts/:id/keys/:keyId', { schema: schema('revokeKey', 'Revoke a key', { 204: NO_CONTENT }, { params: KeyParams }) }, async (req, reply) => {
