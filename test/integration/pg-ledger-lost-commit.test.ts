@@ -296,8 +296,12 @@ describe.skipIf(!up).each([
       const id = await account(10)
       const h1 = await hold(n.ledger, id, 3)
       const h2 = await hold(n.ledger, id, 2)
-      const committed = line(id, 3)
-      const rolledBack = line(id, 2)
+      // Made with a key: its spend this month goes up with the debit and back down with the compensation.
+      const keyId = `key_${id}`
+      const committed = { ...line(id, 3), keyId }
+      const rolledBack = { ...line(id, 2), keyId }
+      const keySpend = async () =>
+        (await setting.direct.query<{ n: number }>('SELECT COALESCE(SUM(credits), 0)::int AS n FROM key_spend WHERE key_id = $1', [keyId])).rows[0]?.n
       const fired = setting.proxy.arm({ match: settleCommit, effect: 'apply', outageMs: 2_500 })
       const first = n.ledger.settle(h1, committed)
       await fired
@@ -311,6 +315,7 @@ describe.skipIf(!up).each([
       // Rejected, yet the first is on disk (the database is reached directly, around the proxy).
       expect((await entries(id)).filter((e) => e.kind === 'debit')).toHaveLength(1)
       expect(await settledRow(committed.requestId)).toEqual({ credits: 3, state: 'settled' })
+      expect(await keySpend()).toBe(3)
       expect(await metricValue(n.registry, 'pronet_ledger_in_doubt_requests')).toBe(2)
 
       await until('the compensation', async () => (await settledRow(committed.requestId))?.state === 'compensated')
@@ -322,6 +327,7 @@ describe.skipIf(!up).each([
         { lot_id: lot, kind: 'adjust', delta: 3, request_id: committed.requestId },
       ])
       expect(await balanced(id)).toEqual([10])
+      expect(await keySpend()).toBe(0)
       expect(await settledRow(rolledBack.requestId)).toEqual({ credits: 0, state: 'void' })
       // Both requests as the gateway answered them: 503, free; nothing left under 200.
       expect(await usage(id)).toEqual([{ status: 503, requests: 2, billable: 0, credits: 0 }])
