@@ -19,6 +19,7 @@ import { MAX_CREDITS_LIMIT, MAX_RPS_LIMIT } from '../domain/billing/billing-rule
 import { INSTANT_FORMS, parseInstant } from '../domain/billing/calendar.ts'
 import { accountView, keyView } from '../http/routes/admin.routes.ts'
 import { intIn, registerBillingCommands, subscriptionText } from './billing.command.ts'
+import { keyText, registerKeyCommands } from './keys.command.ts'
 import { registerUserCommands } from './users.command.ts'
 import { registerOrderCommands } from './orders.command.ts'
 import { registerUpstreamCommands } from './upstream.command.ts'
@@ -231,31 +232,7 @@ export function buildCli(): Command {
       )
   }
 
-  const keys = program.command('keys').description('manage API keys')
-  keys
-    .command('create')
-    .description('create another API key for an account (the key is shown only now)')
-    .argument('<accountId>', 'account id')
-    .option('--json', 'print JSON')
-    .action(async (accountId: string, opts: { json?: boolean }) =>
-      withContainer(async (c) => {
-        const key = await c.accounts.createKey(accountId)
-        print(opts.json, key, `key ${key.id}\nAPI key (shown once): ${key.key}`)
-      }),
-    )
-  keys
-    .command('revoke')
-    .description('revoke an API key: it answers 401 from now on')
-    .argument('<accountId>', 'account id')
-    .argument('<keyId>', 'key id')
-    .option('--json', 'print JSON')
-    .action(async (accountId: string, keyId: string, opts: { json?: boolean }) =>
-      withContainer(async (c) => {
-        await c.accounts.revokeKey(accountId, keyId)
-        print(opts.json, { revoked: keyId }, `key ${keyId} revoked`)
-      }),
-    )
-
+  registerKeyCommands(program, { withContainer, print })
   registerBillingCommands(program, { withContainer, print })
   registerUserCommands(program, { withIdentity: (fn) => withContainer((c) => fn(c.identity)), print })
   registerOrderCommands(program, { withOrders: (fn) => withContainer((c) => fn(c.orders)), print })
@@ -319,7 +296,7 @@ if ((globalThis as Record<symbol, unknown>)[Symbol.for('pronet.cli.embedded')] !
   if (status !== undefined) process.exit(status)
 }
 
-/** `accounts show` for a person: the account, its subscription as `subscription set` prints it, and its keys. */
+/** `accounts show` for a person: the account, its subscription as `subscription set` prints it, and its keys with their controls. */
 function accountText(view: {
   account: ReturnType<typeof accountView>
   subscription: SubscriptionView
@@ -330,6 +307,6 @@ function accountText(view: {
     `account ${a.id} "${a.name}", created ${a.createdAt}${a.suspended ? `, suspended since ${a.suspendedAt}` : ''}`,
     subscriptionText(view.subscription),
     view.keys.length === 0 ? 'no API keys' : `API keys (${view.keys.length}):`,
-    ...view.keys.map((k) => `  ${k.id}  ${k.prefix}…  created ${k.createdAt}${k.revokedAt ? `, revoked ${k.revokedAt}` : ''}`),
+    ...view.keys.flatMap(keyText),
   ].join('\n')
 }

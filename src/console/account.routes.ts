@@ -8,10 +8,12 @@ import { spendableLots } from '../domain/billing/billing-rules.ts'
 import { ApiError, invalidParameter, isApiError } from '../domain/errors.ts'
 import { usageRange } from '../domain/usage/usage-report.ts'
 import type { ConsoleDeps } from './console-deps.ts'
+import { keySettings, keySettingsValues } from './key-settings.routes.ts'
 import { refuseIfSuspended, requireUser, USER_COOKIE, viewerOf, type SignedIn } from './session.ts'
 import { confirmBody } from './views/auth.views.ts'
 import { billingBody, type OrderLine } from './views/billing.views.ts'
 import type { Html } from './views/html.ts'
+import type { KeySettingsValues } from './views/key-settings.views.ts'
 import { keysBody, newKeyNotice, revokeConfirmBody, type KeyLine } from './views/keys.views.ts'
 import { page, type Notice, type Section } from './views/layout.ts'
 import { membersBody } from './views/members.views.ts'
@@ -23,6 +25,7 @@ const ownersOnly = () => new ApiError('FORBIDDEN', 'Only an owner of this accoun
 /** Short messages a redirect names by a word, so no text travels in a URL. */
 const DONE: Record<string, Notice> = {
   revoked: { kind: 'ok', text: 'The key is revoked: calls with it are refused from now on.' },
+  updated: { kind: 'ok', text: 'The key’s settings are saved: they apply from its next call.' },
   invited: { kind: 'ok', text: 'The invitation is on its way.' },
   removed: { kind: 'ok', text: 'The member is removed.' },
   role: { kind: 'ok', text: 'The role is changed.' },
@@ -46,15 +49,15 @@ export function registerAccountPages(app: FastifyInstance, deps: ConsoleDeps): v
     send(reply, o.status ?? 200, page({ title: o.title, active: o.active, body: o.body, notice: o.notice, viewer: { ...viewerOf(s), suspended: s.suspended }, csrf: reply.generateCsrf() }))
 
   async function keyLines(s: SignedIn): Promise<KeyLine[]> {
-    const keys = await deps.accountStore.listKeys(s.accountId)
+    const keys = await deps.accounts.keys(s.accountId)
     // A member sees and manages the keys they made; an owner sees every key of the account.
     return keys
       .filter((k) => s.role === 'owner' || k.createdBy === s.userId)
       .map((k) => ({ ...k, name: k.name || 'Unnamed key', revocable: s.role === 'owner' || k.createdBy === s.userId }))
   }
 
-  async function keysPage(reply: FastifyReply, s: SignedIn, o: { created?: Html; notice?: Notice | undefined; status?: number } = {}) {
-    const body = keysBody({ keys: await keyLines(s), csrf: reply.generateCsrf(), created: o.created, publicUrl: deps.publicUrl })
+  async function keysPage(reply: FastifyReply, s: SignedIn, o: { created?: Html; notice?: Notice | undefined; status?: number; values?: KeySettingsValues } = {}) {
+    const body = keysBody({ keys: await keyLines(s), csrf: reply.generateCsrf(), created: o.created, publicUrl: deps.publicUrl, values: o.values })
     return render(reply, s, { title: 'API keys', active: 'keys', body, notice: o.notice, ...(o.status ? { status: o.status } : {}) })
   }
 
@@ -62,7 +65,8 @@ export function registerAccountPages(app: FastifyInstance, deps: ConsoleDeps): v
 
   app.post('/keys', async (request, reply) => {
     const s = await user(request)
-    const name = field(form(request), 'name').trim()
+    const values = keySettingsValues(form(request))
+    const name = values.name
     try {
       refuseIfSuspended(s)
       if (name === '') throw invalidParameter('name', 'give the key a name, such as where it is used.')
@@ -70,12 +74,12 @@ export function registerAccountPages(app: FastifyInstance, deps: ConsoleDeps): v
       if ((await deps.accountStore.listKeys(s.accountId)).some((k) => k.revokedAt === null && k.name === name)) {
         throw invalidParameter('name', `a key in use is named “${name}” already; choose another name.`)
       }
-      const created = await deps.accounts.createKey(s.accountId, { name, createdBy: s.userId })
+      const created = await deps.accounts.createKey(s.accountId, { name, createdBy: s.userId, ...keySettings(values) })
       // The secret is in this answer only: no redirect, so it never travels in a URL or a later page.
       return keysPage(reply, s, { created: newKeyNotice({ key: created.key, name }, deps.publicUrl), status: 201 })
     } catch (e) {
       if (!isApiError(e)) throw e
-      return keysPage(reply, s, { notice: { kind: 'error', text: e.message }, status: e.status })
+      return keysPage(reply, s, { notice: { kind: 'error', text: e.message }, status: e.status, values })
     }
   })
 

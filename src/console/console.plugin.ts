@@ -16,6 +16,7 @@ import { isApiError } from '../domain/errors.ts'
 import { assetsDir } from './assets-dir.ts'
 import { registerAccountPages } from './account.routes.ts'
 import { registerAuthPages } from './auth.routes.ts'
+import { registerKeySettingsPages } from './key-settings.routes.ts'
 import type { ConsoleDeps } from './console-deps.ts'
 import { SignInFirst } from './session.ts'
 import { registerOperatorPages } from './operator.routes.ts'
@@ -97,6 +98,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
 
       registerAuthPages(scope, deps, { secure })
       registerAccountPages(scope, deps)
+      registerKeySettingsPages(scope, deps)
       if (deps.adminToken !== undefined) registerOperatorPages(scope, deps, { secure })
     },
     { prefix: '/console' },

@@ -9,4 +9,10 @@ export const form = (request: FastifyRequest): Form => (request.body ?? {}) as F
 /** One field as text: '' when missing or sent more than once. */
 export const field = (f: Form, name: string): string => (typeof f[name] === 'string' ? (f[name] as string) : '')
 
+/** A field sent any number of times (the ticked boxes of one name), as texts. */
+export const fields = (f: Form, name: string): string[] => {
+  const value: unknown = f[name]
+  return typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
+}
+
 export const send = (reply: FastifyReply, status: number, body: string) => reply.code(status).type('text/html; charset=utf-8').send(body)

@@ -64,6 +64,124 @@ describe('pronet CLI', () => {
     expect(JSON.parse((await pronet('accounts', 'resume', account.id, '--json')).stdout).suspended).toBe(false)
   }, 120_000)
 
+  it("keys create/update with a monthly credit limit and endpoints: printed as the admin API answers, and in accounts show", async () => {
+    const { account } = JSON.parse((await pronet('accounts', 'create', '--name', 'capped', '--json')).stdout)
+    const id: string = account.id
+
+    // For a person: the key's id and name, its secret once, then its controls.
+    const made = await pronet('keys', 'create', id, '--name', 'nightly', '--monthly-credit-limit', '5000', '--endpoints', 'profile,search/posts')
+    expect([made.code, made.stderr]).toEqual([0, ''])
+    const [title, secret, ...controls] = made.stdout.trimEnd().split('\n')
+    const keyId = /^key (key_\S+) "nightly"$/.exec(title ?? '')?.[1] as string
+    const key = /^API key \(shown once\): (pk_\S+)$/.exec(secret ?? '')?.[1] as string
+    expect([keyId, key]).toEqual([expect.any(String), expect.any(String)])
+    expect(controls).toEqual(['monthly credit limit: 5000 (0 credits billed this month)', 'endpoints: profile, search/posts'])
+
+    // With --json, the admin API's 201: the key's view and the key, never the stored record.
+    const created = await pronet('keys', 'create', id, '--name', 'open', '--json')
+    expect(created.code, created.stderr).toBe(0)
+    const open = JSON.parse(created.stdout)
+    const FIELDS = ['id', 'key', 'prefix', 'name', 'createdAt', 'revokedAt', 'lastUsedAt', 'monthlyCreditLimit', 'endpoints', 'creditsThisMonth']
+    expect(Object.keys(open)).toEqual(FIELDS)
+    expect(open).toMatchObject({ key: expect.stringMatching(/^pk_/), prefix: open.key.slice(0, 10), name: 'open', revokedAt: null, lastUsedAt: null, monthlyCreditLimit: null, endpoints: null, creditsThisMonth: 0 })
+
+    // A server on the same store: the limited key's calls count toward its limit (a missing record
+    // bills 1), an endpoint it may not call is refused; the admin API answers as the CLI prints.
+    const c = await createContainer(loadConfig({ ...baseEnv(), PRONET_ADMIN_TOKEN: 'admin-token' }))
+    const app = await buildApp(c)
+    const admin = { authorization: 'Bearer admin-token' }
+    let api: { created: Record<string, unknown>; patched: unknown; show: unknown }
+    try {
+      const get = (url: string) => app.inject({ url, headers: { 'x-api-key': key } })
+      expect((await get('/api/v1/profile?profileUrlOrUrn=nobody-here')).statusCode).toBe(404)
+      const refused = await get('/api/v1/company?companyUrlOrUrn=nobody-here')
+      expect([refused.statusCode, refused.json().details]).toEqual([403, { endpoint: 'company' }])
+      const post = await app.inject({ method: 'POST', url: `/admin/v1/accounts/${id}/keys`, headers: admin, payload: { name: 'open' } })
+      const patch = await app.inject({ method: 'PATCH', url: `/admin/v1/accounts/${id}/keys/${open.id}`, headers: admin, payload: { monthlyCreditLimit: 7, endpoints: ['company'] } })
+      expect([post.statusCode, patch.statusCode]).toEqual([201, 200])
+      await c.accounts.flushKeyUses()
+      api = { created: post.json(), patched: patch.json(), show: (await app.inject({ url: `/admin/v1/accounts/${id}`, headers: admin })).json() }
+    } finally {
+      await app.close()
+      await c.close()
+    }
+    expect(Object.keys(api.created)).toEqual(FIELDS)
+    const shown = JSON.parse((await pronet('accounts', 'show', id, '--json')).stdout)
+    expect(shown).toEqual(api.show)
+    // The same change again from the CLI prints what the admin PATCH answered.
+    const same = await pronet('keys', 'update', id, open.id, '--monthly-credit-limit', '7', '--endpoints', 'company', '--json')
+    expect([same.code, JSON.parse(same.stdout)]).toEqual([0, api.patched])
+
+    // For a person: the change, then accounts show lists each key with its name and controls.
+    const updated = await pronet('keys', 'update', id, keyId, '--monthly-credit-limit', '1', '--endpoints', 'company, profile')
+    expect([updated.code, updated.stdout, updated.stderr]).toEqual([
+      0,
+      [`key ${keyId} "nightly" updated`, 'monthly credit limit: 1 (1 credit billed this month)', 'endpoints: company, profile', ''].join('\n'),
+      '',
+    ])
+    const nightly = (shown.keys as { id: string; prefix: string; createdAt: string }[]).find((k) => k.id === keyId)!
+    const text = (await pronet('accounts', 'show', id)).stdout.trimEnd().split('\n')
+    const at = text.indexOf(`  ${keyId}  ${nightly.prefix}…  "nightly"  created ${nightly.createdAt}`)
+    expect(text.slice(at - 3, at + 3)).toEqual([
+      `  ${shown.keys[0].id}  ${shown.keys[0].prefix}…  created ${shown.keys[0].createdAt}`,
+      '    monthly credit limit: none (0 credits billed this month)',
+      '    endpoints: all',
+      `  ${keyId}  ${nightly.prefix}…  "nightly"  created ${nightly.createdAt}`,
+      '    monthly credit limit: 1 (1 credit billed this month)',
+      '    endpoints: company, profile',
+    ])
+    expect(text).toContain('API keys (4):')
+
+    // none and all remove the limit and the endpoint list; "" removes the name.
+    const opened = await pronet('keys', 'update', id, keyId, '--monthly-credit-limit', 'none', '--endpoints', 'all', '--name', '')
+    expect([opened.code, opened.stdout]).toEqual([0, `key ${keyId} updated\nmonthly credit limit: none (1 credit billed this month)\nendpoints: all\n`])
+  }, 120_000)
+
+  it('keys create/update refuse bad values as the admin API does, and change nothing', async () => {
+    const { account } = JSON.parse((await pronet('accounts', 'create', '--name', 'bad values', '--json')).stdout)
+    const id: string = account.id
+    const k = JSON.parse((await pronet('keys', 'create', id, '--monthly-credit-limit', '10', '--endpoints', 'profile', '--json')).stdout)
+    const [negative, huge, fraction, unknownEndpoint, noEndpoint, nothing, nothingJson, noKey, missingValue] = await Promise.all([
+      pronet('keys', 'update', id, k.id, '--monthly-credit-limit', '-1'),
+      pronet('keys', 'create', id, '--monthly-credit-limit', '1000000001', '--json'),
+      pronet('keys', 'update', id, k.id, '--monthly-credit-limit', '1.5', '--json'),
+      pronet('keys', 'create', id, '--endpoints', 'profile,profiles'),
+      pronet('keys', 'update', id, k.id, '--endpoints', ''),
+      pronet('keys', 'update', id, k.id),
+      pronet('keys', 'update', id, k.id, '--json'),
+      pronet('keys', 'update', id, 'key_nobody', '--monthly-credit-limit', '5'),
+      pronet('keys', 'create', id, '--monthly-credit-limit', '--json'),
+    ])
+    // Refused by the service's rules: exit 1, the admin API's code naming the field.
+    const LIMIT = "Invalid parameter 'monthlyCreditLimit': must be a whole number of credits from 0 to 1,000,000,000, or null for no limit."
+    expect([negative.code, negative.stdout, negative.stderr]).toEqual([1, '', `pronet: ${LIMIT}\n`])
+    for (const r of [huge, fraction]) {
+      expect([r.code, r.stdout, JSON.parse(r.stderr)]).toEqual([1, '', { error: LIMIT, code: 'INVALID_PARAMETER', details: { parameter: 'monthlyCreditLimit' } }])
+    }
+    expect([unknownEndpoint.code, unknownEndpoint.stdout, unknownEndpoint.stderr]).toEqual([
+      1,
+      '',
+      "pronet: Invalid parameter 'endpoints': 'profiles' is not an endpoint; use the paths after /api/v1/: profile, profile/reactions, profile/articles, posts, posts/updates, company, company/batch, company/posts, post/engagement, post/comments, post/reactions, search/posts, usage, subscription.\n",
+    ])
+    expect([noEndpoint.code, noEndpoint.stderr]).toEqual([
+      1,
+      'pronet: Invalid parameter \'endpoints\': must list at least one endpoint, such as ["profile", "search/posts"], or be null to allow every endpoint.\n',
+    ])
+    expect([noKey.code, noKey.stderr]).toEqual([1, `pronet: No live key 'key_nobody' on account '${id}'.\n`])
+    // Usage errors: exit 2.
+    expect([nothing.code, nothing.stdout, nothing.stderr]).toEqual([2, '', 'pronet: nothing to change: give at least one of --name, --monthly-credit-limit, --endpoints.\n'])
+    expect([nothingJson.code, JSON.parse(nothingJson.stderr)]).toEqual([
+      2,
+      { error: 'nothing to change: give at least one of --name, --monthly-credit-limit, --endpoints.', code: 'INVALID_PARAMETER' },
+    ])
+    expect([missingValue.code, missingValue.stdout, JSON.parse(missingValue.stderr).error]).toEqual([2, '', expect.stringMatching(/a value is missing: '--json' is an option/)])
+
+    // The key is as made, and no key was added.
+    const shown = JSON.parse((await pronet('accounts', 'show', id, '--json')).stdout)
+    expect(shown.keys).toHaveLength(2)
+    expect(shown.keys[1]).toMatchObject({ id: k.id, monthlyCreditLimit: 10, endpoints: ['profile'] })
+  }, 60_000)
+
   it('refuses bad input with a message and a non-zero exit', async () => {
     const missing = await pronet('accounts', 'show', 'acc_missing')
     expect(missing.code).toBe(1)
@@ -212,6 +330,8 @@ describe('pronet CLI', () => {
       expect((await get('/api/v1/subscription')).statusCode).toBe(200)
       const usage = await get('/api/v1/usage')
       expect(usage.statusCode).toBe(200)
+      // When a key was last used is written a few seconds late; the server would write it as it closes.
+      await c.accounts.flushKeyUses()
       api = {
         show: (await app.inject({ url: `/admin/v1/accounts/${id}`, headers: admin })).json(),
         quote: (await app.inject({ url: '/admin/v1/packs/quote?credits=1250000', headers: admin })).json(),

@@ -123,12 +123,14 @@ describe('CSRF', () => {
   it('a state-changing request without the form token is refused and changes nothing', async () => {
     const browser = new ConsoleClient(t.app)
     const key = await browser.signUp('csrf@example.com')
-    const { accountId } = await t.c.accounts.identify(key)
+    const { accountId, keyId } = await t.c.accounts.identify(key)
+    const before = await t.c.accountStore.listKeys(accountId)
     await browser.get('/console/keys')
     for (const [url, fields] of [
       ['/console/keys', { name: 'sneaky' }],
       ['/console/billing/orders', { credits: '50000' }],
-      ['/console/keys/' + (await t.c.accountStore.listKeys(accountId))[0]?.id + '/revoke', { confirmed: 'yes' }],
+      ['/console/keys/' + keyId + '/revoke', { confirmed: 'yes' }],
+      ['/console/keys/' + keyId + '/edit', { name: 'sneaky', monthlyCreditLimit: '1', endpointsAllowed: 'every' }],
     ] as const) {
       for (const csrf of [false, 'forged-token'] as const) {
         const res = await browser.post(url, fields, { csrf })
@@ -136,7 +138,8 @@ describe('CSRF', () => {
         expect(res.headers['content-type']).toMatch(/^text\/html/)
       }
     }
-    expect((await t.c.accountStore.listKeys(accountId)).map((k) => k.revokedAt)).toEqual([null])
+    expect(await t.c.accountStore.listKeys(accountId)).toEqual(before)
+    expect(before.map((k) => k.revokedAt)).toEqual([null])
     expect(await t.c.orders.list(accountId)).toEqual([])
     // Nor can a sign-in be forced from another site.
     const fresh = new ConsoleClient(t.app)
@@ -341,14 +344,14 @@ describe('what a first outside trial found', () => {
 describe('pages', () => {
   it('every page: a strict CSP, no inline script or style, nothing cached, a request id', async () => {
     const browser = new ConsoleClient(t.app)
-    await browser.signUp('pages@example.com')
+    const { keyId } = await t.c.accounts.identify(await browser.signUp('pages@example.com'))
     const operator = new ConsoleClient(t.app)
     await operator.get('/console/operator/sign-in')
     await operator.post('/console/operator/sign-in', { token: ADMIN_TOKEN })
     const anonymous = new ConsoleClient(t.app)
     const pages = [
       ...['/console/sign-in', '/console/sign-up', '/console/forgot', '/console/reset?token=x', '/console/verify?token=x', '/console/nowhere'].map((u) => [anonymous, u] as const),
-      ...['/console/keys', '/console/usage', '/console/billing', '/console/members'].map((u) => [browser, u] as const),
+      ...['/console/keys', `/console/keys/${keyId}/edit`, '/console/usage', '/console/billing', '/console/members'].map((u) => [browser, u] as const),
       ...['/console/operator', '/console/operator/orders'].map((u) => [operator, u] as const),
     ]
     for (const [client, url] of pages) {

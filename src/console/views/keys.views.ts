@@ -1,6 +1,7 @@
 /** API keys: the list, a new key's secret shown once, and revocation behind a confirmation. */
-import { when } from './format.ts'
+import { count, when } from './format.ts'
 import { html, type Html } from './html.ts'
+import { endpointsFieldset, endpointsText, limitField, limitText, NO_SETTINGS, type KeySettingsValues } from './key-settings.views.ts'
 
 export interface KeyLine {
   id: string
@@ -9,7 +10,13 @@ export interface KeyLine {
   createdAt: number
   lastUsedAt: number | null
   revokedAt: number | null
-  /** Whether the viewer may revoke it (an owner: any key; a member: their own). */
+  /** Credits its calls may be billed per UTC month (null: no limit of its own). */
+  monthlyCreditLimit: number | null
+  /** The endpoints it may call, as the paths after /api/v1/ (null: every one). */
+  endpoints: readonly string[] | null
+  /** Credits its calls were billed this UTC month (none given: a key just made, billed nothing yet). */
+  creditsThisMonth?: number
+  /** Whether the viewer may revoke or change it (an owner: any key; a member: their own). */
   revocable: boolean
 }
 
@@ -23,7 +30,8 @@ export function newKeyNotice(created: { key: string; name: string }, publicUrl: 
 </section>`
 }
 
-export function keysBody(o: { keys: readonly KeyLine[]; csrf: string; created?: Html | undefined; publicUrl: string }): Html {
+export function keysBody(o: { keys: readonly KeyLine[]; csrf: string; created?: Html | undefined; publicUrl: string; values?: KeySettingsValues | undefined }): Html {
+  const v = o.values ?? NO_SETTINGS
   const live = o.keys.filter((k) => k.revokedAt === null)
   const revoked = o.keys.filter((k) => k.revokedAt !== null)
   return html`${o.created ?? html``}
@@ -32,8 +40,10 @@ export function keysBody(o: { keys: readonly KeyLine[]; csrf: string; created?: 
   <form method="post" action="/console/keys" class="narrow">
     <input type="hidden" name="_csrf" value="${o.csrf}">
     <label for="key-name">Name</label>
-    <input type="text" id="key-name" name="name" maxlength="100" required aria-describedby="key-name-hint">
+    <input type="text" id="key-name" name="name" maxlength="100" required aria-describedby="key-name-hint" value="${v.name}">
     <p class="hint" id="key-name-hint">Where the key is used, e.g. “production crawler”.</p>
+    ${limitField('new-key', v.limit)}
+    ${endpointsFieldset('new-key', v)}
     <button type="submit">Create key</button>
   </form>
 </section>
@@ -49,13 +59,13 @@ function keyTable(keys: readonly KeyLine[], csrf: string, live: boolean): Html {
   return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${live ? 'Table of keys in use' : 'Table of revoked keys'}">
 <table>
   <caption>${live ? 'Keys in use' : 'Revoked keys'}</caption>
-  <thead><tr><th scope="col">Name</th><th scope="col">Starts with</th><th scope="col">Created</th><th scope="col">Last used</th>${live ? html`<th scope="col">Action</th>` : html`<th scope="col">Revoked</th>`}</tr></thead>
+  <thead><tr><th scope="col">Name</th><th scope="col">Starts with</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col" class="num">Billed this month</th><th scope="col">Monthly limit</th><th scope="col">Endpoints</th>${live ? html`<th scope="col">Action</th>` : html`<th scope="col">Revoked</th>`}</tr></thead>
   <tbody>${keys.map(
-    (k) => html`<tr><td>${k.name}</td><td><code>${k.prefix}…</code></td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>${
+    (k) => html`<tr><td>${k.name}</td><td><code>${k.prefix}…</code></td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td><td class="num">${count(k.creditsThisMonth ?? 0, 'credit', 'credits')}</td><td>${limitText(k.monthlyCreditLimit)}</td><td>${endpointsText(k.endpoints)}</td>${
       live
         ? html`<td>${
             k.revocable
-              ? html`<form method="post" action="/console/keys/${k.id}/revoke" data-confirm="Revoke the key “${k.name}”? Calls with it are refused from now on."><input type="hidden" name="_csrf" value="${csrf}"><button type="submit" class="danger">Revoke</button></form>`
+              ? html`<div class="actions"><a class="button secondary" href="/console/keys/${k.id}/edit" aria-label="Edit the key “${k.name}”">Edit</a><form method="post" action="/console/keys/${k.id}/revoke" data-confirm="Revoke the key “${k.name}”? Calls with it are refused from now on."><input type="hidden" name="_csrf" value="${csrf}"><button type="submit" class="danger">Revoke</button></form></div>`
               : html`—`
           }</td>`
         : html`<td>${when(k.revokedAt)}</td>`

@@ -95,8 +95,9 @@ const KeyFields = {
     }),
   ),
   endpoints: Type.Optional(
-    Type.Union([Type.Array(Type.Enum(KEY_ENDPOINTS as string[]), { minItems: 1 }), Type.Null()], {
-      description: 'the endpoints it may call, as the paths after /api/v1/ (["profile", "search/posts"]); null: every endpoint',
+    // Names are checked by the service, whose refusal names the field and lists the valid ones.
+    Type.Union([Type.Array(Type.String(), { minItems: 1 }), Type.Null()], {
+      description: `the endpoints it may call, as the paths after /api/v1/ (${KEY_ENDPOINTS.join(', ')}); null: every endpoint`,
     }),
   ),
 }
