@@ -27,6 +27,7 @@ import { registerDataRoutes } from './http/routes/data.routes.ts'
 import { registerUpstreamAdminRoutes } from './live-source/upstream.admin.routes.ts'
 import { registerMetaRoutes } from './http/routes/meta.routes.ts'
 import { registerOrderAdminRoutes } from './http/routes/orders.admin.routes.ts'
+import { registerWebhookAdminRoutes } from './http/routes/webhooks.admin.routes.ts'
 import { registerConsole } from './console/console.plugin.ts'
 import { createAccountSearch } from './domain/accounts/account-search.ts'
 import { registerStripeWebhookRoute } from './payments/stripe-webhook.routes.ts'
@@ -274,6 +275,7 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
   if (c.config.payments === 'stripe') registerStripeWebhookRoute(app, { orders: c.orders })
   if (c.config.adminToken) {
     registerOrderAdminRoutes(app, { token: c.config.adminToken, orders: c.orders })
+    registerWebhookAdminRoutes(app, { token: c.config.adminToken, webhooks: c.webhooks })
     if (c.live) registerUpstreamAdminRoutes(app, { token: c.config.adminToken, live: c.live })
     registerAdminRoutes(app, {
       token: c.config.adminToken,

@@ -11,6 +11,10 @@ import { createSqliteAccountStore } from './adapters/sqlite/sqlite-account-store
 import { createSqliteKeyCaps } from './adapters/sqlite/sqlite-key-caps.ts'
 import { createPgKeyCaps } from './adapters/postgres/pg-key-caps.ts'
 import type { KeyCaps } from './ports/key-caps.ts'
+import type { WebhookStore } from './ports/webhook-store.ts'
+import { createSqliteWebhookStore } from './adapters/sqlite/sqlite-webhook-store.ts'
+import { createPgWebhookStore } from './adapters/postgres/pg-webhook-store.ts'
+import { createWebhooksService, type WebhooksService } from './webhooks/webhooks.service.ts'
 import { createSqliteContentStore } from './adapters/sqlite/sqlite-content-store.ts'
 import { createSqliteStoreSettings } from './adapters/sqlite/sqlite-store-settings.ts'
 import { createSqliteFirstStartStore } from './adapters/sqlite/sqlite-first-start-store.ts'
@@ -103,6 +107,8 @@ export interface Container {
   ledger: Ledger
   /** Reservations against keys' monthly credit limits. */
   keyCaps: KeyCaps
+  /** Accounts' webhook endpoints, their events and deliveries. */
+  webhooks: WebhooksService
   limiter: RateLimiter
   metering: MeteringService
   usage: UsageReporter
@@ -204,6 +210,7 @@ interface Stores {
   settings: StoreSettings
   ledger: Ledger
   keyCaps: KeyCaps
+  webhookStore: WebhookStore
   searchIndex: SearchIndex
   /** Upstream answers a live-source node keeps. */
   liveAnswers: LiveAnswerStore
@@ -297,6 +304,7 @@ function sqliteStores(config: Config, overrides: ContainerOverrides, logger: Log
     settings,
     ledger,
     keyCaps: createSqliteKeyCaps(db),
+    webhookStore: createSqliteWebhookStore(db),
     searchIndex: createSqliteSearchIndex(db),
     liveAnswers: createSqliteLiveAnswers(db),
     searchStore: sqlitePath === ':memory:' ? undefined : { kind: 'sqlite', path: sqlitePath },
@@ -354,6 +362,7 @@ async function postgresStores(config: Config, url: string, logger: Logger, metri
     settings,
     ledger,
     keyCaps: createPgKeyCaps(pool),
+    webhookStore: createPgWebhookStore(pool),
     searchIndex: createPgSearchIndex(pool),
     liveAnswers: createPgLiveAnswers(pool),
     searchStore: { kind: 'postgres', url },
@@ -503,6 +512,14 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     }),
     ledger,
     keyCaps: stores.keyCaps,
+    webhooks: createWebhooksService({
+      store: stores.webhookStore,
+      ledger,
+      clock,
+      randomBytes,
+      accountExists: (id) => accounts.get(id),
+      allowPrivate: config.webhookPrivateUrls,
+    }),
     limiter,
     metering: createMeteringService({
       ledger,

@@ -8,6 +8,7 @@
 import { accessSync, constants } from 'node:fs'
 import { createServer } from 'node:net'
 import { buildApp } from './app.ts'
+import { startWebhookWork } from './webhooks/webhook-runner.ts'
 import { ConfigError, isWildcardHost, urlHost, type Config } from './config/config.ts'
 import { makeDirs } from './config/make-dirs.ts'
 import { claimDataDir } from './config/serving-claim.ts'
@@ -70,12 +71,14 @@ export async function serve(config: Config): Promise<void> {
     container.live?.prune().catch((err: unknown) => container.logger.warn({ err }, 'could not delete old upstream answers; tried again later'))
   }, HOUSEKEEPING_MS)
   housekeeping.unref()
+  const webhookWork = startWebhookWork(container.webhooks, (err, what) => container.logger.warn({ err }, `could not ${what}; tried again shortly`))
   let closing = false
   const shutdown = async (signal: string) => {
     if (closing) return
     closing = true
     clearInterval(housekeeping)
     say(`${signal}: closing…`)
+    await webhookWork.stop()
     await metricsServer?.close()
     await server.close()
     await container.close()

@@ -44,6 +44,7 @@ export const EnvSchema = Type.Object({
   PRONET_SERVE_STALE_S: Type.Optional(Type.String()),
   PRONET_LEDGER_BATCH_MS: Type.Optional(Type.String()),
   PRONET_LEDGER_BATCH_MAX: Type.Optional(Type.String()),
+  PRONET_WEBHOOK_PRIVATE_URLS: Type.Enum(['refuse', 'allow'] as const, { default: 'refuse' }),
 })
 
 export type SeedSize = 'none' | 'small' | 'medium' | 'large' | number
@@ -85,6 +86,8 @@ export interface Config {
   readonly publicUrl: string
   /** Who may create an account in the console: anyone, holders of an invitation, or nobody. */
   readonly signup: 'open' | 'invite' | 'closed'
+  /** Whether webhooks may reach private, loopback and plain-http addresses (development only). */
+  readonly webhookPrivateUrls: boolean
   /** How pack orders are paid: the operator approves them, Stripe Checkout, or at once (tests, demos). */
   readonly payments: 'manual' | 'stripe' | 'test'
   /** SMTP server for the console's mail; without it each message's link goes to the log. */
@@ -251,6 +254,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     packTiers: table(() => packTiersFrom(e.PRONET_PACK_TIERS)),
     publicUrl,
     signup: e.PRONET_SIGNUP,
+    webhookPrivateUrls: e.PRONET_WEBHOOK_PRIVATE_URLS === 'allow',
     payments: e.PRONET_PAYMENTS,
     smtpUrl: e.SMTP_URL,
     trustProxy: parseTrustProxy(e.PRONET_TRUST_PROXY),

@@ -7,6 +7,7 @@ import type { OperationDoc } from './operation-doc.ts'
 
 const ACCOUNT = 'acc_nAk9NebuqoAp'
 const NO_ACCOUNT = { NOT_FOUND: { error: "No account 'acc_nobody'.", code: 'NOT_FOUND' } } as const
+const NO_WEBHOOK = { NOT_FOUND: { error: "No webhook 'wh_nobody' on account 'acc_nAk9NebuqoAp'.", code: 'NOT_FOUND' } } as const
 const NO_ORDER = { NOT_FOUND: { error: 'No order "ord_nobody".', code: 'NOT_FOUND' } } as const
 /** What a 404 is on an operation that names no record: a path that is not quite this one. */
 const NO_PATH = (path: string) => ({ NOT_FOUND: { error: `No endpoint GET ${path}.`, code: 'NOT_FOUND' } }) as const
@@ -121,6 +122,61 @@ export const ADMIN_DOCS = {
     request: { params: { id: 'ord_HlkfZ5tBA4kSFpRI' }, body: { note: 'No payment arrived within 30 days.' } },
     response: { status: 200, body: answers.rejectOrder },
     errors: NO_ORDER,
+  },
+  createWebhook: {
+    description: [
+      'Adds a webhook endpoint to the account: the events listed are POSTed to `url` as JSON `{id, type, createdAt, account, data}`. Events: `credits.low` (the balance fell below the threshold set with `PUT …/alerts`), `credits.exhausted` (it reached 0), `pack.expiring` (7 days before a pack with credits left expires), `pack.expired`, `subscription.renewed`, `subscription.changed`, `order.paid`.',
+      'Each delivery carries `Pronet-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` under the endpoint’s `secret`, shown only in this answer. A delivery is at least once: one that does not get a 2xx within 10 seconds is tried again with growing waits for a day, so a receiver deduplicates by the event’s `id`.',
+      'The address must be https on the public internet. An account has at most 10 endpoints.',
+    ].join('\n\n'),
+    request: { params: { id: ACCOUNT }, body: { url: 'https://hooks.example.com/pronet', events: ['credits.low', 'order.paid'] } },
+    response: { status: 201, body: answers.createWebhook },
+    errors: {
+      ...NO_ACCOUNT,
+      INVALID_PARAMETER: { error: "Invalid parameter 'url': must be an https address.", code: 'INVALID_PARAMETER', details: { parameter: 'url' } },
+    },
+  },
+  listWebhooks: {
+    description: 'The account’s webhook endpoints, oldest first, without their secrets.',
+    request: { params: { id: ACCOUNT } },
+    response: { status: 200, body: answers.listWebhooks },
+    errors: NO_ACCOUNT,
+  },
+  updateWebhook: {
+    description: 'Changes an endpoint’s address, its events, or whether it is enabled; the fields left out keep their values. While an endpoint is disabled nothing is sent to it: its deliveries wait, and go once it is enabled again.',
+    request: { params: { id: ACCOUNT, whId: 'wh_QmJ1dVx0bG9v' }, body: { events: ['credits.low', 'credits.exhausted', 'order.paid'] } },
+    response: { status: 200, body: answers.updateWebhook },
+    errors: NO_WEBHOOK,
+  },
+  deleteWebhook: {
+    description: 'Deletes an endpoint and its deliveries: nothing more is sent to it. Answers 204 without a body.',
+    request: { params: { id: ACCOUNT, whId: 'wh_QmJ1dVx0bG9v' } },
+    response: { status: 204 },
+    errors: NO_WEBHOOK,
+  },
+  listWebhookDeliveries: {
+    description: 'The endpoint’s deliveries, newest first, each with every attempt: when, the receiver’s status, and why it failed. A pending delivery says when it is tried next; a failed one was given up a day after its event.',
+    request: { params: { id: ACCOUNT, whId: 'wh_QmJ1dVx0bG9v' }, query: { limit: 20 } },
+    response: { status: 200, body: answers.listWebhookDeliveries },
+    errors: NO_WEBHOOK,
+  },
+  testWebhook: {
+    description: 'Sends a `webhook.test` event to the endpoint now, signed as every delivery is, and answers its delivery after the first attempt. The call takes no fields, and the body may be left out.',
+    request: { params: { id: ACCOUNT, whId: 'wh_QmJ1dVx0bG9v' } },
+    response: { status: 200, body: answers.testWebhook },
+    errors: NO_WEBHOOK,
+  },
+  getAlerts: {
+    description: 'The balance below which `credits.low` is sent to the account’s webhooks (`null`: never).',
+    request: { params: { id: ACCOUNT } },
+    response: { status: 200, body: answers.getAlerts },
+    errors: NO_ACCOUNT,
+  },
+  setAlerts: {
+    description: 'Sets the balance below which `credits.low` is sent; `null` turns it off. It is sent once each time the balance falls below the threshold, and again only after the balance has been at or above it.',
+    request: { params: { id: ACCOUNT }, body: { lowCredits: 5000 } },
+    response: { status: 200, body: answers.setAlerts },
+    errors: NO_ACCOUNT,
   },
   getUpstreamStatus: {
     description: [

@@ -4,6 +4,7 @@
  * placeholders. Typed by the contract and checked against its schemas by the tests.
  */
 import type { Static } from 'typebox'
+import type { AlertsSchema, DeliveryListSchema, DeliverySchema, NewWebhookSchema, WebhookListSchema, WebhookSchema } from '../webhooks.schemas.ts'
 import type { AccountShownSchema, AccountViewSchema, KeyViewSchema, NewAccountSchema, NewKeySchema, PackAddedSchema, QuoteSchema } from '../admin.schemas.ts'
 import type { SubscriptionSchema } from '../resources.schemas.ts'
 import type { OrderSchema } from '../../payments/order-view.ts'
@@ -258,3 +259,57 @@ export const getUpstreamStatus = {
 export const getClock = { now: '2026-11-02T09:00:00.000Z' }
 
 export const setClock = { now: '2027-01-01T00:00:00.000Z' }
+
+const WEBHOOK = {
+  id: 'wh_QmJ1dVx0bG9v',
+  url: 'https://hooks.example.com/pronet',
+  events: ['credits.low', 'order.paid'],
+  enabled: true,
+  createdAt: '2026-11-02T09:00:30.000Z',
+}
+
+export const createWebhook: Static<typeof NewWebhookSchema> = { ...WEBHOOK, events: ['credits.low', 'order.paid'], secret: 'whsec_EXAMPLEexampleEXAMPLEexample01' }
+
+export const listWebhooks: Static<typeof WebhookListSchema> = { webhooks: [{ ...WEBHOOK, events: ['credits.low', 'order.paid'] }] }
+
+export const updateWebhook: Static<typeof WebhookSchema> = { ...WEBHOOK, events: ['credits.low', 'credits.exhausted', 'order.paid'] }
+
+export const listWebhookDeliveries: Static<typeof DeliveryListSchema> = {
+  deliveries: [
+    {
+      id: 'evt_3f9a1c0d2b7e4a5f6c8d9e0f.wh_QmJ1dVx0bG9v',
+      eventId: 'evt_3f9a1c0d2b7e4a5f6c8d9e0f',
+      event: 'credits.low',
+      state: 'pending',
+      createdAt: '2026-12-02T08:00:05.000Z',
+      nextAttemptAt: '2026-12-02T08:02:36.000Z',
+      attempts: [
+        { at: '2026-12-02T08:00:06.000Z', status: 503, error: 'The receiver answered 503.', durationMs: 84 },
+        { at: '2026-12-02T08:00:36.000Z', status: null, error: 'No answer within 10 s.', durationMs: 10002 },
+      ],
+    },
+    {
+      id: 'evt_0c1d2e3f4a5b6c7d8e9f0a1b.wh_QmJ1dVx0bG9v',
+      eventId: 'evt_0c1d2e3f4a5b6c7d8e9f0a1b',
+      event: 'order.paid',
+      state: 'delivered',
+      createdAt: '2026-11-28T14:12:40.000Z',
+      nextAttemptAt: null,
+      attempts: [{ at: '2026-11-28T14:12:41.000Z', status: 200, error: null, durationMs: 112 }],
+    },
+  ],
+}
+
+export const testWebhook: Static<typeof DeliverySchema> = {
+  id: 'evt_77aa01b2c3d4e5f60718293a.wh_QmJ1dVx0bG9v',
+  eventId: 'evt_77aa01b2c3d4e5f60718293a',
+  event: 'webhook.test',
+  state: 'delivered',
+  createdAt: '2026-12-02T09:00:00.000Z',
+  nextAttemptAt: null,
+  attempts: [{ at: '2026-12-02T09:00:00.000Z', status: 204, error: null, durationMs: 95 }],
+}
+
+export const getAlerts: Static<typeof AlertsSchema> = { lowCredits: 5000 }
+
+export const setAlerts: Static<typeof AlertsSchema> = { lowCredits: 5000 }

@@ -1,0 +1,139 @@
+/**
+ * Finds what the accounts' webhooks report, from facts the store already holds durably: a renewal or
+ * a change in subscription_events, an order paid, a pack's expiry coming or past, a balance below the
+ * customer's threshold or empty. Each fact becomes one event whose id is made from the fact, recorded
+ * with its deliveries in one transaction, so every node may look and none records a fact twice. A
+ * fact is reported to the endpoints that existed, enabled and subscribed, when it happened.
+ */
+import { createHash } from 'node:crypto'
+import { balanceAt, type BillingState } from '../domain/billing/billing-rules.ts'
+import { iso } from '../domain/billing/calendar.ts'
+import type { Ledger } from '../ports/ledger.ts'
+import type { AlertSettings, NewEvent, WebhookEventType, WebhookRecord, WebhookStore } from '../ports/webhook-store.ts'
+
+/** pack.expiring is sent this long before a pack expires. */
+export const EXPIRING_NOTICE_MS = 7 * 24 * 3_600_000
+/** Facts are looked for this far back: a fact is reported if any node looks within this long of it. */
+export const FACT_WINDOW_MS = 2 * 24 * 3_600_000
+
+/** An event's id, the same wherever the fact is seen. */
+export const eventId = (fact: string): string => `evt_${createHash('sha256').update(fact).digest('hex').slice(0, 24)}`
+
+/** The JSON body of an event, as every delivery of it sends it. */
+export function eventBody(id: string, type: string, createdAt: number, accountId: string, data: Record<string, unknown>): string {
+  return JSON.stringify({ id, type, createdAt: iso(createdAt), account: accountId, data })
+}
+
+export function createEventFinder(deps: { store: WebhookStore; ledger: Ledger }) {
+  const { store, ledger } = deps
+
+  /** Records the fact as an event for the endpoints that took `type` when it happened; true when new. */
+  async function report(accountId: string, webhooks: readonly WebhookRecord[], type: WebhookEventType, fact: string, at: number, data: Record<string, unknown>): Promise<boolean> {
+    const to = takers(webhooks, type, at)
+    if (to.length === 0) return false
+    const id = eventId(fact)
+    return store.record({ id, accountId, type, createdAt: at, body: eventBody(id, type, at, accountId, data) }, to)
+  }
+
+  /**
+   * The plan's current period, when it follows another: a renewal. Read from the billing state as it
+   * stands now, since a period begins at its date whether or not a call has been billed in it yet.
+   */
+  async function renewal(accountId: string, webhooks: readonly WebhookRecord[], state: BillingState, now: number): Promise<number> {
+    const s = state.subscription
+    if (s.plan === 'none' || s.periodStart === null || s.periodStart <= s.anchorAt || s.periodStart < now - FACT_WINDOW_MS) return 0
+    const added = await report(accountId, webhooks, 'subscription.renewed', `subscription.renewed:${accountId}:${s.periodStart}`, s.periodStart, {
+      plan: s.plan,
+      creditsLimit: s.creditsLimit,
+      periodStart: iso(s.periodStart),
+      renewalDate: s.renewalAt === null ? null : iso(s.renewalAt),
+    })
+    return added ? 1 : 0
+  }
+
+  /** The balance alerts: each sent once per fall below its mark, again after the balance rose above it. */
+  async function balanceAlerts(accountId: string, webhooks: readonly WebhookRecord[], alerts: AlertSettings, state: BillingState, now: number): Promise<number> {
+    const wantsLow = alerts.lowCredits !== null && takers(webhooks, 'credits.low', now).length > 0
+    const wantsEmpty = takers(webhooks, 'credits.exhausted', now).length > 0
+    if (!wantsLow && !wantsEmpty) return 0
+    const remaining = balanceAt(state, now).total
+    let found = 0
+    const next = { lowSent: alerts.lowSent, exhaustedSent: alerts.exhaustedSent, lowRound: alerts.lowRound, exhaustedRound: alerts.exhaustedRound }
+    const events: { event: NewEvent; webhookIds: string[] }[] = []
+    const add = (type: WebhookEventType, fact: string, data: Record<string, unknown>) => {
+      const id = eventId(fact)
+      events.push({ event: { id, accountId, type, createdAt: now, body: eventBody(id, type, now, accountId, data) }, webhookIds: takers(webhooks, type, now) })
+    }
+    if (alerts.lowCredits !== null) {
+      if (remaining < alerts.lowCredits && !alerts.lowSent) {
+        next.lowSent = true
+        if (wantsLow) add('credits.low', `credits.low:${accountId}:${alerts.lowRound}`, { creditsRemaining: remaining, lowCredits: alerts.lowCredits })
+      } else if (remaining >= alerts.lowCredits && alerts.lowSent) {
+        next.lowSent = false
+        next.lowRound++
+      }
+    }
+    if (remaining === 0 && !alerts.exhaustedSent) {
+      next.exhaustedSent = true
+      if (wantsEmpty) add('credits.exhausted', `credits.exhausted:${accountId}:${alerts.exhaustedRound}`, { creditsRemaining: 0 })
+    } else if (remaining > 0 && alerts.exhaustedSent) {
+      next.exhaustedSent = false
+      next.exhaustedRound++
+    }
+    const changed = next.lowSent !== alerts.lowSent || next.exhaustedSent !== alerts.exhaustedSent
+    if (!changed) return 0
+    // The state and the first event in one transaction; a second event (low and empty at once) after it.
+    const [first, ...rest] = events
+    await store.setAlertState(accountId, next, first)
+    for (const e of rest) if (await store.record(e.event, e.webhookIds)) found++
+    return found + (first ? 1 : 0)
+  }
+
+  return {
+    /** Looks for new facts of every watched account at `now`; resolves to the number of events recorded. */
+    async find(now: number): Promise<number> {
+      const watched = await store.watchedAccounts()
+      if (watched.length === 0) return 0
+      const byAccount = new Map(watched.map((w) => [w.accountId, w.webhooks]))
+      const facts = await store.facts([...byAccount.keys()], now - FACT_WINDOW_MS, now + EXPIRING_NOTICE_MS)
+      let found = 0
+      const count = (added: boolean) => void (added && found++)
+      for (const e of facts.subscriptionEvents) {
+        const webhooks = byAccount.get(e.accountId) ?? []
+        if (e.at > now) continue
+        count(await report(e.accountId, webhooks, 'subscription.changed', `subscription.changed:${e.accountId}:${e.id}`, e.at, { changes: e.change }))
+      }
+      for (const o of facts.paidOrders) {
+        if (o.paidAt > now) continue
+        count(await report(o.accountId, byAccount.get(o.accountId) ?? [], 'order.paid', `order.paid:${o.id}`, o.paidAt, {
+          orderId: o.id,
+          credits: o.credits,
+          price: o.priceCents / 100,
+          currency: o.currency,
+          test: o.test,
+          paidAt: iso(o.paidAt),
+        }))
+      }
+      for (const p of facts.packs) {
+        if (p.remaining === 0) continue
+        const webhooks = byAccount.get(p.accountId) ?? []
+        const data = { packId: p.id, credits: p.credits, creditsRemaining: p.remaining, expiresAt: iso(p.expiresAt) }
+        const notice = p.expiresAt - EXPIRING_NOTICE_MS
+        if (notice <= now && now < p.expiresAt) count(await report(p.accountId, webhooks, 'pack.expiring', `pack.expiring:${p.id}`, Math.max(notice, p.startsAt), data))
+        if (p.expiresAt <= now) count(await report(p.accountId, webhooks, 'pack.expired', `pack.expired:${p.id}`, p.expiresAt, data))
+      }
+      for (const w of watched) {
+        const state = await ledger.state(w.accountId, now)
+        if (!state) continue
+        found += await renewal(w.accountId, w.webhooks, state, now)
+        found += await balanceAlerts(w.accountId, w.webhooks, w.alerts, state, now)
+      }
+      return found
+    },
+  }
+}
+
+/** The ids of the endpoints that take `type` and existed at `at`; a disabled one's deliveries wait until it is enabled. */
+function takers(webhooks: readonly WebhookRecord[], type: WebhookEventType, at: number): string[] {
+  return webhooks.filter((w) => w.events.includes(type) && w.createdAt <= at).map((w) => w.id)
+}

@@ -1,0 +1,85 @@
+/**
+ * A webhook endpoint as a customer or the operator sets it: where (an https address on the public
+ * internet) and which events. Deliveries go out from the service's own network, so an address on a
+ * private, loopback or link-local network is refused (it would let a customer reach what only the
+ * service can), unless the operator allows it (PRONET_WEBHOOK_PRIVATE_URLS=allow, for development),
+ * which also allows plain http.
+ */
+import { lookup } from 'node:dns/promises'
+import { isIP } from 'node:net'
+import { invalidParameter } from '../domain/errors.ts'
+import { WEBHOOK_EVENTS, type WebhookEventType } from '../ports/webhook-store.ts'
+
+export const MAX_WEBHOOK_URL = 2048
+/** Endpoints an account may have. */
+export const MAX_WEBHOOKS = 10
+
+/** Whether an IP address is one a delivery must not reach: loopback, private, link-local, shared, multicast or unspecified. */
+export function privateAddress(ip: string): boolean {
+  const v = isIP(ip)
+  if (v === 4) {
+    const [a = 0, b = 0] = ip.split('.').map(Number)
+    return a === 0 || a === 10 || a === 127 || (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || a >= 224
+  }
+  if (v === 6) {
+    const x = ip.toLowerCase()
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(x)
+    if (mapped) return privateAddress(mapped[1] as string)
+    return x === '::' || x === '::1' || x.startsWith('fc') || x.startsWith('fd') || x.startsWith('fe8') || x.startsWith('fe9') || x.startsWith('fea') || x.startsWith('feb') || x.startsWith('ff')
+  }
+  return true
+}
+
+/** A webhook address as given, checked: absolute, https (http too when private ones are allowed), no credentials, not a private host. */
+export function checkWebhookUrl(url: unknown, allowPrivate: boolean): string {
+  if (typeof url !== 'string' || url.length === 0 || url.length > MAX_WEBHOOK_URL) {
+    throw invalidParameter('url', `must be an https address of at most ${MAX_WEBHOOK_URL} characters.`)
+  }
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw invalidParameter('url', 'must be an absolute https address, such as https://example.com/pronet-events.')
+  }
+  if (parsed.protocol !== 'https:' && !(allowPrivate && parsed.protocol === 'http:')) throw invalidParameter('url', 'must be an https address.')
+  if (parsed.username !== '' || parsed.password !== '') throw invalidParameter('url', 'must carry no user name or password; deliveries are signed instead.')
+  const host = parsed.hostname.replace(/^\[|\]$/g, '')
+  if (!allowPrivate && (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) !== 0 && privateAddress(host)))) {
+    throw invalidParameter('url', 'must be an address on the public internet, not a private or local one.')
+  }
+  return parsed.toString()
+}
+
+/** The events an endpoint takes: known names, each once, at least one. */
+export function checkWebhookEvents(events: unknown): WebhookEventType[] {
+  if (!Array.isArray(events) || events.length === 0) throw invalidParameter('events', `must list at least one of: ${WEBHOOK_EVENTS.join(', ')}.`)
+  const out: WebhookEventType[] = []
+  for (const e of events) {
+    if (typeof e !== 'string' || !(WEBHOOK_EVENTS as readonly string[]).includes(e)) {
+      throw invalidParameter('events', `${typeof e === 'string' ? `'${e.slice(0, 60)}'` : 'an entry that is not text'} is not an event; use: ${WEBHOOK_EVENTS.join(', ')}.`)
+    }
+    if (!out.includes(e as WebhookEventType)) out.push(e as WebhookEventType)
+  }
+  return out
+}
+
+/**
+ * Why a delivery may not go to `url` now (its host resolves to a private address), or undefined when
+ * it may. Checked at each attempt, since a name's addresses can change after it was accepted.
+ */
+export async function destinationProblem(url: string, allowPrivate: boolean, resolve: (host: string) => Promise<string[]> = resolveAll): Promise<string | undefined> {
+  if (allowPrivate) return undefined
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '')
+  let addresses: string[]
+  try {
+    addresses = isIP(host) !== 0 ? [host] : await resolve(host)
+  } catch {
+    return `the host ${host} could not be resolved`
+  }
+  if (addresses.length === 0) return `the host ${host} has no address`
+  return addresses.some(privateAddress) ? `the host ${host} resolves to a private or local address, which deliveries may not reach` : undefined
+}
+
+async function resolveAll(host: string): Promise<string[]> {
+  return (await lookup(host, { all: true })).map((a) => a.address)
+}

@@ -1,0 +1,322 @@
+/**
+ * Account webhooks end to end, on both backends, against a receiver of our own on 127.0.0.1: the
+ * admin routes (secret shown once, bad input refused, another account's endpoint a 404), a test
+ * delivery signed as documented, every event type found from the facts (an order paid, a change and
+ * a renewal of the subscription, a pack expiring and expired, the balance below the threshold and
+ * empty), each recorded once however often it is looked for, retried after a failure with every
+ * attempt recorded, given up after a day, held while the endpoint is disabled.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { verifySignature } from '../../src/webhooks/webhook-signature.ts'
+import { fixtureRecords } from '../helpers/ingest-fixtures.ts'
+import { ADMIN_TOKEN, expectError, makeTestApp, type TestApp } from '../helpers/test-app.ts'
+
+const NOW = Date.UTC(2026, 10, 20, 12, 0, 0)
+const DAY = 24 * 3_600_000
+const PROFILE = '/api/v1/profile?profileUrlOrUrn=member-1'
+
+interface Received {
+  /** The service's clock when it arrived. */
+  at: number
+  headers: IncomingHttpHeaders
+  body: string
+  json: { id: string; type: string; createdAt: string; account: string; data: Record<string, unknown> }
+}
+
+let t: TestApp
+let receiver: Server
+let url: string
+const received: Received[] = []
+/** Statuses the receiver answers with, in turn; 204 once they run out. */
+let answers: number[] = []
+
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8')
+      received.push({ at: t.clock.now(), headers: req.headers, body, json: JSON.parse(body) })
+      res.statusCode = answers.shift() ?? 204
+      res.end()
+    })
+  })
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+  url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`
+  t = await makeTestApp({ nowMs: NOW, records: fixtureRecords(), env: { PRONET_WEBHOOK_PRIVATE_URLS: 'allow' } })
+})
+afterAll(async () => {
+  await t.close()
+  await new Promise((resolve) => receiver.close(resolve))
+})
+beforeEach(() => {
+  received.length = 0
+  answers = []
+})
+
+const admin = (method: 'POST' | 'PATCH' | 'GET' | 'PUT' | 'DELETE', path: string, payload?: unknown) =>
+  t.app.inject({
+    method,
+    url: path,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+  })
+
+async function account(creditsLimit = 10_000): Promise<{ id: string; key: string }> {
+  const res = await admin('POST', '/admin/v1/accounts', { name: 'hooked', plan: 'custom', creditsLimit, rpsLimit: 10_000 })
+  expect(res.statusCode, res.body).toBe(201)
+  return { id: res.json().account.id, key: res.json().apiKey.key }
+}
+
+async function webhook(accountId: string, events: string[]): Promise<{ id: string; secret: string }> {
+  const res = await admin('POST', `/admin/v1/accounts/${accountId}/webhooks`, { url, events })
+  expect(res.statusCode, res.body).toBe(201)
+  return res.json()
+}
+
+/** Looks for events and sends what is due, as a node's background work does. */
+async function round(): Promise<void> {
+  await t.c.webhooks.findEvents()
+  await t.c.webhooks.deliverDue()
+}
+
+const deliveries = async (accountId: string, whId: string) => {
+  const res = await admin('GET', `/admin/v1/accounts/${accountId}/webhooks/${whId}/deliveries`)
+  expect(res.statusCode, res.body).toBe(200)
+  return res.json().deliveries as { id: string; eventId: string; event: string; state: string; nextAttemptAt: string | null; attempts: { status: number | null; error: string | null }[] }[]
+}
+
+function expectSigned(r: Received, secret: string): void {
+  expect(r.headers['content-type']).toBe('application/json')
+  const now = Math.floor(r.at / 1000)
+  expect(verifySignature(secret, String(r.headers['pronet-signature']), r.body, now)).toBe(true)
+  expect(verifySignature(`${secret}x`, String(r.headers['pronet-signature']), r.body, now)).toBe(false)
+  expect(verifySignature(secret, String(r.headers['pronet-signature']), `${r.body} `, now)).toBe(false)
+  // A delivery replayed much later is refused by a receiver that checks the time.
+  expect(verifySignature(secret, String(r.headers['pronet-signature']), r.body, now + 3600)).toBe(false)
+}
+
+describe('webhook endpoints in the admin API', () => {
+  it('are made with a secret shown once, listed without it, changed, deleted; bad input is refused', async () => {
+    const a = await account()
+    const made = await admin('POST', `/admin/v1/accounts/${a.id}/webhooks`, { url, events: ['order.paid', 'credits.low', 'order.paid'] })
+    expect(made.statusCode, made.body).toBe(201)
+    const wh = made.json()
+    expect(wh).toEqual({ id: expect.stringMatching(/^wh_/), url, events: ['order.paid', 'credits.low'], enabled: true, createdAt: new Date(NOW).toISOString(), secret: expect.stringMatching(/^whsec_.{32}$/) })
+    const listed = await admin('GET', `/admin/v1/accounts/${a.id}/webhooks`)
+    expect(listed.json()).toEqual({ webhooks: [{ id: wh.id, url, events: ['order.paid', 'credits.low'], enabled: true, createdAt: new Date(NOW).toISOString() }] })
+    expect(listed.body).not.toContain(wh.secret)
+
+    const changed = await admin('PATCH', `/admin/v1/accounts/${a.id}/webhooks/${wh.id}`, { events: ['pack.expired'], enabled: false })
+    expect(changed.json()).toMatchObject({ id: wh.id, events: ['pack.expired'], enabled: false, url })
+
+    for (const [body, field] of [
+      [{ url: 'ftp://example.com/x', events: ['order.paid'] }, 'url'],
+      [{ url: 'example.com/x', events: ['order.paid'] }, 'url'],
+      [{ url: 'https://user:pw@example.com/x', events: ['order.paid'] }, 'url'],
+      [{ url, events: [] }, 'events'],
+      [{ url, events: ['order.refunded'] }, 'events'],
+      [{ url, events: 'order.paid' }, 'events'],
+    ] as const) {
+      const res = await admin('POST', `/admin/v1/accounts/${a.id}/webhooks`, body)
+      expect(String(expectError(res, 400, 'INVALID_PARAMETER').error)).toContain(field)
+    }
+    expectError(await admin('POST', `/admin/v1/accounts/${a.id}/webhooks`, { url }), 400, 'MISSING_PARAMETER')
+    expectError(await admin('PATCH', `/admin/v1/accounts/${a.id}/webhooks/${wh.id}`, { enabled: 'yes' }), 400, 'INVALID_PARAMETER')
+    expect((await admin('GET', `/admin/v1/accounts/${a.id}/webhooks`)).json().webhooks).toHaveLength(1)
+
+    const other = await account()
+    expectError(await admin('PATCH', `/admin/v1/accounts/${other.id}/webhooks/${wh.id}`, { enabled: true }), 404, 'NOT_FOUND')
+    expectError(await admin('GET', `/admin/v1/accounts/${other.id}/webhooks/${wh.id}/deliveries`), 404, 'NOT_FOUND')
+    expectError(await admin('DELETE', `/admin/v1/accounts/${other.id}/webhooks/${wh.id}`), 404, 'NOT_FOUND')
+    expectError(await admin('POST', '/admin/v1/accounts/acc_nobody/webhooks', { url, events: ['order.paid'] }), 404, 'NOT_FOUND')
+
+    expect((await admin('DELETE', `/admin/v1/accounts/${a.id}/webhooks/${wh.id}`)).statusCode).toBe(204)
+    expectError(await admin('GET', `/admin/v1/accounts/${a.id}/webhooks/${wh.id}/deliveries`), 404, 'NOT_FOUND')
+    expect((await admin('GET', `/admin/v1/accounts/${a.id}/webhooks`)).json()).toEqual({ webhooks: [] })
+  })
+
+  it('sends a signed test delivery at once and shows its attempt', async () => {
+    const a = await account()
+    const wh = await webhook(a.id, ['order.paid'])
+    const res = await admin('POST', `/admin/v1/accounts/${a.id}/webhooks/${wh.id}/test`)
+    expect(res.statusCode, res.body).toBe(200)
+    expect(res.json()).toMatchObject({ event: 'webhook.test', state: 'delivered', nextAttemptAt: null, attempts: [{ status: 204, error: null }] })
+    expect(received).toHaveLength(1)
+    const r = received[0] as Received
+    expect(r.json).toEqual({ id: res.json().eventId, type: 'webhook.test', createdAt: new Date(t.clock.now()).toISOString(), account: a.id, data: expect.objectContaining({ webhookId: wh.id }) })
+    expectSigned(r, wh.secret)
+  })
+})
+
+describe('events', () => {
+  it('order.paid, subscription.changed and subscription.renewed: each sent once, however often looked for', async () => {
+    const a = await account()
+    const wh = await webhook(a.id, ['order.paid', 'subscription.changed', 'subscription.renewed'])
+    const placed = await t.c.orders.placeOrder({ accountId: a.id, credits: 50_000 })
+    await t.c.orders.approve(placed.order.id, 'test')
+    expect((await admin('PUT', `/admin/v1/accounts/${a.id}/subscription`, { creditsLimit: 20_000 })).statusCode).toBe(200)
+    // Two nodes looking at once record each fact once.
+    await Promise.all([t.c.webhooks.findEvents(), t.c.webhooks.findEvents()])
+    await t.c.webhooks.deliverDue()
+    await round()
+    const types = received.map((r) => r.json.type).sort()
+    expect(types).toEqual(['order.paid', 'subscription.changed'])
+    const paid = received.find((r) => r.json.type === 'order.paid') as Received
+    expect(paid.json.data).toMatchObject({ orderId: placed.order.id, credits: 50_000, currency: 'usd' })
+    expect((received.find((r) => r.json.type === 'subscription.changed') as Received).json.data).toEqual({ changes: { creditsLimit: 20_000 } })
+    for (const r of received) expectSigned(r, wh.secret)
+
+    // A month later the plan renews, found once the account is next read.
+    received.length = 0
+    const saved = t.clock.now()
+    try {
+      t.clock.set(NOW + 31 * DAY)
+      await t.c.metering.subscription(a.id)
+      await round()
+      await round()
+      expect(received.map((r) => r.json.type)).toEqual(['subscription.renewed'])
+      expect((received[0] as Received).json.data).toEqual({
+        plan: 'custom',
+        creditsLimit: 20_000,
+        periodStart: '2026-12-20T12:00:00.000Z',
+        renewalDate: '2027-01-20T12:00:00.000Z',
+      })
+      // Newest first; the order and the change fell in the same millisecond.
+      const listed = (await deliveries(a.id, wh.id)).map((d) => d.event)
+      expect(listed[0]).toBe('subscription.renewed')
+      expect(listed.slice(1).sort()).toEqual(['order.paid', 'subscription.changed'])
+    } finally {
+      t.clock.set(saved)
+    }
+  })
+
+  it('credits.low once per fall below the threshold, and credits.exhausted at 0', async () => {
+    const a = await account(10)
+    const wh = await webhook(a.id, ['credits.low', 'credits.exhausted'])
+    expect((await admin('PUT', `/admin/v1/accounts/${a.id}/alerts`, { lowCredits: 5 })).json()).toEqual({ lowCredits: 5 })
+    expect((await admin('GET', `/admin/v1/accounts/${a.id}/alerts`)).json()).toEqual({ lowCredits: 5 })
+    for (let i = 0; i < 5; i++) expect((await t.get(PROFILE, a.key)).statusCode).toBe(200)
+    await round()
+    expect(received).toHaveLength(0)
+    expect((await t.get(PROFILE, a.key)).statusCode).toBe(200)
+    await round()
+    await round()
+    expect(received.map((r) => [r.json.type, r.json.data])).toEqual([['credits.low', { creditsRemaining: 4, lowCredits: 5 }]])
+    for (let i = 0; i < 4; i++) expect((await t.get(PROFILE, a.key)).statusCode).toBe(200)
+    await round()
+    await round()
+    expect(received.map((r) => r.json.type)).toEqual(['credits.low', 'credits.exhausted'])
+    // Back above the threshold, then below it again: a second credits.low, with an id of its own.
+    expect((await admin('POST', `/admin/v1/accounts/${a.id}/packs`, { credits: 50_000 })).statusCode).toBe(201)
+    await round()
+    expect(received).toHaveLength(2)
+    expect((await admin('PUT', `/admin/v1/accounts/${a.id}/alerts`, { lowCredits: 50_001 })).statusCode).toBe(200)
+    await round()
+    expect(received.map((r) => r.json.type)).toEqual(['credits.low', 'credits.exhausted', 'credits.low'])
+    expect(new Set(received.map((r) => r.json.id)).size).toBe(3)
+    expect((await admin('PUT', `/admin/v1/accounts/${a.id}/alerts`, { lowCredits: null })).json()).toEqual({ lowCredits: null })
+    expectError(await admin('PUT', `/admin/v1/accounts/${a.id}/alerts`, {}), 400, 'MISSING_PARAMETER')
+    expectError(await admin('PUT', `/admin/v1/accounts/${a.id}/alerts`, { lowCredits: -1 }), 400, 'INVALID_PARAMETER')
+    expectError(await admin('PUT', `/admin/v1/accounts/${a.id}/alerts`, { lowCredits: '5' }), 400, 'INVALID_PARAMETER')
+    expect((await admin('GET', `/admin/v1/accounts/${a.id}/alerts`)).json()).toEqual({ lowCredits: null })
+  })
+
+  it('pack.expiring a week before a pack with credits left expires, and pack.expired after', async () => {
+    const a = await account()
+    const wh = await webhook(a.id, ['pack.expiring', 'pack.expired'])
+    // Bought almost a year ago, before the endpoint was made: it expires in 3 days.
+    const purchasedAt = new Date(Date.UTC(2025, 10, 23, 12, 0, 0)).toISOString()
+    const pack = await admin('POST', `/admin/v1/accounts/${a.id}/packs`, { credits: 50_000, purchasedAt })
+    expect(pack.statusCode, pack.body).toBe(201)
+    await round()
+    await round()
+    expect(received).toHaveLength(0)
+    // Bought later, it expires in 10 days: its notice falls due 3 days from now, after the endpoint was made.
+    const later = await admin('POST', `/admin/v1/accounts/${a.id}/packs`, { credits: 50_000, purchasedAt: new Date(Date.UTC(2025, 10, 30, 12, 0, 0)).toISOString() })
+    expect(later.statusCode).toBe(201)
+    const seen = () => received.map((r) => `${r.json.type} ${r.json.data.packId === pack.json().id ? 'first' : 'later'}`).sort()
+    const saved = t.clock.now()
+    try {
+      t.clock.set(NOW + 2 * DAY)
+      await round()
+      expect(seen()).toEqual([])
+      t.clock.set(NOW + 3 * DAY + 3_600_000)
+      await round()
+      await round()
+      expect(seen()).toEqual(['pack.expired first', 'pack.expiring later'])
+      expect(received.find((r) => r.json.type === 'pack.expiring')?.json.data).toEqual({
+        packId: later.json().id,
+        credits: 50_000,
+        creditsRemaining: 50_000,
+        expiresAt: later.json().expiresAt,
+      })
+      t.clock.set(NOW + 10 * DAY + 3_600_000)
+      await round()
+      await round()
+      expect(seen()).toEqual(['pack.expired first', 'pack.expired later', 'pack.expiring later'])
+      for (const r of received) expectSigned(r, wh.secret)
+    } finally {
+      t.clock.set(saved)
+    }
+  })
+})
+
+describe('deliveries', () => {
+  it('are retried after a failure, every attempt recorded, and given up a day after the event', async () => {
+    const a = await account()
+    const wh = await webhook(a.id, ['subscription.changed'])
+    answers = [500, 503]
+    expect((await admin('PUT', `/admin/v1/accounts/${a.id}/subscription`, { creditsLimit: 30_000 })).statusCode).toBe(200)
+    await round()
+    let [d] = await deliveries(a.id, wh.id)
+    expect(d).toMatchObject({ state: 'pending', nextAttemptAt: new Date(t.clock.now() + 30_000).toISOString(), attempts: [{ status: 500, error: 'The receiver answered 500.' }] })
+    await round()
+    expect(received).toHaveLength(1)
+    const saved = t.clock.now()
+    try {
+      t.clock.set(saved + 30_000)
+      await round()
+      t.clock.set(saved + 30_000 + 120_000)
+      await round()
+      ;[d] = await deliveries(a.id, wh.id)
+      expect(d).toMatchObject({ state: 'delivered', nextAttemptAt: null })
+      expect(d?.attempts.map((x) => x.status)).toEqual([500, 503, 204])
+      expect(new Set(received.map((r) => r.json.id)).size).toBe(1)
+
+      // An endpoint that never answers 2xx is given up once the next attempt would fall past a day.
+      received.length = 0
+      answers = Array(100).fill(500)
+      expect((await admin('PUT', `/admin/v1/accounts/${a.id}/subscription`, { creditsLimit: 40_000 })).statusCode).toBe(200)
+      const start = t.clock.now()
+      for (let at = start; at <= start + 2 * DAY; at += 15 * 60_000) {
+        t.clock.set(at)
+        await round()
+      }
+      const [given] = await deliveries(a.id, wh.id)
+      expect(given?.state).toBe('failed')
+      expect(given?.nextAttemptAt).toBeNull()
+      expect(given?.attempts.length).toBe(received.length)
+      expect(received.length).toBeGreaterThanOrEqual(8)
+    } finally {
+      t.clock.set(saved)
+    }
+  })
+
+  it('wait while their endpoint is disabled, and go once it is enabled', async () => {
+    const a = await account()
+    const wh = await webhook(a.id, ['subscription.changed'])
+    expect((await admin('PATCH', `/admin/v1/accounts/${a.id}/webhooks/${wh.id}`, { enabled: false })).statusCode).toBe(200)
+    expect((await admin('PUT', `/admin/v1/accounts/${a.id}/subscription`, { creditsLimit: 25_000 })).statusCode).toBe(200)
+    await round()
+    await round()
+    expect(received).toHaveLength(0)
+    expect((await deliveries(a.id, wh.id)).map((d) => [d.event, d.state, d.attempts.length])).toEqual([['subscription.changed', 'pending', 0]])
+    expect((await admin('PATCH', `/admin/v1/accounts/${a.id}/webhooks/${wh.id}`, { enabled: true })).statusCode).toBe(200)
+    await round()
+    expect(received.map((r) => r.json.data)).toEqual([{ changes: { creditsLimit: 25_000 } }])
+    expect((await deliveries(a.id, wh.id)).map((d) => d.state)).toEqual(['delivered'])
+  })
+})

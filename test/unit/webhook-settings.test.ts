@@ -1,0 +1,75 @@
+/**
+ * Where a webhook may point and how a delivery is signed and retried: https on the public internet
+ * (private, loopback and link-local hosts refused, by name at setup and by address at each attempt),
+ * the documented signature, and retries for a day.
+ */
+import { createHmac } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import { nextAttemptAt, RETRY_FOR_MS, RETRY_WAITS_MS } from '../../src/webhooks/webhook-delivery.ts'
+import { checkWebhookEvents, checkWebhookUrl, destinationProblem, privateAddress } from '../../src/webhooks/webhook-settings.ts'
+import { signatureOf, verifySignature } from '../../src/webhooks/webhook-signature.ts'
+
+describe('a webhook address', () => {
+  it('is https on the public internet', () => {
+    expect(checkWebhookUrl('https://hooks.example.com/pronet?x=1', false)).toBe('https://hooks.example.com/pronet?x=1')
+    for (const bad of ['http://hooks.example.com/', 'ftp://example.com/', 'hooks.example.com/x', '', 'https://u:p@example.com/', 'https://localhost/x', 'https://a.localhost/x', 'https://127.0.0.1/x', 'https://10.1.2.3/', 'https://[::1]/', 'https://169.254.169.254/latest', 'https://192.168.0.9/', 'https://172.20.0.1/', 'https://[fd00::1]/', 'https://100.64.0.1/', 7, null]) {
+      expect(() => checkWebhookUrl(bad, false), String(bad)).toThrow(/Invalid parameter 'url'/)
+    }
+    expect(() => checkWebhookUrl(`https://example.com/${'x'.repeat(2048)}`, false)).toThrow(/at most 2048/)
+  })
+
+  it('may be private or plain http only where the operator allows it', () => {
+    expect(checkWebhookUrl('http://127.0.0.1:8080/hook', true)).toBe('http://127.0.0.1:8080/hook')
+    expect(() => checkWebhookUrl('https://u:p@127.0.0.1/', true)).toThrow(/user name or password/)
+  })
+
+  it('is refused at delivery when its name resolves to a private address', async () => {
+    const resolve = (map: Record<string, string[]>) => async (host: string) => map[host] ?? []
+    expect(await destinationProblem('https://good.example/', false, resolve({ 'good.example': ['93.184.216.34'] }))).toBeUndefined()
+    expect(await destinationProblem('https://rebind.example/', false, resolve({ 'rebind.example': ['93.184.216.34', '10.0.0.5'] }))).toMatch(/private or local address/)
+    expect(await destinationProblem('https://none.example/', false, resolve({}))).toMatch(/no address/)
+    expect(await destinationProblem('https://gone.example/', false, async () => Promise.reject(new Error('ENOTFOUND')))).toMatch(/could not be resolved/)
+    expect(await destinationProblem('https://rebind.example/', true, resolve({ 'rebind.example': ['10.0.0.5'] }))).toBeUndefined()
+  })
+
+  it('private addresses, v4 and v6', () => {
+    for (const ip of ['0.0.0.0', '10.0.0.1', '127.0.0.1', '100.100.1.1', '169.254.1.1', '172.16.0.1', '172.31.255.255', '192.168.1.1', '224.0.0.1', '::', '::1', 'fc00::1', 'fe80::1', '::ffff:127.0.0.1', 'not an ip']) {
+      expect(privateAddress(ip), ip).toBe(true)
+    }
+    for (const ip of ['8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8']) expect(privateAddress(ip), ip).toBe(false)
+  })
+})
+
+describe('webhook events', () => {
+  it('are known names, each once', () => {
+    expect(checkWebhookEvents(['order.paid', 'credits.low', 'order.paid'])).toEqual(['order.paid', 'credits.low'])
+    for (const bad of [[], ['order.refunded'], 'order.paid', [1]]) expect(() => checkWebhookEvents(bad)).toThrow(/Invalid parameter 'events'/)
+  })
+})
+
+describe('a delivery', () => {
+  it('is signed as documented: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">', () => {
+    const body = '{"id":"evt_1","type":"order.paid"}'
+    const header = signatureOf('whsec_abc', 1_700_000_000, body)
+    expect(header).toBe(`t=1700000000,v1=${createHmac('sha256', 'whsec_abc').update(`1700000000.${body}`).digest('hex')}`)
+    expect(verifySignature('whsec_abc', header, body, 1_700_000_100)).toBe(true)
+    expect(verifySignature('whsec_abc', header, body, 1_700_000_400)).toBe(false)
+    expect(verifySignature('whsec_abd', header, body, 1_700_000_000)).toBe(false)
+    expect(verifySignature('whsec_abc', 't=1700000000,v1=zz', body, 1_700_000_000)).toBe(false)
+  })
+
+  it('is retried after growing waits, and given up once the next attempt would fall a day after its event', () => {
+    const created = 0
+    let at = 0
+    const waits: number[] = []
+    for (let n = 1; ; n++) {
+      const next = nextAttemptAt(created, n, at)
+      if (next === null) break
+      waits.push(next - at)
+      at = next
+    }
+    expect(waits.slice(0, RETRY_WAITS_MS.length)).toEqual(RETRY_WAITS_MS)
+    expect(at).toBeLessThanOrEqual(RETRY_FOR_MS)
+    expect(at + (RETRY_WAITS_MS.at(-1) as number)).toBeGreaterThan(RETRY_FOR_MS)
+  })
+})
