@@ -21,7 +21,7 @@ export function registerAccountRoutes(
 ): void {
   const common = {
     401: withHeaders(errorResponse(['UNAUTHENTICATED', 'INVALID_API_KEY']), REQUEST_ID, CREDITS_CHARGED),
-    403: withHeaders(errorResponse(['FORBIDDEN'], '(account suspended)'), REQUEST_ID, CREDITS_CHARGED),
+    403: withHeaders(errorResponse(['FORBIDDEN'], '(account suspended, or an endpoint this key may not call)'), REQUEST_ID, CREDITS_CHARGED),
     429: ok(withHeaders(errorResponse(['RATE_LIMITED'], '(1 call per second per account)'), RETRY_AFTER)),
     500: withHeaders(errorResponse(['INTERNAL_ERROR']), REQUEST_ID, CREDITS_CHARGED),
     503: withHeaders(errorResponse(['SERVICE_UNAVAILABLE']), REQUEST_ID, CREDITS_CHARGED, RETRY_AFTER),

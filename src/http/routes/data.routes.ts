@@ -269,7 +269,7 @@ function responses(route: DataRoute): Record<number, object> {
   const out: Record<number, object> = { 200: withHeaders(described(route.response, 'OK'), REQUEST_ID, CREDITS_CHARGED, RATE_HEADERS, IDEMPOTENT_REPLAYED) }
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     const keyed = status !== 401 && status !== 403 && status < 500
-    const note = status === 403 ? '(account suspended)' : undefined
+    const note = status === 403 ? '(account suspended, or an endpoint this key may not call)' : status === 402 ? "(the balance, or this key's monthly credit limit)" : undefined
     out[status] = withHeaders(
       errorResponse(codes, note),
       REQUEST_ID,
