@@ -123,6 +123,8 @@ export function createEventFinder(deps: { store: WebhookStore; ledger: Ledger })
         if (p.expiresAt <= now) count(await report(p.accountId, webhooks, 'pack.expired', `pack.expired:${p.id}`, p.expiresAt, data))
       }
       for (const w of watched) {
+        // The billing state is read only for what it tells: a renewal, or the balance for its alerts.
+        if (!w.webhooks.some((h) => h.events.some((e) => e === 'subscription.renewed' || e === 'credits.low' || e === 'credits.exhausted'))) continue
         const state = await ledger.state(w.accountId, now)
         if (!state) continue
         found += await renewal(w.accountId, w.webhooks, state, now)

@@ -132,7 +132,10 @@ export function createPgWebhookStore(pool: PgPool): WebhookStore {
         if (event) await recordIn(c, event.event, event.webhookIds)
       })
     },
+    // Facts are looked for every few seconds and nearly all were recorded before: one read skips them.
     async record(event, webhookIds) {
+      const { rowCount } = await pool.query('SELECT 1 FROM webhook_events WHERE id = $1', [event.id])
+      if (rowCount === 1) return false
       return transaction((c) => recordIn(c, event, webhookIds))
     },
     async takeDue(now, limit, leaseMs) {
