@@ -69,6 +69,25 @@ export async function endFailedTransaction(client: pg.ClientBase, e: unknown): P
 // fit are cast to int in SQL where a number is wanted.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => v)
 
+/** Runs `work` in a transaction on one connection, closing a connection that could not even roll back. */
+export async function inTransaction<T>(pool: PgPool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect()
+  let broken: Error | undefined
+  try {
+    await client.query('BEGIN')
+    try {
+      const result = await work(client)
+      await client.query('COMMIT')
+      return result
+    } catch (e) {
+      broken = await endFailedTransaction(client, e)
+      throw e
+    }
+  } finally {
+    client.release(broken)
+  }
+}
+
 export function openPostgres(url: string, opts: PostgresOptions = {}): PgPool {
   const statementTimeout = opts.statementTimeoutMs ?? 15_000
   const pool = new pg.Pool({

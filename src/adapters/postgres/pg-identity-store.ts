@@ -15,7 +15,7 @@ import type {
   UserRecord,
 } from '../../ports/identity-store.ts'
 import type pg from 'pg'
-import { endFailedTransaction, type PgPool } from './database.ts'
+import { type PgPool, inTransaction } from './database.ts'
 
 interface UserRow {
   id: string
@@ -94,24 +94,6 @@ const USER_COLUMNS = 'id, email, password_hash, email_verified_at, created_at, d
 const INSERT_MEMBERSHIP = `INSERT INTO memberships (account_id, user_id, role, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`
 const FAILURES = 'failures, window_start::text AS since'
 
-/** Runs `work` in a transaction on one connection, closing a connection that could not even roll back. */
-async function inTransaction<T>(pool: PgPool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect()
-  let broken: Error | undefined
-  try {
-    await client.query('BEGIN')
-    try {
-      const result = await work(client)
-      await client.query('COMMIT')
-      return result
-    } catch (e) {
-      broken = await endFailedTransaction(client, e)
-      throw e
-    }
-  } finally {
-    client.release(broken)
-  }
-}
 
 const toWindow = (row: { failures: number; since: string }): FailureWindow => ({ failures: row.failures, since: Number(row.since) })
 

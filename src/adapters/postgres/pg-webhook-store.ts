@@ -4,7 +4,7 @@
  * LOCKED, then a lease).
  */
 import type { AlertSettings, Attempt, DeliveryRecord, DueDelivery, Facts, NewEvent, WebhookEventType, WebhookRecord, WebhookStore } from '../../ports/webhook-store.ts'
-import { endFailedTransaction, type PgPool } from './database.ts'
+import { inTransaction, type PgPool } from './database.ts'
 import type pg from 'pg'
 
 interface WebhookRow {
@@ -30,24 +30,7 @@ const toWebhook = (r: WebhookRow): WebhookRecord => ({
 const COLUMNS = 'id, account_id, url, events, secret, enabled, created_at'
 
 export function createPgWebhookStore(pool: PgPool): WebhookStore {
-  /** Runs `work` in a transaction on one connection. */
-  async function transaction<T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await pool.connect()
-    let broken: Error | undefined
-    try {
-      await client.query('BEGIN')
-      try {
-        const result = await work(client)
-        await client.query('COMMIT')
-        return result
-      } catch (e) {
-        broken = await endFailedTransaction(client, e)
-        throw e
-      }
-    } finally {
-      client.release(broken)
-    }
-  }
+  const transaction = <T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T> => inTransaction(pool, work)
 
   async function recordIn(c: pg.PoolClient | PgPool, event: NewEvent, webhookIds: readonly string[]): Promise<boolean> {
     const added = await c.query('INSERT INTO webhook_events (id, account_id, type, created_at, body) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING', [

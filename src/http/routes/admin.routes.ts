@@ -3,6 +3,7 @@
  * when a token is configured, so without one every /admin path is a 404 like any unknown path.
  */
 import { adminGuard } from '../admin-guard.ts'
+import { adminOperation } from './admin-operation.ts'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import Type from 'typebox'
 import { MAX_ACCOUNT_NAME, MAX_KEY_NAME, type AccountsService, type KeyShown } from '../../domain/accounts/accounts.service.ts'
@@ -22,8 +23,7 @@ import {
   QuoteSchema,
 } from '../../contract/admin.schemas.ts'
 import { SubscriptionSchema } from '../../contract/resources.schemas.ts'
-import { adminDescription } from '../../contract/docs/admin.docs.ts'
-import { CREDITS_CHARGED, described, errorResponse, REQUEST_ID, RETRY_AFTER, withHeaders } from '../../contract/responses.schemas.ts'
+import { described } from '../../contract/responses.schemas.ts'
 import { ApiError } from '../../domain/errors.ts'
 import { strictBodyFields, strictQuery, withNulls } from '../strict-input.ts'
 import { useJsonBodies } from '../json-body.ts'
@@ -174,26 +174,8 @@ export interface AdminDeps {
 
 export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void {
   const guard = adminGuard(deps.token)
-  /**
-   * A route's schema; `success` is its answer by status as the admin API documents it (201 for what
-   * it creates, 204 for a revoked key). The responses are documentation for /openapi.json: every body
-   * here is sent as a ready JSON string, which Fastify does not pass through a response serializer.
-   */
-  const schema = (operationId: string, summary: string, success: Record<number, object>, extra: Record<string, unknown> = {}) => ({
-    summary,
-    ...adminDescription(operationId),
-    operationId,
-    tags: ['admin'],
-    security: [{ AdminToken: [] }],
-    ...extra,
-    response: <Record<number, object>>{
-      ...Object.fromEntries(Object.entries(success).map(([status, body]) => [status, withHeaders(body, REQUEST_ID)])),
-      400: withHeaders(errorResponse(['INVALID_PARAMETER', 'MISSING_PARAMETER']), REQUEST_ID, CREDITS_CHARGED),
-      401: withHeaders(errorResponse(['UNAUTHENTICATED'], ': a missing or wrong admin token'), REQUEST_ID, CREDITS_CHARGED),
-      404: withHeaders(errorResponse(['NOT_FOUND']), REQUEST_ID, CREDITS_CHARGED),
-      429: withHeaders(errorResponse(['RATE_LIMITED'], ': too many wrong tokens from this address'), REQUEST_ID, CREDITS_CHARGED, RETRY_AFTER),
-    },
-  })
+  /** A route's schema; `success` is its answer by status (201 for what it creates, 204 for a revoked key). */
+  const schema = adminOperation
   const json = (reply: FastifyReply, status: number, body: unknown) =>
     reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body))
 

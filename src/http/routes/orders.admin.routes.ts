@@ -6,14 +6,14 @@
  * own, so it stands beside registerAdminRoutes without reaching into it.
  */
 import { adminGuard } from '../admin-guard.ts'
+import { adminOperation } from './admin-operation.ts'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import Type from 'typebox'
-import { CREDITS_CHARGED, described, errorResponse, REQUEST_ID, RETRY_AFTER, withHeaders } from '../../contract/responses.schemas.ts'
+import { described } from '../../contract/responses.schemas.ts'
 import { ORDER_STATUSES } from '../../ports/order-store.ts'
 import { MAX_ORDER_NOTE, ORDER_LIST_LIMIT, type OrdersService } from '../../payments/orders.service.ts'
 import { orderView, OrderSchema } from '../../payments/order-view.ts'
 import { strictBodyFields, strictQuery } from '../strict-input.ts'
-import { adminDescription } from '../../contract/docs/admin.docs.ts'
 import { useJsonBodies } from '../json-body.ts'
 
 /** Who the history names for a move made here. */
@@ -38,21 +38,7 @@ const OrderListSchema = Type.Object({ orders: Type.Array(Order) }, { additionalP
 
 export function registerOrderAdminRoutes(app: FastifyInstance, deps: { token: string; orders: OrdersService }): void {
   const guard = adminGuard(deps.token)
-  const schema = (operationId: string, summary: string, success: object, extra: Record<string, unknown> = {}) => ({
-    summary,
-    ...adminDescription(operationId),
-    operationId,
-    tags: ['admin'],
-    security: [{ AdminToken: [] }],
-    ...extra,
-    response: {
-      200: withHeaders(success, REQUEST_ID),
-      400: withHeaders(errorResponse(['INVALID_PARAMETER', 'MISSING_PARAMETER']), REQUEST_ID, CREDITS_CHARGED),
-      401: withHeaders(errorResponse(['UNAUTHENTICATED'], ': a missing or wrong admin token'), REQUEST_ID, CREDITS_CHARGED),
-      404: withHeaders(errorResponse(['NOT_FOUND']), REQUEST_ID, CREDITS_CHARGED),
-      429: withHeaders(errorResponse(['RATE_LIMITED'], ': too many wrong tokens from this address'), REQUEST_ID, CREDITS_CHARGED, RETRY_AFTER),
-    },
-  })
+  const schema = (operationId: string, summary: string, success: object, extra: Record<string, unknown> = {}) => adminOperation(operationId, summary, { 200: success }, extra)
   const json = (reply: FastifyReply, status: number, body: unknown) =>
     reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body))
 

@@ -7,8 +7,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import Type from 'typebox'
 import { adminGuard } from '../admin-guard.ts'
-import { adminDescription } from '../../contract/docs/admin.docs.ts'
-import { CREDITS_CHARGED, described, errorResponse, REQUEST_ID, RETRY_AFTER, withHeaders } from '../../contract/responses.schemas.ts'
+import { described } from '../../contract/responses.schemas.ts'
+import { adminOperation } from './admin-operation.ts'
 import { AlertsSchema, DeliveryListSchema, DeliverySchema, NewWebhookSchema, WebhookListSchema, WebhookSchema } from '../../contract/webhooks.schemas.ts'
 import { WEBHOOK_EVENTS } from '../../ports/webhook-store.ts'
 import { DELIVERY_LIST_LIMIT, MAX_LOW_CREDITS, type WebhooksService } from '../../webhooks/webhooks.service.ts'
@@ -43,21 +43,7 @@ const NO_CONTENT = { type: 'null', description: 'No content' }
 
 export function registerWebhookAdminRoutes(app: FastifyInstance, deps: { token: string; webhooks: WebhooksService }): void {
   const guard = adminGuard(deps.token)
-  const schema = (operationId: string, summary: string, success: Record<number, object>, extra: Record<string, unknown> = {}) => ({
-    summary,
-    ...adminDescription(operationId),
-    operationId,
-    tags: ['admin'],
-    security: [{ AdminToken: [] }],
-    ...extra,
-    response: <Record<number, object>>{
-      ...Object.fromEntries(Object.entries(success).map(([status, body]) => [status, withHeaders(body, REQUEST_ID)])),
-      400: withHeaders(errorResponse(['INVALID_PARAMETER', 'MISSING_PARAMETER']), REQUEST_ID, CREDITS_CHARGED),
-      401: withHeaders(errorResponse(['UNAUTHENTICATED'], ': a missing or wrong admin token'), REQUEST_ID, CREDITS_CHARGED),
-      404: withHeaders(errorResponse(['NOT_FOUND']), REQUEST_ID, CREDITS_CHARGED),
-      429: withHeaders(errorResponse(['RATE_LIMITED'], ': too many wrong tokens from this address'), REQUEST_ID, CREDITS_CHARGED, RETRY_AFTER),
-    },
-  })
+  const schema = adminOperation
   const json = (reply: FastifyReply, status: number, body: unknown) => reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body))
   const { webhooks } = deps
 
