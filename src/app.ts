@@ -264,6 +264,7 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     usage: c.usage,
     ledger: c.ledger,
     orders: c.orders,
+    webhooks: c.webhooks,
     clock: c.clock,
     logger: c.logger,
     publicUrl: c.config.publicUrl,

@@ -10,6 +10,7 @@ import type { AccountStore } from '../ports/account-store.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { AccountSearch } from '../domain/accounts/account-search.ts'
 import type { Ledger } from '../ports/ledger.ts'
+import type { WebhooksService } from '../webhooks/webhooks.service.ts'
 
 export interface ConsoleDeps {
   identity: IdentityService
@@ -21,6 +22,8 @@ export interface ConsoleDeps {
   usage: UsageReporter
   ledger: Ledger
   orders: OrdersService
+  /** The account's webhook endpoints, deliveries and low-balance alert (the admin API's service). */
+  webhooks: WebhooksService
   clock: Clock
   logger: Logger
   publicUrl: string

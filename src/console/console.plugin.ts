@@ -20,6 +20,7 @@ import { registerKeySettingsPages } from './key-settings.routes.ts'
 import type { ConsoleDeps } from './console-deps.ts'
 import { SignInFirst } from './session.ts'
 import { registerOperatorPages } from './operator.routes.ts'
+import { registerWebhookPages } from './webhooks.routes.ts'
 import { send } from './forms.ts'
 import { messageBody } from './views/auth.views.ts'
 import { page } from './views/layout.ts'
@@ -99,6 +100,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
       registerAuthPages(scope, deps, { secure })
       registerAccountPages(scope, deps)
       registerKeySettingsPages(scope, deps)
+      registerWebhookPages(scope, deps)
       if (deps.adminToken !== undefined) registerOperatorPages(scope, deps, { secure })
     },
     { prefix: '/console' },

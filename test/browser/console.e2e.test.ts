@@ -349,6 +349,48 @@ describe.skipIf(!hasBrowser)('the console in headless Chromium, on SQLite', () =
       [
         user,
         {
+          name: 'webhooks', current: 'Webhooks',
+          title: 'Webhooks',
+          caption: 'A new endpoint’s signing secret, shown this once, with how to check a delivery’s signature; the endpoints; adding one; the low-balance alert.',
+          open: async (p, b) => {
+            await p.goto(`${b}/console/webhooks`)
+            await p.getByLabel('Address', { exact: true }).fill('https://example.com/pronet-events')
+            await p.getByLabel('credits.low: the balance fell below your low-balance alert').check()
+            await p.getByLabel('order.paid: an order was paid').check()
+            const [added] = await Promise.all([p.waitForResponse((r) => r.url().endsWith('/console/webhooks') && r.request().method() === 'POST'), p.getByRole('button', { name: 'Add endpoint' }).click()])
+            expect(added.status()).toBe(201)
+            await p.waitForLoadState()
+            await p.getByRole('button', { name: 'Copy' }).waitFor()
+          },
+        },
+      ],
+      [
+        user,
+        {
+          name: 'webhook-edit', current: 'Webhooks',
+          title: 'Editing a webhook endpoint',
+          caption: 'Its address, its events, and whether events are sent to it (while it is disabled they wait for it).',
+          open: async (p, b) => {
+            await p.goto(`${b}/console/webhooks`)
+            await Promise.all([p.waitForURL(/\/console\/webhooks\/[^/]+\/edit$/), p.getByRole('link', { name: 'Edit the endpoint https://example.com/pronet-events' }).click()])
+          },
+        },
+      ],
+      [
+        user,
+        {
+          name: 'webhook-deliveries', current: 'Webhooks',
+          title: 'Webhook deliveries',
+          caption: 'An endpoint’s deliveries, newest first, each with every attempt, its state and its next attempt; an owner sends a test event from here.',
+          open: async (p, b) => {
+            await p.goto(`${b}/console/webhooks`)
+            await Promise.all([p.waitForURL(/\/console\/webhooks\/[^/]+\/deliveries$/), p.getByRole('link', { name: 'Deliveries to https://example.com/pronet-events' }).click()])
+          },
+        },
+      ],
+      [
+        user,
+        {
           name: 'revoke-key', current: 'API keys',
           title: 'Revoking a key without script',
           caption: 'With script the browser asks in a dialog; without it, the server asks on a page of its own.',

@@ -125,12 +125,18 @@ describe('CSRF', () => {
     const key = await browser.signUp('csrf@example.com')
     const { accountId, keyId } = await t.c.accounts.identify(key)
     const before = await t.c.accountStore.listKeys(accountId)
+    const wh = await t.c.webhooks.create(accountId, { url: 'https://example.com/hooks', events: ['order.paid'] })
     await browser.get('/console/keys')
     for (const [url, fields] of [
       ['/console/keys', { name: 'sneaky' }],
       ['/console/billing/orders', { credits: '50000' }],
       ['/console/keys/' + keyId + '/revoke', { confirmed: 'yes' }],
       ['/console/keys/' + keyId + '/edit', { name: 'sneaky', monthlyCreditLimit: '1', endpointsAllowed: 'every' }],
+      ['/console/webhooks', { url: 'https://example.com/sneaky', events: 'order.paid' }],
+      ['/console/webhooks/alerts', { lowCredits: '5' }],
+      ['/console/webhooks/' + wh.id + '/edit', { url: 'https://example.com/sneaky', events: 'pack.expired' }],
+      ['/console/webhooks/' + wh.id + '/delete', { confirmed: 'yes' }],
+      ['/console/webhooks/' + wh.id + '/test', {}],
     ] as const) {
       for (const csrf of [false, 'forged-token'] as const) {
         const res = await browser.post(url, fields, { csrf })
@@ -141,6 +147,8 @@ describe('CSRF', () => {
     expect(await t.c.accountStore.listKeys(accountId)).toEqual(before)
     expect(before.map((k) => k.revokedAt)).toEqual([null])
     expect(await t.c.orders.list(accountId)).toEqual([])
+    expect(await t.c.webhooks.list(accountId)).toEqual([{ id: wh.id, url: wh.url, events: ['order.paid'], enabled: true, createdAt: wh.createdAt }])
+    expect(await t.c.webhooks.alerts(accountId)).toEqual({ lowCredits: null })
     // Nor can a sign-in be forced from another site.
     const fresh = new ConsoleClient(t.app)
     const forced = await fresh.post('/console/sign-in', { email: 'csrf@example.com', password: 'correct horse battery' }, { csrf: false })

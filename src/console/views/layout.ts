@@ -14,7 +14,7 @@ export interface Viewer {
   accounts: readonly { id: string; name: string; current: boolean }[]
 }
 
-export type Section = 'keys' | 'usage' | 'billing' | 'members' | 'operator' | 'orders'
+export type Section = 'keys' | 'usage' | 'billing' | 'members' | 'webhooks' | 'operator' | 'orders'
 
 export interface Notice {
   kind: 'ok' | 'error'
@@ -36,6 +36,7 @@ const NAV: readonly { section: Section; href: string; label: string }[] = [
   { section: 'usage', href: '/console/usage', label: 'Usage' },
   { section: 'billing', href: '/console/billing', label: 'Balance and billing' },
   { section: 'members', href: '/console/members', label: 'Members' },
+  { section: 'webhooks', href: '/console/webhooks', label: 'Webhooks' },
 ]
 
 function navigation(o: PageOptions): Html {

@@ -1,0 +1,198 @@
+/**
+ * The account's webhooks on the console: its endpoints, the low-balance alert, an endpoint's edit
+ * page, its deliveries, a test event, deleting behind a confirmation. Anyone signed in to the account
+ * reads them; only an owner changes them. Another account's endpoint, or an unknown one, answers 404.
+ * A suspended account adds no endpoint and sends no test event.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ApiError, isApiError } from '../domain/errors.ts'
+import { WEBHOOK_EVENTS } from '../ports/webhook-store.ts'
+import { DELIVERY_LIST_LIMIT, MAX_LOW_CREDITS } from '../webhooks/webhooks.service.ts'
+import type { ConsoleDeps } from './console-deps.ts'
+import { field, fields, form, send, type Form } from './forms.ts'
+import { refuseIfSuspended, requireUser, USER_COOKIE, viewerOf, type SignedIn } from './session.ts'
+import { confirmBody } from './views/auth.views.ts'
+import { num } from './views/format.ts'
+import type { Html } from './views/html.ts'
+import { page, type Notice } from './views/layout.ts'
+import {
+  deliveriesBody,
+  editWebhookBody,
+  newSecretNotice,
+  testResultText,
+  valuesOfWebhook,
+  webhooksBody,
+  type WebhookLine,
+  type WebhookValues,
+} from './views/webhooks.views.ts'
+
+const ownersOnly = () => new ApiError('FORBIDDEN', 'Only an owner of this account can do this.')
+const noSuchEndpoint = () => new ApiError('NOT_FOUND', 'There is no such endpoint in this account.')
+const refused = (text: string, parameter: string) => new ApiError('INVALID_PARAMETER', text, { parameter })
+
+/** Short messages a redirect names by a word, so no text travels in a URL. */
+const DONE: Record<string, Notice> = {
+  updated: { kind: 'ok', text: 'The endpoint is saved: the changes apply from its next delivery.' },
+  deleted: { kind: 'ok', text: 'The endpoint is deleted: nothing more is sent to it.' },
+  alert: { kind: 'ok', text: 'The low-balance alert is saved.' },
+  'alert-off': { kind: 'ok', text: 'The low-balance alert is off.' },
+}
+function doneNotice(request: FastifyRequest): Notice | undefined {
+  const done = (request.query as { done?: string }).done ?? ''
+  return Object.hasOwn(DONE, done) ? DONE[done] : undefined
+}
+
+/** The endpoint fields of a posted form, as typed: what the form shows when it is sent back. */
+const webhookValues = (f: Form): WebhookValues => ({ url: field(f, 'url').trim(), events: fields(f, 'events'), enabled: field(f, 'enabled') === 'yes' })
+
+/** The address and events of a posted form, checked in the customer's words before the service sees them. */
+function checked(v: WebhookValues): { url: string; events: string[] } {
+  if (v.url === '') throw refused('Give the address of your endpoint, such as https://example.com/pronet-events.', 'url')
+  if (v.events.length === 0) throw refused('Tick at least one event to send to this endpoint.', 'events')
+  const unknown = v.events.find((e) => !(WEBHOOK_EVENTS as readonly string[]).includes(e))
+  if (unknown !== undefined) throw refused(`“${unknown.slice(0, 60)}” is not an event; tick the events in the list.`, 'events')
+  return { url: v.url, events: [...new Set(v.events)] }
+}
+
+/** A refusal of the service about the address, in the form's words (“The address must be an https address.”). */
+function plainText(e: ApiError): string {
+  const why = /^Invalid parameter 'url': (.*)$/s.exec(e.message)?.[1]
+  if (why === undefined) return e.message
+  return why.startsWith('must') ? `The address ${why}` : `${why.charAt(0).toUpperCase()}${why.slice(1)}`
+}
+
+/** The same address as the service keeps it, to tell a form sent twice from a new endpoint. */
+function sameAddress(a: string, b: string): boolean {
+  try {
+    return new URL(a).toString() === new URL(b).toString()
+  } catch {
+    return false
+  }
+}
+
+export function registerWebhookPages(app: FastifyInstance, deps: ConsoleDeps): void {
+  const user = (request: FastifyRequest) => requireUser(deps, request, USER_COOKIE)
+  const render = (reply: FastifyReply, s: SignedIn, csrf: string, o: { title: string; body: Html; notice?: Notice | undefined; status?: number }) =>
+    send(reply, o.status ?? 200, page({ title: o.title, active: 'webhooks', body: o.body, notice: o.notice, viewer: { ...viewerOf(s), suspended: s.suspended }, csrf }))
+
+  /** The account's endpoint, or 404 as if it did not exist (another account's, or none). */
+  async function endpointOf(s: SignedIn, request: FastifyRequest): Promise<WebhookLine> {
+    const whId = (request.params as { whId: string }).whId
+    try {
+      return await deps.webhooks.get(s.accountId, whId)
+    } catch (e) {
+      if (isApiError(e) && e.code === 'NOT_FOUND') throw noSuchEndpoint()
+      throw e
+    }
+  }
+
+  async function listPage(reply: FastifyReply, s: SignedIn, o: { created?: Html; notice?: Notice | undefined; status?: number; values?: WebhookValues; lowTyped?: string } = {}) {
+    const [webhooks, alerts] = await Promise.all([deps.webhooks.list(s.accountId), deps.webhooks.alerts(s.accountId)])
+    const csrf = reply.generateCsrf()
+    const body = webhooksBody({ webhooks, lowCredits: alerts.lowCredits, owner: s.role === 'owner', csrf, created: o.created, values: o.values, lowTyped: o.lowTyped })
+    return render(reply, s, csrf, { title: 'Webhooks', body, notice: o.notice, ...(o.status ? { status: o.status } : {}) })
+  }
+
+  async function deliveriesPage(reply: FastifyReply, s: SignedIn, webhook: WebhookLine, o: { notice?: Notice | undefined } = {}) {
+    const deliveries = await deps.webhooks.deliveries(s.accountId, webhook.id, DELIVERY_LIST_LIMIT)
+    const csrf = reply.generateCsrf()
+    return render(reply, s, csrf, { title: 'Webhook deliveries', body: deliveriesBody({ webhook, deliveries, owner: s.role === 'owner', csrf }), notice: o.notice })
+  }
+
+  function editPage(reply: FastifyReply, s: SignedIn, webhook: WebhookLine, values: WebhookValues, o: { notice?: Notice; status?: number } = {}) {
+    const csrf = reply.generateCsrf()
+    return render(reply, s, csrf, { title: 'Edit an endpoint', body: editWebhookBody({ webhook, values, csrf }), notice: o.notice, ...(o.status ? { status: o.status } : {}) })
+  }
+
+  app.get('/webhooks', async (request, reply) => listPage(reply, await user(request), { notice: doneNotice(request) }))
+
+  app.post('/webhooks', async (request, reply) => {
+    const s = await user(request)
+    if (s.role !== 'owner') throw ownersOnly()
+    const values = webhookValues(form(request))
+    try {
+      refuseIfSuspended(s)
+      const input = checked(values)
+      // One endpoint an address: the same form sent again (a reload) makes no second secret nobody saw.
+      if ((await deps.webhooks.list(s.accountId)).some((w) => sameAddress(w.url, input.url))) {
+        throw refused('An endpoint with this address exists already; edit it to change its events.', 'url')
+      }
+      const created = await deps.webhooks.create(s.accountId, input)
+      // The secret is in this answer only: no redirect, so it never travels in a URL or a later page.
+      return listPage(reply, s, { created: newSecretNotice(created), status: 201 })
+    } catch (e) {
+      if (!isApiError(e)) throw e
+      return listPage(reply, s, { notice: { kind: 'error', text: plainText(e) }, status: e.status, values })
+    }
+  })
+
+  app.post('/webhooks/alerts', async (request, reply) => {
+    const s = await user(request)
+    if (s.role !== 'owner') throw ownersOnly()
+    const typed = field(form(request), 'lowCredits').trim()
+    let lowCredits: number | null = null
+    if (typed !== '') {
+      lowCredits = /^\d+$/.test(typed) ? Number(typed) : Number.NaN
+      if (!(lowCredits <= MAX_LOW_CREDITS)) {
+        const text = `The low-balance alert must be a whole number of credits from 0 to ${num(MAX_LOW_CREDITS)}, or blank for no alert.`
+        return listPage(reply, s, { notice: { kind: 'error', text }, status: 400, lowTyped: typed })
+      }
+    }
+    await deps.webhooks.setAlerts(s.accountId, { lowCredits })
+    return reply.redirect(`/console/webhooks?done=${lowCredits === null ? 'alert-off' : 'alert'}`, 303)
+  })
+
+  app.get('/webhooks/:whId/edit', async (request, reply) => {
+    const s = await user(request)
+    const webhook = await endpointOf(s, request)
+    if (s.role !== 'owner') throw ownersOnly()
+    return editPage(reply, s, webhook, valuesOfWebhook(webhook))
+  })
+
+  app.post('/webhooks/:whId/edit', async (request, reply) => {
+    const s = await user(request)
+    const webhook = await endpointOf(s, request)
+    if (s.role !== 'owner') throw ownersOnly()
+    const values = webhookValues(form(request))
+    try {
+      const input = checked(values)
+      if ((await deps.webhooks.list(s.accountId)).some((w) => w.id !== webhook.id && sameAddress(w.url, input.url))) {
+        throw refused('Another endpoint has this address already; choose another address.', 'url')
+      }
+      await deps.webhooks.update(s.accountId, webhook.id, { ...input, enabled: values.enabled })
+    } catch (e) {
+      if (!isApiError(e) || e.code !== 'INVALID_PARAMETER') throw e
+      return editPage(reply, s, webhook, values, { notice: { kind: 'error', text: plainText(e) }, status: e.status })
+    }
+    return reply.redirect('/console/webhooks?done=updated', 303)
+  })
+
+  app.post('/webhooks/:whId/delete', async (request, reply) => {
+    const s = await user(request)
+    const webhook = await endpointOf(s, request)
+    if (s.role !== 'owner') throw ownersOnly()
+    if (field(form(request), 'confirmed') !== 'yes') {
+      const csrf = reply.generateCsrf()
+      const question = `Delete the endpoint ${webhook.url}? Nothing more is sent to it, and the record of its deliveries is deleted with it.`
+      const body = confirmBody({ question, action: `/console/webhooks/${webhook.id}/delete`, csrf, button: 'Delete the endpoint', back: '/console/webhooks' })
+      return render(reply, s, csrf, { title: 'Delete an endpoint', body })
+    }
+    await deps.webhooks.remove(s.accountId, webhook.id)
+    return reply.redirect('/console/webhooks?done=deleted', 303)
+  })
+
+  app.post('/webhooks/:whId/test', async (request, reply) => {
+    const s = await user(request)
+    const webhook = await endpointOf(s, request)
+    if (s.role !== 'owner') throw ownersOnly()
+    refuseIfSuspended(s)
+    // Sent now, and this answer shows how its first attempt went, over the list of deliveries.
+    const delivery = await deps.webhooks.test(s.accountId, webhook.id)
+    return deliveriesPage(reply, s, webhook, { notice: testResultText(delivery, webhook.enabled) })
+  })
+
+  app.get('/webhooks/:whId/deliveries', async (request, reply) => {
+    const s = await user(request)
+    return deliveriesPage(reply, s, await endpointOf(s, request))
+  })
+}
