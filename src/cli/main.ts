@@ -23,6 +23,7 @@ import { keyText, registerKeyCommands } from './keys.command.ts'
 import { registerUserCommands } from './users.command.ts'
 import { registerOrderCommands } from './orders.command.ts'
 import { registerUpstreamCommands } from './upstream.command.ts'
+import { registerWebhookCommands } from './webhooks.command.ts'
 import type { SubscriptionView } from '../domain/billing/metering.service.ts'
 import { IngestAborted, runIngest } from './ingest.command.ts'
 import { BackupRefused, backupSqlite } from './backup.command.ts'
@@ -237,6 +238,7 @@ export function buildCli(): Command {
   registerUserCommands(program, { withIdentity: (fn) => withContainer((c) => fn(c.identity)), print })
   registerOrderCommands(program, { withOrders: (fn) => withContainer((c) => fn(c.orders)), print })
   registerUpstreamCommands(program, { withContainer, print })
+  registerWebhookCommands(program, { withContainer, print })
   return program
 }
 

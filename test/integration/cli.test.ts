@@ -7,6 +7,8 @@
  */
 import Database from 'better-sqlite3'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer, type IncomingHttpHeaders } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -14,6 +16,7 @@ import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config/config.ts'
 import { createContainer } from '../../src/container.ts'
 import { addMonths } from '../../src/domain/billing/calendar.ts'
+import { verifySignature } from '../../src/webhooks/webhook-signature.ts'
 import { fixtureRecords, toNdjson } from '../helpers/ingest-fixtures.ts'
 import { runCliHere } from '../helpers/cli-here.ts'
 import { runCliProcess, type CliOutcome } from '../helpers/server-process.ts'
@@ -180,6 +183,228 @@ describe('pronet CLI', () => {
     const shown = JSON.parse((await pronet('accounts', 'show', id, '--json')).stdout)
     expect(shown.keys).toHaveLength(2)
     expect(shown.keys[1]).toMatchObject({ id: k.id, monthlyCreditLimit: 10, endpoints: ['profile'] })
+  }, 60_000)
+
+  it('webhooks create/list/update/test/deliveries and alerts show/set: printed as the admin API answers; a test delivery reaches the receiver signed', async () => {
+    // A receiver of our own on 127.0.0.1, which the CLI may reach with PRONET_WEBHOOK_PRIVATE_URLS=allow.
+    const received: { method: string; headers: IncomingHttpHeaders; body: string; atS: number }[] = []
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (c: Buffer) => chunks.push(c))
+      req.on('end', () => {
+        received.push({ method: req.method ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), atS: Math.floor(Date.now() / 1000) })
+        res.writeHead(204).end()
+      })
+    })
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`
+    const local = (...args: string[]) => pronetWith({ PRONET_WEBHOOK_PRIVATE_URLS: 'allow' }, ...args)
+    let api: { list: unknown; deliveries: unknown; alerts: unknown; patched: unknown }
+    try {
+      const { account } = JSON.parse((await pronet('accounts', 'create', '--name', 'hooked', '--json')).stdout)
+      const id: string = account.id
+
+      // For a person: the endpoint's id, its secret once, then its settings.
+      const made = await local('webhooks', 'create', id, '--url', url, '--events', 'credits.low, order.paid')
+      expect([made.code, made.stderr]).toEqual([0, ''])
+      const [title, secretLine, ...settings] = made.stdout.trimEnd().split('\n')
+      const whId = /^webhook (wh_\S+)$/.exec(title ?? '')?.[1] as string
+      const secret = /^signing secret \(shown once\): (whsec_\S+)$/.exec(secretLine ?? '')?.[1] as string
+      expect([whId, secret]).toEqual([expect.any(String), expect.any(String)])
+      expect(settings).toEqual([`url: ${url}`, 'events: credits.low, order.paid', 'enabled: yes'])
+
+      // With --json, the admin API's 201: the endpoint and its secret.
+      const second = await pronet('webhooks', 'create', id, '--url', 'https://hooks.example.com/pronet', '--events', 'pack.expired', '--json')
+      expect(second.code, second.stderr).toBe(0)
+      const other = JSON.parse(second.stdout)
+      expect(Object.keys(other)).toEqual(['id', 'url', 'events', 'enabled', 'createdAt', 'secret'])
+      expect(other).toMatchObject({ url: 'https://hooks.example.com/pronet', events: ['pack.expired'], enabled: true, secret: expect.stringMatching(/^whsec_/) })
+
+      // Listed oldest first, never with a secret.
+      const listed = JSON.parse((await pronet('webhooks', 'list', id, '--json')).stdout)
+      expect(listed).toEqual({
+        webhooks: [
+          { id: whId, url, events: ['credits.low', 'order.paid'], enabled: true, createdAt: expect.any(String) },
+          { id: other.id, url: other.url, events: ['pack.expired'], enabled: true, createdAt: other.createdAt },
+        ],
+      })
+      const list = await pronet('webhooks', 'list', id)
+      expect([list.code, list.stdout]).toEqual([
+        0,
+        [
+          'webhooks (2):',
+          `  ${whId}  created ${listed.webhooks[0].createdAt}`,
+          `    url: ${url}`,
+          '    events: credits.low, order.paid',
+          '    enabled: yes',
+          `  ${other.id}  created ${other.createdAt}`,
+          '    url: https://hooks.example.com/pronet',
+          '    events: pack.expired',
+          '    enabled: yes',
+          '',
+        ].join('\n'),
+      ])
+      expect(list.stdout.includes(secret) || list.stdout.includes(other.secret)).toBe(false)
+
+      // Disabled, then enabled again with other events.
+      const disabled = await pronet('webhooks', 'update', id, whId, '--disable')
+      expect([disabled.code, disabled.stdout, disabled.stderr]).toEqual([
+        0,
+        [`webhook ${whId} updated`, `url: ${url}`, 'events: credits.low, order.paid', 'enabled: no (its deliveries wait until it is enabled)', ''].join('\n'),
+        '',
+      ])
+      const enabled = await pronet('webhooks', 'update', id, whId, '--enable', '--events', 'order.paid,credits.exhausted', '--json')
+      expect([enabled.code, JSON.parse(enabled.stdout)]).toEqual([0, { id: whId, url, events: ['order.paid', 'credits.exhausted'], enabled: true, createdAt: listed.webhooks[0].createdAt }])
+
+      // A test event: one signed POST of the documented body, and its delivery as every attempt shows it.
+      const tested = await local('webhooks', 'test', id, whId)
+      expect([tested.code, tested.stderr]).toEqual([0, ''])
+      expect(received).toHaveLength(1)
+      const hit = received[0]!
+      expect([hit.method, hit.headers['content-type'], hit.headers['user-agent']]).toEqual(['POST', 'application/json', 'pronet-webhooks/1.0'])
+      const signature = String(hit.headers['pronet-signature'])
+      expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/)
+      expect(verifySignature(secret, signature, hit.body, hit.atS)).toBe(true)
+      expect(verifySignature(other.secret, signature, hit.body, hit.atS)).toBe(false)
+      const event = JSON.parse(hit.body)
+      expect(Object.keys(event)).toEqual(['id', 'type', 'createdAt', 'account', 'data'])
+      expect(event).toMatchObject({ id: expect.stringMatching(/^evt_/), type: 'webhook.test', account: id, data: { webhookId: whId } })
+
+      const again = await local('webhooks', 'test', id, whId, '--json')
+      expect(again.code, again.stderr).toBe(0)
+      const sent = JSON.parse(again.stdout)
+      expect(sent).toEqual({
+        id: `${sent.eventId}.${whId}`,
+        eventId: expect.stringMatching(/^evt_/),
+        event: 'webhook.test',
+        state: 'delivered',
+        createdAt: expect.any(String),
+        nextAttemptAt: null,
+        attempts: [{ at: expect.any(String), status: 204, error: null, durationMs: expect.any(Number) }],
+      })
+      expect(received).toHaveLength(2)
+      expect(sent.eventId === event.id).toBe(false)
+
+      // Newest first, each with its attempts; --limit takes the newest.
+      const deliveries = JSON.parse((await pronet('webhooks', 'deliveries', id, whId, '--json')).stdout)
+      expect(deliveries.deliveries.map((d: { eventId: string }) => d.eventId)).toEqual([sent.eventId, event.id])
+      expect(deliveries.deliveries[0]).toEqual(sent)
+      expect(JSON.parse((await pronet('webhooks', 'deliveries', id, whId, '--limit', '1', '--json')).stdout)).toEqual({ deliveries: [sent] })
+      const [first] = deliveries.deliveries.slice(1) as { createdAt: string; attempts: { at: string; durationMs: number }[] }[]
+      const firstLines = [`${first!.createdAt}  webhook.test  ${event.id}  delivered`, `  ${first!.attempts[0]!.at}  HTTP 204  ${first!.attempts[0]!.durationMs} ms`]
+      expect(tested.stdout).toBe([`test event sent to webhook ${whId}:`, ...firstLines.map((l) => `  ${l}`), ''].join('\n'))
+      const shown = await pronet('webhooks', 'deliveries', id, whId)
+      expect([shown.code, shown.stdout]).toEqual([
+        0,
+        [
+          'deliveries (2, newest first):',
+          `  ${sent.createdAt}  webhook.test  ${sent.eventId}  delivered`,
+          `    ${sent.attempts[0].at}  HTTP 204  ${sent.attempts[0].durationMs} ms`,
+          ...firstLines.map((l) => `  ${l}`),
+          '',
+        ].join('\n'),
+      ])
+      expect((await pronet('webhooks', 'deliveries', id, other.id)).stdout).toBe('no deliveries\n')
+
+      // The balance alert: none until set; none again with `none`.
+      expect((await pronet('alerts', 'show', id)).stdout).toBe('low-balance alert (credits.low): none\n')
+      const set = await pronet('alerts', 'set', id, '5000')
+      expect([set.code, set.stdout, set.stderr]).toEqual([0, 'low-balance alert (credits.low): below 5000 credits\n', ''])
+      expect(JSON.parse((await pronet('alerts', 'show', id, '--json')).stdout)).toEqual({ lowCredits: 5000 })
+      expect(JSON.parse((await pronet('alerts', 'set', id, 'none', '--json')).stdout)).toEqual({ lowCredits: null })
+      expect((await pronet('alerts', 'set', id, '1')).stdout).toBe('low-balance alert (credits.low): below 1 credit\n')
+
+      // A server on the same store: the admin API answers as the CLI prints.
+      const c = await createContainer(loadConfig({ ...baseEnv(), PRONET_ADMIN_TOKEN: 'admin-token', PRONET_WEBHOOK_PRIVATE_URLS: 'allow' }))
+      const app = await buildApp(c)
+      const admin = { authorization: 'Bearer admin-token' }
+      try {
+        const get = async (path: string) => {
+          const res = await app.inject({ url: path, headers: admin })
+          expect(res.statusCode, res.body).toBe(200)
+          return res.json()
+        }
+        const patch = await app.inject({ method: 'PATCH', url: `/admin/v1/accounts/${id}/webhooks/${other.id}`, headers: admin, payload: { events: ['pack.expiring', 'pack.expired'] } })
+        expect(patch.statusCode, patch.body).toBe(200)
+        api = {
+          list: await get(`/admin/v1/accounts/${id}/webhooks`),
+          deliveries: await get(`/admin/v1/accounts/${id}/webhooks/${whId}/deliveries`),
+          alerts: await get(`/admin/v1/accounts/${id}/alerts`),
+          patched: patch.json(),
+        }
+      } finally {
+        await app.close()
+        await c.close()
+      }
+      expect(JSON.parse((await pronet('webhooks', 'list', id, '--json')).stdout)).toEqual(api.list)
+      expect(JSON.parse((await pronet('webhooks', 'deliveries', id, whId, '--json')).stdout)).toEqual(api.deliveries)
+      expect(JSON.parse((await pronet('alerts', 'show', id, '--json')).stdout)).toEqual(api.alerts)
+      const same = await pronet('webhooks', 'update', id, other.id, '--events', 'pack.expiring,pack.expired', '--json')
+      expect([same.code, JSON.parse(same.stdout)]).toEqual([0, api.patched])
+
+      // Deleted: gone from the list, and a second delete finds nothing.
+      const deleted = await pronet('webhooks', 'delete', id, other.id)
+      expect([deleted.code, deleted.stdout]).toEqual([0, `webhook ${other.id} deleted\n`])
+      expect(JSON.parse((await pronet('webhooks', 'delete', id, whId, '--json')).stdout)).toEqual({ deleted: whId })
+      expect((await pronet('webhooks', 'list', id)).stdout).toBe('no webhooks\n')
+      const gone = await pronet('webhooks', 'delete', id, whId)
+      expect([gone.code, gone.stdout, gone.stderr]).toEqual([1, '', `pronet: No webhook '${whId}' on account '${id}'.\n`])
+      // Nothing else reached the receiver: the CLI sends only what it is asked to.
+      expect(received).toHaveLength(2)
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve))
+    }
+  }, 120_000)
+
+  it('webhooks and alerts refuse bad values as the admin API does, and change nothing', async () => {
+    const { account } = JSON.parse((await pronet('accounts', 'create', '--name', 'bad hooks', '--json')).stdout)
+    const id: string = account.id
+    const wh = JSON.parse((await pronet('webhooks', 'create', id, '--url', 'https://hooks.example.com/a', '--events', 'order.paid', '--json')).stdout)
+    expect((await pronet('alerts', 'set', id, '100')).code).toBe(0)
+    const [plainHttp, loopback, unknownEvent, noEvent, noUrl, nothing, both, limitZero, limitHuge, negative, fraction, huge, noWebhook, noAccount, missingValue] = await Promise.all([
+      pronet('webhooks', 'create', id, '--url', 'http://hooks.example.com/a', '--events', 'order.paid'),
+      pronet('webhooks', 'create', id, '--url', 'https://127.0.0.1/hooks', '--events', 'order.paid', '--json'),
+      pronet('webhooks', 'update', id, wh.id, '--events', 'order.paid,order.refunded'),
+      pronet('webhooks', 'create', id, '--url', 'https://hooks.example.com/b', '--events', ' , '),
+      pronet('webhooks', 'create', id, '--events', 'order.paid', '--json'),
+      pronet('webhooks', 'update', id, wh.id),
+      pronet('webhooks', 'update', id, wh.id, '--enable', '--disable', '--json'),
+      pronet('webhooks', 'deliveries', id, wh.id, '--limit', '0'),
+      pronet('webhooks', 'deliveries', id, wh.id, '--limit', '101', '--json'),
+      pronet('alerts', 'set', id, '-1'),
+      pronet('alerts', 'set', id, '1.5', '--json'),
+      pronet('alerts', 'set', id, '1000000001'),
+      pronet('webhooks', 'test', id, 'wh_nobody'),
+      pronet('alerts', 'show', 'acc_nobody'),
+      pronet('webhooks', 'create', id, '--url', '--json', '--events', 'order.paid'),
+    ])
+    // Refused by the service's rules: exit 1, the admin API's words naming the field.
+    expect([plainHttp.code, plainHttp.stdout, plainHttp.stderr]).toEqual([1, '', "pronet: Invalid parameter 'url': must be an https address.\n"])
+    expect([loopback.code, loopback.stdout, JSON.parse(loopback.stderr)]).toEqual([
+      1,
+      '',
+      { error: "Invalid parameter 'url': must be an address on the public internet, not a private or local one.", code: 'INVALID_PARAMETER', details: { parameter: 'url' } },
+    ])
+    const EVENTS = 'credits.low, credits.exhausted, pack.expiring, pack.expired, subscription.renewed, subscription.changed, order.paid'
+    expect([unknownEvent.code, unknownEvent.stderr]).toEqual([1, `pronet: Invalid parameter 'events': 'order.refunded' is not an event; use: ${EVENTS}.\n`])
+    expect([noEvent.code, noEvent.stderr]).toEqual([1, `pronet: Invalid parameter 'events': must list at least one of: ${EVENTS}.\n`])
+    const LOW = "Invalid parameter 'lowCredits': must be a whole number of credits from 0 to 1,000,000,000, or null for no alert."
+    expect([negative.code, negative.stdout, negative.stderr]).toEqual([1, '', `pronet: ${LOW}\n`])
+    expect([fraction.code, JSON.parse(fraction.stderr)]).toEqual([1, { error: LOW, code: 'INVALID_PARAMETER', details: { parameter: 'lowCredits' } }])
+    expect([huge.code, huge.stderr]).toEqual([1, `pronet: ${LOW}\n`])
+    expect([noWebhook.code, noWebhook.stdout, noWebhook.stderr]).toEqual([1, '', `pronet: No webhook 'wh_nobody' on account '${id}'.\n`])
+    expect([noAccount.code, noAccount.stderr]).toEqual([1, "pronet: No account 'acc_nobody'.\n"])
+    // Usage errors: exit 2.
+    expect([noUrl.code, noUrl.stdout, JSON.parse(noUrl.stderr)]).toEqual([2, '', { error: "required option '--url <url>' not specified", code: 'INVALID_PARAMETER' }])
+    expect([nothing.code, nothing.stdout, nothing.stderr]).toEqual([2, '', 'pronet: nothing to change: give at least one of --url, --events, --enable, --disable.\n'])
+    expect([both.code, JSON.parse(both.stderr)]).toEqual([2, { error: "option '--enable' cannot be used with option '--disable'", code: 'INVALID_PARAMETER' }])
+    expect([limitZero.code, limitZero.stdout, limitZero.stderr]).toMatchObject([2, '', expect.stringMatching(/--limit must be an integer from 1 to 100\./)])
+    expect([limitHuge.code, JSON.parse(limitHuge.stderr)]).toEqual([2, { error: expect.stringMatching(/--limit must be an integer from 1 to 100\.$/), code: 'INVALID_PARAMETER' }])
+    expect([missingValue.code, missingValue.stdout, JSON.parse(missingValue.stderr).error]).toEqual([2, '', expect.stringMatching(/a value is missing: '--json' is an option/)])
+
+    // The endpoint and the alert are as set, and no endpoint was added.
+    expect(JSON.parse((await pronet('webhooks', 'list', id, '--json')).stdout)).toEqual({ webhooks: [{ id: wh.id, url: wh.url, events: ['order.paid'], enabled: true, createdAt: wh.createdAt }] })
+    expect(JSON.parse((await pronet('alerts', 'show', id, '--json')).stdout)).toEqual({ lowCredits: 100 })
   }, 60_000)
 
   it('refuses bad input with a message and a non-zero exit', async () => {

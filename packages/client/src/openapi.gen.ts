@@ -1313,7 +1313,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN (account suspended) */
+            /** @description FORBIDDEN (account suspended, or an endpoint this key may not call) */
             403: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -1445,7 +1445,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN (account suspended) */
+            /** @description FORBIDDEN (account suspended, or an endpoint this key may not call) */
             403: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -1798,7 +1798,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description QUOTA_EXHAUSTED */
+            /** @description QUOTA_EXHAUSTED (the balance, or this key's monthly credit limit) */
             402: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -1822,7 +1822,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN (account suspended) */
+            /** @description FORBIDDEN (account suspended, or an endpoint this key may not call) */
             403: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -2086,7 +2086,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description QUOTA_EXHAUSTED */
+            /** @description QUOTA_EXHAUSTED (the balance, or this key's monthly credit limit) */
             402: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -2110,7 +2110,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN (account suspended) */
+            /** @description FORBIDDEN (account suspended, or an endpoint this key may not call) */
             403: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -2355,7 +2355,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description QUOTA_EXHAUSTED */
+            /** @description QUOTA_EXHAUSTED (the balance, or this key's monthly credit limit) */
             402: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -2379,7 +2379,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN (account suspended) */
+            /** @description FORBIDDEN (account suspended, or an endpoint this key may not call) */
             403: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -2710,7 +2710,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description QUOTA_EXHAUSTED */
+            /** @description QUOTA_EXHAUSTED (the balance, or this key's monthly credit limit) */
             402: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -2734,7 +2734,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN (account suspended) */
+            /** @description FORBIDDEN (account suspended, or an endpoint this key may not call) */
             403: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -2998,7 +2998,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description QUOTA_EXHAUSTED */
+            /** @description QUOTA_EXHAUSTED (the balance, or this key's monthly credit limit) */
             402: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -3022,7 +3022,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN (account suspended) */
+            /** @description FORBIDDEN (account suspended, or an endpoint this key may not call) */
             403: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -3295,7 +3295,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description QUOTA_EXHAUSTED */
+            /** @description QUOTA_EXHAUSTED (the balance, or this key's monthly credit limit) */
             402: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -3319,7 +3319,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN (account suspended) */
+            /** @description FORBIDDEN (account suspended, or an endpoint this key may not call) */
             403: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -3620,7 +3620,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description QUOTA_EXHAUSTED */
+            /** @description QUOTA_EXHAUSTED (the balance, or this key's monthly credit limit) */
             402: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -3644,7 +3644,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN (account suspended) */
+            /** @description FORBIDDEN (account suspended, or an endpoint this key may not call) */
             403: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -3892,7 +3892,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description QUOTA_EXHAUSTED */
+            /** @description QUOTA_EXHAUSTED (the balance, or this key's monthly credit limit) */
             402: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -3916,7 +3916,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN (account suspended) */
+            /** @description FORBIDDEN (account suspended, or an endpoint this key may not call) */
             403: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -4205,7 +4205,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description QUOTA_EXHAUSTED */
+            /** @description QUOTA_EXHAUSTED (the balance, or this key's monthly credit limit) */
             402: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -4229,7 +4229,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN (account suspended) */
+            /** @description FORBIDDEN (account suspended, or an endpoint this key may not call) */
             403: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -4504,7 +4504,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description QUOTA_EXHAUSTED */
+            /** @description QUOTA_EXHAUSTED (the balance, or this key's monthly credit limit) */
             402: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -4528,7 +4528,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN (account suspended) */
+            /** @description FORBIDDEN (account suspended, or an endpoint this key may not call) */
             403: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -4825,7 +4825,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description QUOTA_EXHAUSTED */
+            /** @description QUOTA_EXHAUSTED (the balance, or this key's monthly credit limit) */
             402: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -4849,7 +4849,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN (account suspended) */
+            /** @description FORBIDDEN (account suspended, or an endpoint this key may not call) */
             403: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -5080,7 +5080,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description QUOTA_EXHAUSTED */
+            /** @description QUOTA_EXHAUSTED (the balance, or this key's monthly credit limit) */
             402: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
@@ -5104,7 +5104,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN (account suspended) */
+            /** @description FORBIDDEN (account suspended, or an endpoint this key may not call) */
             403: {
                 headers: {
                     /** @description this call's id, to quote when asking about it */
