@@ -36,16 +36,20 @@ export function createEventFinder(deps: { store: WebhookStore; ledger: Ledger })
   }
 
   /**
-   * The plan's current period, when it follows another: a renewal. Read from the billing state as it
-   * stands now, since a period begins at its date whether or not a call has been billed in it yet.
+   * The plan's current period, when it follows another of the same plan: a renewal. Read from the
+   * billing state as it stands now, since a period begins at its date whether or not a call has been
+   * billed in it yet. A period opened by a change of plan also follows a period, but at an instant the
+   * change recorded (`planChanges`): that is subscription.changed, not a renewal.
    */
-  async function renewal(accountId: string, webhooks: readonly WebhookRecord[], state: BillingState, now: number): Promise<number> {
+  async function renewal(accountId: string, webhooks: readonly WebhookRecord[], state: BillingState, now: number, planChanges: ReadonlySet<number>): Promise<number> {
     const s = state.subscription
-    if (s.plan === 'none' || s.periodStart === null || s.periodStart <= s.anchorAt || s.periodStart < now - FACT_WINDOW_MS) return 0
-    const added = await report(accountId, webhooks, 'subscription.renewed', `subscription.renewed:${accountId}:${s.periodStart}`, s.periodStart, {
+    const start = s.periodStart
+    if (s.plan === 'none' || start === null || start < now - FACT_WINDOW_MS || planChanges.has(start)) return 0
+    if (!state.lots.some((l) => l.kind === 'plan' && l.startsAt < start && l.expiresAt === start)) return 0
+    const added = await report(accountId, webhooks, 'subscription.renewed', `subscription.renewed:${accountId}:${start}`, start, {
       plan: s.plan,
       creditsLimit: s.creditsLimit,
-      periodStart: iso(s.periodStart),
+      periodStart: iso(start),
       renewalDate: s.renewalAt === null ? null : iso(s.renewalAt),
     })
     return added ? 1 : 0
@@ -101,7 +105,10 @@ export function createEventFinder(deps: { store: WebhookStore; ledger: Ledger })
       for (const e of facts.subscriptionEvents) {
         const webhooks = byAccount.get(e.accountId) ?? []
         if (e.at > now) continue
-        count(await report(e.accountId, webhooks, 'subscription.changed', `subscription.changed:${e.accountId}:${e.id}`, e.at, { changes: e.change }))
+        // The stored change names the new renewal instant in ms; the event says it as the API does, a date.
+        const { renewalAt, ...rest } = e.change
+        const changes = typeof renewalAt === 'number' ? { ...rest, renewalDate: iso(renewalAt) } : rest
+        count(await report(e.accountId, webhooks, 'subscription.changed', `subscription.changed:${e.accountId}:${e.id}`, e.at, { changes }))
       }
       for (const o of facts.paidOrders) {
         if (o.paidAt > now) continue
@@ -127,7 +134,8 @@ export function createEventFinder(deps: { store: WebhookStore; ledger: Ledger })
         if (!w.webhooks.some((h) => h.events.some((e) => e === 'subscription.renewed' || e === 'credits.low' || e === 'credits.exhausted'))) continue
         const state = await ledger.state(w.accountId, now)
         if (!state) continue
-        found += await renewal(w.accountId, w.webhooks, state, now)
+        const planChanges = new Set(facts.subscriptionEvents.filter((e) => e.accountId === w.accountId && 'plan' in e.change).map((e) => e.at))
+        found += await renewal(w.accountId, w.webhooks, state, now, planChanges)
         found += await balanceAlerts(w.accountId, w.webhooks, w.alerts, state, now)
       }
       return found

@@ -157,7 +157,7 @@ describe('events', () => {
     const wh = await webhook(a.id, ['order.paid', 'subscription.changed', 'subscription.renewed'])
     const placed = await t.c.orders.placeOrder({ accountId: a.id, credits: 50_000 })
     await t.c.orders.approve(placed.order.id, 'test')
-    expect((await admin('PUT', `/admin/v1/accounts/${a.id}/subscription`, { creditsLimit: 20_000 })).statusCode).toBe(200)
+    expect((await admin('PUT', `/admin/v1/accounts/${a.id}/subscription`, { creditsLimit: 20_000, renewalDate: '2026-12-20T12:00:00Z' })).statusCode).toBe(200)
     // Two nodes looking at once record each fact once.
     await Promise.all([t.c.webhooks.findEvents(), t.c.webhooks.findEvents()])
     await t.c.webhooks.deliverDue()
@@ -166,7 +166,9 @@ describe('events', () => {
     expect(types).toEqual(['order.paid', 'subscription.changed'])
     const paid = received.find((r) => r.json.type === 'order.paid') as Received
     expect(paid.json.data).toMatchObject({ orderId: placed.order.id, credits: 50_000, currency: 'usd' })
-    expect((received.find((r) => r.json.type === 'subscription.changed') as Received).json.data).toEqual({ changes: { creditsLimit: 20_000 } })
+    expect((received.find((r) => r.json.type === 'subscription.changed') as Received).json.data).toEqual({
+      changes: { creditsLimit: 20_000, renewalDate: '2026-12-20T12:00:00.000Z' },
+    })
     for (const r of received) expectSigned(r, wh.secret)
 
     // A month later the plan renews, found once the account is next read.
@@ -188,6 +190,22 @@ describe('events', () => {
       const listed = (await deliveries(a.id, wh.id)).map((d) => d.event)
       expect(listed[0]).toBe('subscription.renewed')
       expect(listed.slice(1).sort()).toEqual(['order.paid', 'subscription.changed'])
+    } finally {
+      t.clock.set(saved)
+    }
+  })
+
+  it('a change of plan opens a period: subscription.changed, not a renewal', async () => {
+    const res = await admin('POST', '/admin/v1/accounts', { name: 'free one' })
+    const id = res.json().account.id as string
+    await webhook(id, ['subscription.changed', 'subscription.renewed'])
+    const saved = t.clock.now()
+    try {
+      t.clock.set(NOW + 3 * DAY)
+      expect((await admin('PUT', `/admin/v1/accounts/${id}/subscription`, { plan: 'custom', creditsLimit: 5000, rpsLimit: 10 })).statusCode).toBe(200)
+      await round()
+      await round()
+      expect(received.map((r) => [r.json.type, r.json.data])).toEqual([['subscription.changed', { changes: { plan: 'custom', creditsLimit: 5000, rpsLimit: 10 } }]])
     } finally {
       t.clock.set(saved)
     }
