@@ -57,7 +57,8 @@ export function createWebhooksService(deps: WebhooksDeps) {
 
   async function mustGet(accountId: string, webhookId: string): Promise<WebhookRecord> {
     await deps.accountExists(accountId)
-    const found = await store.get(accountId, webhookId)
+    // No id holds a control character (PostgreSQL would refuse a NUL in text with an error, not a miss).
+    const found = /\p{Cc}/u.test(webhookId) ? undefined : await store.get(accountId, webhookId)
     if (!found) throw new ApiError('NOT_FOUND', `No webhook '${webhookId}' on account '${accountId}'.`)
     return found
   }

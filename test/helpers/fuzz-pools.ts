@@ -111,6 +111,11 @@ export function hintsFor(issued: Issued, now: number): Hints {
     renewalDate: fc.oneof(fc.integer({ min: now - 10 * DAY, max: now + 400 * DAY }).map((ms) => new Date(ms).toISOString()), fc.constantFrom('2027-01-01', '2026-02-30T00:00:00Z', 'tomorrow'), EXTREME_INSTANTS),
     purchasedAt: fc.oneof(instant, instant.map((ms) => new Date(ms).toISOString()), EXTREME_INSTANTS),
     credits: fc.oneof(fc.integer({ min: 1, max: 2_000 }), fc.constantFrom(50_000, 1_000_000, 50_000_000)),
+    // Webhook addresses: names that resolve nowhere (.invalid), so a test delivery never leaves the machine.
+    url: fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom('https://hooks.example.invalid/pronet', 'https://a.example.invalid/h?x=1') },
+      { weight: 1, arbitrary: fc.constantFrom('http://hooks.example.invalid/', 'https://127.0.0.1/', 'ftp://x.invalid/', 'nope') },
+    ),
   }
 }
 
@@ -123,6 +128,8 @@ export interface AdminTargets {
   /** Ids of the changeable accounts' keys. */
   keyIds: string[]
   orderIds: string[]
+  /** Ids of the changeable accounts' webhook endpoints. */
+  webhookIds: string[]
 }
 
 export function pathValues(targets: AdminTargets): (op: Operation, name: string) => fc.Arbitrary<string> {
@@ -131,6 +138,7 @@ export function pathValues(targets: AdminTargets): (op: Operation, name: string)
   return (op, name) => {
     if (op.path.startsWith('/admin/v1/orders/')) return pool(targets.orderIds)
     if (name === 'keyId') return pool(targets.keyIds)
+    if (name === 'whId') return pool(targets.webhookIds)
     return pool(op.method === 'GET' ? [...targets.readable, ...targets.changeable] : targets.changeable)
   }
 }

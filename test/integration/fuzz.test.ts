@@ -78,6 +78,7 @@ beforeAll(async () => {
   for (const s of sandbox) for (let i = 0; i < 3; i++) sandboxKeys.push(await t.c.accounts.createKey(s.account.id))
   // Several orders per account, so that some are still pending when the admin calls come to approve them.
   const orders = await Promise.all(sandbox.flatMap((s) => [1, 2, 3, 4].map(() => t.c.orders.placeOrder({ accountId: s.account.id, credits: 50_000 }))))
+  const webhooks = await Promise.all(sandbox.map((s) => t.c.webhooks.create(s.account.id, { url: 'https://hooks.example.invalid/pronet', events: ['order.paid', 'credits.low'] })))
   accounts = { main: t.accountId, small: small.account.id }
   credentials = { main: t.key, small: small.apiKey.key, revoked: revoked.key, sandbox: sandboxKeys.map((k) => k.key), adminToken: ADMIN_TOKEN }
 
@@ -98,6 +99,7 @@ beforeAll(async () => {
       changeable: sandbox.map((s) => s.account.id),
       keyIds: sandboxKeys.map((k) => k.id),
       orderIds: orders.map((o) => o.order.id),
+      webhookIds: webhooks.map((w) => w.id),
     }),
   }
   const weight = { data: 8, account: 6, admin: 3 } as const

@@ -5,6 +5,7 @@
  * through a response serializer.
  */
 import { adminDescription } from '../../contract/docs/admin.docs.ts'
+import { ApiError } from '../../domain/errors.ts'
 import { CREDITS_CHARGED, errorResponse, REQUEST_ID, RETRY_AFTER, withHeaders } from '../../contract/responses.schemas.ts'
 
 export function adminOperation(operationId: string, summary: string, success: Record<number, object>, extra: Record<string, unknown> = {}) {
@@ -22,5 +23,22 @@ export function adminOperation(operationId: string, summary: string, success: Re
       404: withHeaders(errorResponse(['NOT_FOUND']), REQUEST_ID, CREDITS_CHARGED),
       429: withHeaders(errorResponse(['RATE_LIMITED'], ': too many wrong tokens from this address'), REQUEST_ID, CREDITS_CHARGED, RETRY_AFTER),
     },
+  }
+}
+
+/** Control characters, which no id holds. */
+const CONTROL_RE = /\p{Cc}/u
+
+/**
+ * No id holds a control character: such an id names nothing, on every store alike (PostgreSQL refuses
+ * a NUL in text, which would be a 500 there and a 404 on SQLite).
+ */
+export function refuseControlIds(params: { id?: string; keyId?: string; whId?: string }): void {
+  if (params.id !== undefined && CONTROL_RE.test(params.id)) throw new ApiError('NOT_FOUND', `No account ${JSON.stringify(params.id)}.`)
+  if (params.keyId !== undefined && CONTROL_RE.test(params.keyId)) {
+    throw new ApiError('NOT_FOUND', `No live key ${JSON.stringify(params.keyId)} on account ${JSON.stringify(params.id)}.`)
+  }
+  if (params.whId !== undefined && CONTROL_RE.test(params.whId)) {
+    throw new ApiError('NOT_FOUND', `No webhook ${JSON.stringify(params.whId)} on account ${JSON.stringify(params.id)}.`)
   }
 }

@@ -3,7 +3,7 @@
  * when a token is configured, so without one every /admin path is a 404 like any unknown path.
  */
 import { adminGuard } from '../admin-guard.ts'
-import { adminOperation } from './admin-operation.ts'
+import { adminOperation, refuseControlIds } from './admin-operation.ts'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import Type from 'typebox'
 import { MAX_ACCOUNT_NAME, MAX_KEY_NAME, type AccountsService, type KeyShown } from '../../domain/accounts/accounts.service.ts'
@@ -66,8 +66,6 @@ const NewAccountBody = Type.Object(
   },
   { additionalProperties: false },
 )
-/** Control characters, which no id holds. */
-const CONTROL_RE = /\p{Cc}/u
 const AccountParams = Type.Object({ id: Type.String() })
 const AccountSearchQuery = Type.Object({
   query: Type.Optional(Type.String({ maxLength: 200, description: "an account id, a part of its name, the start of a key, or a console user's email; empty lists the newest" })),
@@ -200,13 +198,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminDeps): void
     admin.addHook('preValidation', async (request) => {
       if (request.body === undefined && (request.method === 'POST' || request.method === 'PUT' || request.method === 'PATCH')) request.body = {}
       request.nullFields = strictBodyFields(request.routeOptions.schema?.body, request.body)
-      // No id holds a control character: such an id names nothing, on every store alike (PostgreSQL
-      // refuses a NUL in text, which would be a 500 there and a 404 on SQLite).
-      const params = (request.params ?? {}) as { id?: string; keyId?: string }
-      if (params.id !== undefined && CONTROL_RE.test(params.id)) throw new ApiError('NOT_FOUND', `No account ${JSON.stringify(params.id)}.`)
-      if (params.keyId !== undefined && CONTROL_RE.test(params.keyId)) {
-        throw new ApiError('NOT_FOUND', `No live key ${JSON.stringify(params.keyId)} on account ${JSON.stringify(params.id)}.`)
-      }
+      refuseControlIds((request.params ?? {}) as { id?: string; keyId?: string })
     })
 
     if (deps.metrics) {

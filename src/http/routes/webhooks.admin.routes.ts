@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify'
 import Type from 'typebox'
 import { adminGuard } from '../admin-guard.ts'
 import { described } from '../../contract/responses.schemas.ts'
-import { adminOperation } from './admin-operation.ts'
+import { adminOperation, refuseControlIds } from './admin-operation.ts'
 import { AlertsSchema, DeliveryListSchema, DeliverySchema, NewWebhookSchema, WebhookListSchema, WebhookSchema } from '../../contract/webhooks.schemas.ts'
 import { WEBHOOK_EVENTS } from '../../ports/webhook-store.ts'
 import { DELIVERY_LIST_LIMIT, MAX_LOW_CREDITS, type WebhooksService } from '../../webhooks/webhooks.service.ts'
@@ -53,6 +53,7 @@ export function registerWebhookAdminRoutes(app: FastifyInstance, deps: { token: 
     admin.addHook('preValidation', async (request) => {
       if (request.body === undefined && request.method !== 'GET' && request.method !== 'DELETE') request.body = {}
       request.nullFields = strictBodyFields(request.routeOptions.schema?.body, request.body)
+      refuseControlIds((request.params ?? {}) as { id?: string; whId?: string })
     })
 
     const base = '/admin/v1/accounts/:id/webhooks'
