@@ -187,6 +187,7 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     clock: c.clock,
     keys: createKeyedCalls({ ledger: c.ledger, clock: c.clock }),
     keyLimits: createKeyLimits(c.keyCaps),
+    onBilled: (accountId) => c.webhooks.billed(accountId),
     metered: options.metering !== false,
     classifyError: c.classifyError,
     closing: () => closing,

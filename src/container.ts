@@ -463,6 +463,15 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     accounts.flushKeyUses().catch((err: unknown) => logger.warn({ err }, 'could not record when keys were last used; tried again shortly'))
   const keyUses = setInterval(() => void flushKeyUses(), KEY_USES_FLUSH_MS)
   keyUses.unref()
+  const webhooks = createWebhooksService({
+    store: stores.webhookStore,
+    ledger,
+    clock,
+    randomBytes,
+    accountExists: (id) => accounts.get(id),
+    allowPrivate: config.webhookPrivateUrls,
+    onError: (err) => logger.warn({ err }, 'could not check a balance for its webhook alerts; checked again at the next look'),
+  })
   const writer = createContentWriter({ store: contentStore, clock, platformHost })
   const live = config.liveSource
     ? createLiveWiring({
@@ -512,14 +521,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     }),
     ledger,
     keyCaps: stores.keyCaps,
-    webhooks: createWebhooksService({
-      store: stores.webhookStore,
-      ledger,
-      clock,
-      randomBytes,
-      accountExists: (id) => accounts.get(id),
-      allowPrivate: config.webhookPrivateUrls,
-    }),
+    webhooks,
     limiter,
     metering: createMeteringService({
       ledger,
@@ -547,6 +549,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     close() {
       closing ??= (async () => {
         clearInterval(keyUses)
+        await webhooks.settled()
         await searchPool?.close()
         await flushKeyUses()
         testClock?.stop()

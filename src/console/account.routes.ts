@@ -76,7 +76,7 @@ export function registerAccountPages(app: FastifyInstance, deps: ConsoleDeps): v
       }
       const created = await deps.accounts.createKey(s.accountId, { name, createdBy: s.userId, ...keySettings(values) })
       // The secret is in this answer only: no redirect, so it never travels in a URL or a later page.
-      return keysPage(reply, s, { created: newKeyNotice({ key: created.key, name }, deps.publicUrl), status: 201 })
+      return keysPage(reply, s, { created: newKeyNotice({ key: created.key, name, endpoints: created.record.endpoints }, deps.publicUrl), status: 201 })
     } catch (e) {
       if (!isApiError(e)) throw e
       return keysPage(reply, s, { notice: { kind: 'error', text: e.message }, status: e.status, values })

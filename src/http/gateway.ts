@@ -107,6 +107,8 @@ export interface GatewayDeps {
   keys?: KeyedCalls
   /** Keys' monthly credit limits (absent: keys' limits are not enforced, as in tests of the routes alone). */
   keyLimits?: KeyLimits
+  /** Told of each call that billed credits, once settled (balance alerts); must return at once. */
+  onBilled?: (accountId: string) => void
 }
 
 /**
@@ -335,6 +337,7 @@ export function createGateway(deps: GatewayDeps) {
         return JSON.stringify((await metering.settleRefusal(meter.accountId, credits)).toBody())
       }
       kept = keep !== undefined
+      if (credits > 0) deps.onBilled?.(meter.accountId)
     } catch (e) {
       deps.onSettleError(e, request)
       const failure =

@@ -93,10 +93,27 @@ export function createEventFinder(deps: { store: WebhookStore; ledger: Ledger })
     return found + (first ? 1 : 0)
   }
 
+  /** Accounts whose endpoints take a balance alert, as the last look found them. */
+  let alerted = new Set<string>()
+  const takesAlerts = (webhooks: readonly WebhookRecord[]) => webhooks.some((h) => h.events.some((e) => e === 'credits.low' || e === 'credits.exhausted'))
+
   return {
+    /** Whether the account's endpoints take a balance alert (as of the last look for events). */
+    watchesBalance: (accountId: string): boolean => alerted.has(accountId),
+
+    /** The balance alerts of one account now (after a call billed it), between looks; resolves to the events recorded. */
+    async checkBalance(accountId: string, now: number): Promise<number> {
+      const webhooks = await store.list(accountId)
+      if (!takesAlerts(webhooks)) return 0
+      const state = await ledger.state(accountId, now)
+      if (!state) return 0
+      return balanceAlerts(accountId, webhooks, await store.alerts(accountId), state, now)
+    },
+
     /** Looks for new facts of every watched account at `now`; resolves to the number of events recorded. */
     async find(now: number): Promise<number> {
       const watched = await store.watchedAccounts()
+      alerted = new Set(watched.filter((w) => takesAlerts(w.webhooks)).map((w) => w.accountId))
       if (watched.length === 0) return 0
       const byAccount = new Map(watched.map((w) => [w.accountId, w.webhooks]))
       const facts = await store.facts([...byAccount.keys()], now - FACT_WINDOW_MS, now + EXPIRING_NOTICE_MS)
@@ -126,7 +143,12 @@ export function createEventFinder(deps: { store: WebhookStore; ledger: Ledger })
         const webhooks = byAccount.get(p.accountId) ?? []
         const data = { packId: p.id, credits: p.credits, creditsRemaining: p.remaining, expiresAt: iso(p.expiresAt) }
         const notice = p.expiresAt - EXPIRING_NOTICE_MS
-        if (notice <= now && now < p.expiresAt) count(await report(p.accountId, webhooks, 'pack.expiring', `pack.expiring:${p.id}`, Math.max(notice, p.startsAt), data))
+        if (notice <= now && now < p.expiresAt) {
+          // Still true until the pack expires, so it goes to the endpoints there now; a pack added
+          // within its last week (bought long ago) is reported when it is found.
+          const since = Math.min(now, Math.max(notice, ...webhooks.map((w) => w.createdAt)))
+          count(await report(p.accountId, webhooks, 'pack.expiring', `pack.expiring:${p.id}`, since, data))
+        }
         if (p.expiresAt <= now) count(await report(p.accountId, webhooks, 'pack.expired', `pack.expired:${p.id}`, p.expiresAt, data))
       }
       for (const w of watched) {

@@ -27,6 +27,8 @@ export interface WebhooksDeps {
   allowPrivate: boolean
   fetch?: typeof fetch
   resolve?: (host: string) => Promise<string[]>
+  /** Where a balance check that failed is reported (the log). */
+  onError?: (err: unknown) => void
 }
 
 export const webhookView = (w: WebhookRecord) => ({ id: w.id, url: w.url, events: w.events, enabled: w.enabled, createdAt: iso(w.createdAt) })
@@ -54,6 +56,33 @@ export function createWebhooksService(deps: WebhooksDeps) {
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
     ...(deps.resolve ? { resolve: deps.resolve } : {}),
   })
+
+  /**
+   * Balance checks after billed calls, one at a time per account: a call billed while one runs has
+   * it run again once it ends, so a balance that dips below a threshold and recovers between two
+   * looks for events is still seen, and a busy account costs one check at a time.
+   */
+  const checking = new Map<string, { again: boolean }>()
+  function checkBalanceSoon(accountId: string): void {
+    const running = checking.get(accountId)
+    if (running) {
+      running.again = true
+      return
+    }
+    const entry = { again: false }
+    checking.set(accountId, entry)
+    const run = (): void => {
+      entry.again = false
+      finder
+        .checkBalance(accountId, clock.now())
+        .catch((err: unknown) => deps.onError?.(err))
+        .finally(() => {
+          if (entry.again) setImmediate(run)
+          else checking.delete(accountId)
+        })
+    }
+    setImmediate(run)
+  }
 
   async function mustGet(accountId: string, webhookId: string): Promise<WebhookRecord> {
     await deps.accountExists(accountId)
@@ -136,6 +165,19 @@ export function createWebhooksService(deps: WebhooksDeps) {
       }
       await store.setLowCredits(accountId, low)
       return { lowCredits: low }
+    },
+
+    /**
+     * Told of every call that billed credits (the gateway, after its settle): the account's balance
+     * alerts are checked at once if its endpoints take them. Returns at once.
+     */
+    billed(accountId: string): void {
+      if (finder.watchesBalance(accountId)) checkBalanceSoon(accountId)
+    },
+
+    /** Resolves once the balance checks under way have ended (tests, and a node closing). */
+    async settled(): Promise<void> {
+      while (checking.size > 0) await new Promise((r) => setImmediate(r))
     },
 
     /** Looks for new events (every node, every few seconds). */

@@ -242,16 +242,33 @@ describe('events', () => {
     expect((await admin('GET', `/admin/v1/accounts/${a.id}/alerts`)).json()).toEqual({ lowCredits: null })
   })
 
+  it('balance alerts for a dip that lasts only until a pack is added, seen after the calls, not at a later look', async () => {
+    const a = await account(10)
+    await webhook(a.id, ['credits.low', 'credits.exhausted'])
+    expect((await admin('PUT', `/admin/v1/accounts/${a.id}/alerts`, { lowCredits: 5 })).statusCode).toBe(200)
+    // A look for events finds nothing to report, and learns that this account takes balance alerts.
+    await round()
+    const calls = await Promise.all(Array.from({ length: 12 }, () => t.get(PROFILE, a.key)))
+    expect(calls.filter((r) => r.statusCode === 200)).toHaveLength(10)
+    await t.c.webhooks.settled()
+    expect((await admin('POST', `/admin/v1/accounts/${a.id}/packs`, { credits: 50_000 })).statusCode).toBe(201)
+    // No look for events while the balance was low: the checks after the billed calls saw it.
+    await t.c.webhooks.deliverDue()
+    expect(received.map((r) => r.json.type).sort()).toEqual(['credits.exhausted', 'credits.low'])
+    await round()
+    expect(received).toHaveLength(2)
+  })
+
   it('pack.expiring a week before a pack with credits left expires, and pack.expired after', async () => {
     const a = await account()
     const wh = await webhook(a.id, ['pack.expiring', 'pack.expired'])
-    // Bought almost a year ago, before the endpoint was made: it expires in 3 days.
+    // Bought almost a year ago and added now: it expires in 3 days, so it is reported as soon as it is found.
     const purchasedAt = new Date(Date.UTC(2025, 10, 23, 12, 0, 0)).toISOString()
     const pack = await admin('POST', `/admin/v1/accounts/${a.id}/packs`, { credits: 50_000, purchasedAt })
     expect(pack.statusCode, pack.body).toBe(201)
     await round()
     await round()
-    expect(received).toHaveLength(0)
+    expect(received.map((r) => [r.json.type, r.json.data.packId, r.json.createdAt])).toEqual([['pack.expiring', pack.json().id, new Date(NOW).toISOString()]])
     // Bought later, it expires in 10 days: its notice falls due 3 days from now, after the endpoint was made.
     const later = await admin('POST', `/admin/v1/accounts/${a.id}/packs`, { credits: 50_000, purchasedAt: new Date(Date.UTC(2025, 10, 30, 12, 0, 0)).toISOString() })
     expect(later.statusCode).toBe(201)
@@ -260,12 +277,12 @@ describe('events', () => {
     try {
       t.clock.set(NOW + 2 * DAY)
       await round()
-      expect(seen()).toEqual([])
+      expect(seen()).toEqual(['pack.expiring first'])
       t.clock.set(NOW + 3 * DAY + 3_600_000)
       await round()
       await round()
-      expect(seen()).toEqual(['pack.expired first', 'pack.expiring later'])
-      expect(received.find((r) => r.json.type === 'pack.expiring')?.json.data).toEqual({
+      expect(seen()).toEqual(['pack.expired first', 'pack.expiring first', 'pack.expiring later'])
+      expect(received.find((r) => r.json.type === 'pack.expiring' && r.json.data.packId === later.json().id)?.json.data).toEqual({
         packId: later.json().id,
         credits: 50_000,
         creditsRemaining: 50_000,
@@ -274,7 +291,7 @@ describe('events', () => {
       t.clock.set(NOW + 10 * DAY + 3_600_000)
       await round()
       await round()
-      expect(seen()).toEqual(['pack.expired first', 'pack.expired later', 'pack.expiring later'])
+      expect(seen()).toEqual(['pack.expired first', 'pack.expired later', 'pack.expiring first', 'pack.expiring later'])
       for (const r of received) expectSigned(r, wh.secret)
     } finally {
       t.clock.set(saved)

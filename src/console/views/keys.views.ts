@@ -21,12 +21,16 @@ export interface KeyLine {
 }
 
 /** The secret of a key just made: the one time it is shown. */
-export function newKeyNotice(created: { key: string; name: string }, publicUrl: string): Html {
+/** The secret of a key just made, once; `endpoints` are those it may call (null: every one), so its try-it call is one it may make. */
+export function newKeyNotice(created: { key: string; name: string; endpoints?: readonly string[] | null }, publicUrl: string): Html {
+  const free = created.endpoints == null || created.endpoints.includes('subscription')
   return html`<section class="card" aria-labelledby="new-key">
   <h2 id="new-key">Your new key “${created.name}”</h2>
   <p><strong>Copy it now: it is shown only this once.</strong> Send it in the <code>X-API-Key</code> header of every call.</p>
   <div class="secret"><code id="new-key-value">${created.key}</code><button type="button" class="secondary" data-copy="new-key-value" hidden>Copy</button></div>
-  <p class="hint">Try it: <code>curl -H "X-API-Key: ${created.key}" "${publicUrl}/api/v1/subscription"</code></p>
+  ${free
+    ? html`<p class="hint">Try it: <code>curl -H "X-API-Key: ${created.key}" "${publicUrl}/api/v1/subscription"</code></p>`
+    : html`<p class="hint">It may call only: ${(created.endpoints ?? []).map((e) => `/api/v1/${e}`).join(', ')}.</p>`}
 </section>`
 }
 

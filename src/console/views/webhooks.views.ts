@@ -64,7 +64,7 @@ function eventsFieldset(id: string, chosen: readonly string[]): Html {
         const box = `${id}-event-${e.replace('.', '-')}`
         return html`<li class="check"><input type="checkbox" id="${box}" name="events" value="${e}"${chosen.includes(e) ? html` checked` : ''}><label for="${box}"><code>${e}</code>: ${EVENT_TEXT[e]}</label></li>`
       })}</ul>
-      <p class="hint" id="${id}-events-hint">Tick at least one. Each event is sent once, to every endpoint that takes it.</p>
+      <p class="hint" id="${id}-events-hint">Tick at least one. Each event goes to every endpoint that takes it, at least once: skip an <code>id</code> you have handled already.</p>
     </fieldset>`
 }
 

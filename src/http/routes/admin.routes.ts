@@ -94,7 +94,7 @@ const KeyFields = {
   ),
   endpoints: Type.Optional(
     // Names are checked by the service, whose refusal names the field and lists the valid ones.
-    Type.Union([Type.Array(Type.String(), { minItems: 1 }), Type.Null()], {
+    Type.Union([Type.Array(Type.String()), Type.Null()], {
       description: `the endpoints it may call, as the paths after /api/v1/ (${KEY_ENDPOINTS.join(', ')}); null: every endpoint`,
     }),
   ),
