@@ -54,7 +54,8 @@ export function deliveryLines(d: DeliveryView): string[] {
   const state = d.state === 'pending' ? `pending${d.nextAttemptAt === null ? '' : `, next attempt ${d.nextAttemptAt}`}` : d.state === 'failed' ? 'failed (given up)' : 'delivered'
   return [
     `${d.createdAt}  ${d.event}  ${d.eventId}  ${state}`,
-    ...d.attempts.map((a) => `  ${a.at}  ${a.status === null ? 'no answer' : `HTTP ${a.status}`}  ${a.durationMs} ms${a.error === null ? '' : `  ${a.error}`}`),
+    // An attempt that got no status either was not sent (its error says why) or was not answered.
+    ...d.attempts.map((a) => `  ${a.at}  ${a.status !== null ? `HTTP ${a.status}` : a.error?.startsWith('Not sent') ? 'not sent' : 'no answer'}  ${a.durationMs} ms${a.error === null ? '' : `  ${a.error}`}`),
   ]
 }
 
