@@ -9,6 +9,8 @@ import type { Operation } from './fuzz-operations.ts'
 import type { Hints } from './fuzz-schema.ts'
 import { activityUrn, AUTHOR_ID, COMPANY_ID, COMPANY_POST_ID, companyUrn, PERSON_POST_ID, profileIdFor, profileUrn, READER_ID } from './ingest-fixtures.ts'
 import { oddText } from './fuzz-values.ts'
+import { WEBHOOK_EVENTS } from '../../src/ports/webhook-store.ts'
+import { KEY_ENDPOINTS } from '../../src/key-caps/key-settings.ts'
 
 const HOST = 'https://www.linkedin.com'
 const DAY = 86_400_000
@@ -108,6 +110,9 @@ export function hintsFor(issued: Issued, now: number): Hints {
     'mentionsCompanies[]': fc.constantFrom(COMPANY_ID, `urn:li:fsd_organizationalPage:${COMPANY_ID}`, '77'),
     postedAfter: fc.oneof({ weight: 3, arbitrary: instant }, { weight: 3, arbitrary: instant.map((ms) => new Date(ms).toISOString()) }, { weight: 1, arbitrary: EXTREME_INSTANTS }),
     'companies[]': COMPANIES,
+    // The schema takes any text for these (the service names the valid ones in its refusal): mostly valid names.
+    'events[]': fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...WEBHOOK_EVENTS) }, { weight: 1, arbitrary: fc.constantFrom('order.refunded', '') }),
+    'endpoints[]': fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...KEY_ENDPOINTS) }, { weight: 1, arbitrary: fc.constantFrom('profiles', '/api/v1/profile') }),
     renewalDate: fc.oneof(fc.integer({ min: now - 10 * DAY, max: now + 400 * DAY }).map((ms) => new Date(ms).toISOString()), fc.constantFrom('2027-01-01', '2026-02-30T00:00:00Z', 'tomorrow'), EXTREME_INSTANTS),
     purchasedAt: fc.oneof(instant, instant.map((ms) => new Date(ms).toISOString()), EXTREME_INSTANTS),
     credits: fc.oneof(fc.integer({ min: 1, max: 2_000 }), fc.constantFrom(50_000, 1_000_000, 50_000_000)),
