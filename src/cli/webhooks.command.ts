@@ -49,9 +49,10 @@ export function webhookLines(w: WebhookView): string[] {
   return [`url: ${w.url}`, `events: ${w.events.join(', ')}`, w.enabled ? 'enabled: yes' : 'enabled: no (its deliveries wait until it is enabled)']
 }
 
-/** A delivery for a person: when, the event, its id and state, then each attempt indented. */
-export function deliveryLines(d: DeliveryView): string[] {
-  const state = d.state === 'pending' ? `pending${d.nextAttemptAt === null ? '' : `, next attempt ${d.nextAttemptAt}`}` : d.state === 'failed' ? 'failed (given up)' : 'delivered'
+/** A delivery for a person: when, the event, its id and state, then each attempt indented; `enabled`: whether its endpoint is. */
+export function deliveryLines(d: DeliveryView, enabled = true): string[] {
+  const next = !enabled ? ', waits until the endpoint is enabled' : d.nextAttemptAt === null ? '' : `, next attempt ${d.nextAttemptAt}`
+  const state = d.state === 'pending' ? `pending${next}` : d.state === 'failed' ? 'failed (given up)' : 'delivered'
   return [
     `${d.createdAt}  ${d.event}  ${d.eventId}  ${state}`,
     // An attempt that got no status either was not sent (its error says why) or was not answered.
@@ -144,7 +145,8 @@ export function registerWebhookCommands(program: Command, { withContainer, print
     .action(async (accountId: string, webhookId: string, opts: { limit?: number; json?: boolean }) =>
       withContainer(async (c) => {
         const list = await c.webhooks.deliveries(accountId, webhookId, opts.limit ?? 50)
-        const human = list.length === 0 ? 'no deliveries' : [`deliveries (${list.length}, newest first):`, ...list.flatMap((d) => deliveryLines(d).map((l) => `  ${l}`))].join('\n')
+        const { enabled } = await c.webhooks.get(accountId, webhookId)
+        const human = list.length === 0 ? 'no deliveries' : [`deliveries (${list.length}, newest first):`, ...list.flatMap((d) => deliveryLines(d, enabled).map((l) => `  ${l}`))].join('\n')
         print(opts.json, { deliveries: list }, human)
       }),
     )
@@ -157,7 +159,8 @@ export function registerWebhookCommands(program: Command, { withContainer, print
     .action(async (accountId: string, webhookId: string, opts: { json?: boolean }) =>
       withContainer(async (c) => {
         const sent = await c.webhooks.test(accountId, webhookId)
-        print(opts.json, sent, [`test event sent to webhook ${webhookId}:`, ...deliveryLines(sent).map((l) => `  ${l}`)].join('\n'))
+        const { enabled } = await c.webhooks.get(accountId, webhookId)
+        print(opts.json, sent, [`test event sent to webhook ${webhookId}:`, ...deliveryLines(sent, enabled).map((l) => `  ${l}`)].join('\n'))
       }),
     )
 
