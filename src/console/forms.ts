@@ -15,4 +15,10 @@ export const fields = (f: Form, name: string): string[] => {
   return typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
 }
 
+/** A number of credits typed in a field: blank is null (none), digits up to `max` the number, anything else undefined. */
+export function creditsTyped(typed: string, max: number): number | null | undefined {
+  if (typed === '') return null
+  return /^\d+$/.test(typed) && Number(typed) <= max ? Number(typed) : undefined
+}
+
 export const send = (reply: FastifyReply, status: number, body: string) => reply.code(status).type('text/html; charset=utf-8').send(body)

@@ -8,7 +8,7 @@ import type { KeyShown } from '../domain/accounts/accounts.service.ts'
 import { ApiError, isApiError } from '../domain/errors.ts'
 import { KEY_ENDPOINTS, MAX_KEY_CREDIT_LIMIT } from '../key-caps/key-settings.ts'
 import type { ConsoleDeps } from './console-deps.ts'
-import { field, fields, form, send, type Form } from './forms.ts'
+import { creditsTyped, field, fields, form, send, type Form } from './forms.ts'
 import { requireUser, USER_COOKIE, viewerOf, type SignedIn } from './session.ts'
 import { num } from './views/format.ts'
 import { editKeyBody, valuesOfKey, type KeySettingsValues } from './views/key-settings.views.ts'
@@ -29,12 +29,9 @@ export function keySettingsValues(f: Form): KeySettingsValues {
  * is none, else digits only, up to the highest limit; “Only these” needs at least one known endpoint.
  */
 export function keySettings(v: KeySettingsValues): { monthlyCreditLimit: number | null; endpoints: string[] | null } {
-  let monthlyCreditLimit: number | null = null
-  if (v.limit !== '') {
-    monthlyCreditLimit = /^\d+$/.test(v.limit) ? Number(v.limit) : Number.NaN
-    if (!(monthlyCreditLimit <= MAX_KEY_CREDIT_LIMIT)) {
-      throw refused(`The monthly credit limit must be a whole number of credits from 0 to ${num(MAX_KEY_CREDIT_LIMIT)}, or blank for no limit.`, 'monthlyCreditLimit')
-    }
+  const monthlyCreditLimit = creditsTyped(v.limit, MAX_KEY_CREDIT_LIMIT)
+  if (monthlyCreditLimit === undefined) {
+    throw refused(`The monthly credit limit must be a whole number of credits from 0 to ${num(MAX_KEY_CREDIT_LIMIT)}, or blank for no limit.`, 'monthlyCreditLimit')
   }
   if (v.every) return { monthlyCreditLimit, endpoints: null }
   if (v.endpoints.length === 0) throw refused('Tick at least one endpoint under “Only these”, or choose “Every endpoint”.', 'endpoints')

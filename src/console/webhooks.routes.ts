@@ -9,7 +9,7 @@ import { ApiError, isApiError } from '../domain/errors.ts'
 import { WEBHOOK_EVENTS } from '../ports/webhook-store.ts'
 import { DELIVERY_LIST_LIMIT, MAX_LOW_CREDITS } from '../webhooks/webhooks.service.ts'
 import type { ConsoleDeps } from './console-deps.ts'
-import { field, fields, form, send, type Form } from './forms.ts'
+import { creditsTyped, field, fields, form, send, type Form } from './forms.ts'
 import { refuseIfSuspended, requireUser, USER_COOKIE, viewerOf, type SignedIn } from './session.ts'
 import { confirmBody } from './views/auth.views.ts'
 import { num } from './views/format.ts'
@@ -130,13 +130,10 @@ export function registerWebhookPages(app: FastifyInstance, deps: ConsoleDeps): v
     const s = await user(request)
     if (s.role !== 'owner') throw ownersOnly()
     const typed = field(form(request), 'lowCredits').trim()
-    let lowCredits: number | null = null
-    if (typed !== '') {
-      lowCredits = /^\d+$/.test(typed) ? Number(typed) : Number.NaN
-      if (!(lowCredits <= MAX_LOW_CREDITS)) {
-        const text = `The low-balance alert must be a whole number of credits from 0 to ${num(MAX_LOW_CREDITS)}, or blank for no alert.`
-        return listPage(reply, s, { notice: { kind: 'error', text }, status: 400, lowTyped: typed })
-      }
+    const lowCredits = creditsTyped(typed, MAX_LOW_CREDITS)
+    if (lowCredits === undefined) {
+      const text = `The low-balance alert must be a whole number of credits from 0 to ${num(MAX_LOW_CREDITS)}, or blank for no alert.`
+      return listPage(reply, s, { notice: { kind: 'error', text }, status: 400, lowTyped: typed })
     }
     await deps.webhooks.setAlerts(s.accountId, { lowCredits })
     return reply.redirect(`/console/webhooks?done=${lowCredits === null ? 'alert-off' : 'alert'}`, 303)

@@ -223,7 +223,7 @@ export function createGateway(deps: GatewayDeps) {
     const arrived = metered && typeof request.headers['x-api-key'] === 'string' ? arrivals.note(key as string, reached, units) : 0
     const identified = identify(request, key, endpoint)
     const { meter, suspended, endpoints } = isPromise(identified) ? await identified : identified
-    const allowed = endpoints === null || keyMayCall(endpoints, endpoint)
+    const allowed = keyMayCall(endpoints, endpoint)
     if (!metered) {
       request.meter = null
       if (suspended) throw suspendedError()

@@ -62,6 +62,12 @@ export interface NewEvent {
   body: string
 }
 
+/** An event and the webhooks it goes to. */
+export interface EventToRecord {
+  event: NewEvent
+  webhookIds: string[]
+}
+
 export type DeliveryState = 'pending' | 'delivered' | 'failed'
 
 export interface Attempt {
@@ -108,7 +114,9 @@ export interface WebhookStore {
   alerts(accountId: string): Promise<AlertSettings>
   setLowCredits(accountId: string, lowCredits: number | null): Promise<void>
   /** Records which balance alerts were sent (alongside the event when one is recorded). */
-  setAlertState(accountId: string, state: AlertState, event?: { event: NewEvent; webhookIds: string[] }): Promise<void>
+  setAlertState(accountId: string, state: AlertState, event?: EventToRecord): Promise<void>
+  /** Which of these event ids are recorded already. */
+  recorded(eventIds: readonly string[]): Promise<Set<string>>
   /** Records the event and a delivery to each webhook, due at once; false (nothing added) when it was recorded before. */
   record(event: NewEvent, webhookIds: readonly string[]): Promise<boolean>
   /** Takes up to `limit` deliveries due at `now` for `leaseMs`, so no other node sends them meanwhile. */

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto'
 import { balanceAt, type BillingState } from '../domain/billing/billing-rules.ts'
 import { iso } from '../domain/billing/calendar.ts'
 import type { Ledger } from '../ports/ledger.ts'
-import type { AlertSettings, NewEvent, WebhookEventType, WebhookRecord, WebhookStore } from '../ports/webhook-store.ts'
+import type { AlertSettings, EventToRecord, WebhookEventType, WebhookRecord, WebhookStore } from '../ports/webhook-store.ts'
 
 /** pack.expiring is sent this long before a pack expires. */
 export const EXPIRING_NOTICE_MS = 7 * 24 * 3_600_000
@@ -27,12 +27,12 @@ export function eventBody(id: string, type: string, createdAt: number, accountId
 export function createEventFinder(deps: { store: WebhookStore; ledger: Ledger }) {
   const { store, ledger } = deps
 
-  /** Records the fact as an event for the endpoints that took `type` when it happened; true when new. */
-  async function report(accountId: string, webhooks: readonly WebhookRecord[], type: WebhookEventType, fact: string, at: number, data: Record<string, unknown>): Promise<boolean> {
+  /** The fact as an event for the endpoints that took `type` when it happened, added to `out`; none when no endpoint did. */
+  function report(out: EventToRecord[], accountId: string, webhooks: readonly WebhookRecord[], type: WebhookEventType, fact: string, at: number, data: Record<string, unknown>): void {
     const to = takers(webhooks, type, at)
-    if (to.length === 0) return false
+    if (to.length === 0) return
     const id = eventId(fact)
-    return store.record({ id, accountId, type, createdAt: at, body: eventBody(id, type, at, accountId, data) }, to)
+    out.push({ event: { id, accountId, type, createdAt: at, body: eventBody(id, type, at, accountId, data) }, webhookIds: to })
   }
 
   /**
@@ -41,18 +41,17 @@ export function createEventFinder(deps: { store: WebhookStore; ledger: Ledger })
    * billed in it yet. A period opened by a change of plan also follows a period, but at an instant the
    * change recorded (`planChanges`): that is subscription.changed, not a renewal.
    */
-  async function renewal(accountId: string, webhooks: readonly WebhookRecord[], state: BillingState, now: number, planChanges: ReadonlySet<number>): Promise<number> {
+  function renewal(out: EventToRecord[], accountId: string, webhooks: readonly WebhookRecord[], state: BillingState, now: number, planChanges: ReadonlySet<number>): void {
     const s = state.subscription
     const start = s.periodStart
-    if (s.plan === 'none' || start === null || start < now - FACT_WINDOW_MS || planChanges.has(start)) return 0
-    if (!state.lots.some((l) => l.kind === 'plan' && l.startsAt < start && l.expiresAt === start)) return 0
-    const added = await report(accountId, webhooks, 'subscription.renewed', `subscription.renewed:${accountId}:${start}`, start, {
+    if (s.plan === 'none' || start === null || start < now - FACT_WINDOW_MS || planChanges.has(start)) return
+    if (!state.lots.some((l) => l.kind === 'plan' && l.startsAt < start && l.expiresAt === start)) return
+    report(out, accountId, webhooks, 'subscription.renewed', `subscription.renewed:${accountId}:${start}`, start, {
       plan: s.plan,
       creditsLimit: s.creditsLimit,
       periodStart: iso(start),
       renewalDate: s.renewalAt === null ? null : iso(s.renewalAt),
     })
-    return added ? 1 : 0
   }
 
   /** The balance alerts: each sent once per fall below its mark, again after the balance rose above it. */
@@ -63,11 +62,8 @@ export function createEventFinder(deps: { store: WebhookStore; ledger: Ledger })
     const remaining = balanceAt(state, now).total
     let found = 0
     const next = { lowSent: alerts.lowSent, exhaustedSent: alerts.exhaustedSent, lowRound: alerts.lowRound, exhaustedRound: alerts.exhaustedRound }
-    const events: { event: NewEvent; webhookIds: string[] }[] = []
-    const add = (type: WebhookEventType, fact: string, data: Record<string, unknown>) => {
-      const id = eventId(fact)
-      events.push({ event: { id, accountId, type, createdAt: now, body: eventBody(id, type, now, accountId, data) }, webhookIds: takers(webhooks, type, now) })
-    }
+    const events: EventToRecord[] = []
+    const add = (type: WebhookEventType, fact: string, data: Record<string, unknown>) => report(events, accountId, webhooks, type, fact, now, data)
     if (alerts.lowCredits !== null) {
       if (remaining < alerts.lowCredits && !alerts.lowSent) {
         next.lowSent = true
@@ -117,26 +113,26 @@ export function createEventFinder(deps: { store: WebhookStore; ledger: Ledger })
       if (watched.length === 0) return 0
       const byAccount = new Map(watched.map((w) => [w.accountId, w.webhooks]))
       const facts = await store.facts([...byAccount.keys()], now - FACT_WINDOW_MS, now + EXPIRING_NOTICE_MS)
-      let found = 0
-      const count = (added: boolean) => void (added && found++)
+      // Every fact in the window is seen again at each look: the events are made, then those recorded
+      // before are told apart in one read, and only new ones are written.
+      const candidates: EventToRecord[] = []
       for (const e of facts.subscriptionEvents) {
-        const webhooks = byAccount.get(e.accountId) ?? []
         if (e.at > now) continue
         // The stored change names the new renewal instant in ms; the event says it as the API does, a date.
         const { renewalAt, ...rest } = e.change
         const changes = typeof renewalAt === 'number' ? { ...rest, renewalDate: iso(renewalAt) } : rest
-        count(await report(e.accountId, webhooks, 'subscription.changed', `subscription.changed:${e.accountId}:${e.id}`, e.at, { changes }))
+        report(candidates, e.accountId, byAccount.get(e.accountId) ?? [], 'subscription.changed', `subscription.changed:${e.accountId}:${e.id}`, e.at, { changes })
       }
       for (const o of facts.paidOrders) {
         if (o.paidAt > now) continue
-        count(await report(o.accountId, byAccount.get(o.accountId) ?? [], 'order.paid', `order.paid:${o.id}`, o.paidAt, {
+        report(candidates, o.accountId, byAccount.get(o.accountId) ?? [], 'order.paid', `order.paid:${o.id}`, o.paidAt, {
           orderId: o.id,
           credits: o.credits,
           price: o.priceCents / 100,
           currency: o.currency,
           test: o.test,
           paidAt: iso(o.paidAt),
-        }))
+        })
       }
       for (const p of facts.packs) {
         if (p.remaining === 0) continue
@@ -147,19 +143,22 @@ export function createEventFinder(deps: { store: WebhookStore; ledger: Ledger })
           // Still true until the pack expires, so it goes to the endpoints there now; a pack added
           // within its last week (bought long ago) is reported when it is found.
           const since = Math.min(now, Math.max(notice, ...webhooks.map((w) => w.createdAt)))
-          count(await report(p.accountId, webhooks, 'pack.expiring', `pack.expiring:${p.id}`, since, data))
+          report(candidates, p.accountId, webhooks, 'pack.expiring', `pack.expiring:${p.id}`, since, data)
         }
-        if (p.expiresAt <= now) count(await report(p.accountId, webhooks, 'pack.expired', `pack.expired:${p.id}`, p.expiresAt, data))
+        if (p.expiresAt <= now) report(candidates, p.accountId, webhooks, 'pack.expired', `pack.expired:${p.id}`, p.expiresAt, data)
       }
+      let found = 0
       for (const w of watched) {
         // The billing state is read only for what it tells: a renewal, or the balance for its alerts.
         if (!w.webhooks.some((h) => h.events.some((e) => e === 'subscription.renewed' || e === 'credits.low' || e === 'credits.exhausted'))) continue
         const state = await ledger.state(w.accountId, now)
         if (!state) continue
         const planChanges = new Set(facts.subscriptionEvents.filter((e) => e.accountId === w.accountId && 'plan' in e.change).map((e) => e.at))
-        found += await renewal(w.accountId, w.webhooks, state, now, planChanges)
+        renewal(candidates, w.accountId, w.webhooks, state, now, planChanges)
         found += await balanceAlerts(w.accountId, w.webhooks, w.alerts, state, now)
       }
+      const known = candidates.length === 0 ? new Set<string>() : await store.recorded(candidates.map((c) => c.event.id))
+      for (const c of candidates) if (!known.has(c.event.id) && (await store.record(c.event, c.webhookIds))) found++
       return found
     },
   }

@@ -7,8 +7,6 @@
  */
 import Database from 'better-sqlite3'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer, type IncomingHttpHeaders } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -19,6 +17,7 @@ import { addMonths } from '../../src/domain/billing/calendar.ts'
 import { verifySignature } from '../../src/webhooks/webhook-signature.ts'
 import { fixtureRecords, toNdjson } from '../helpers/ingest-fixtures.ts'
 import { runCliHere } from '../helpers/cli-here.ts'
+import { startWebhookReceiver } from '../helpers/webhook-receiver.ts'
 import { runCliProcess, type CliOutcome } from '../helpers/server-process.ts'
 
 let dir: string
@@ -187,17 +186,8 @@ describe('pronet CLI', () => {
 
   it('webhooks create/list/update/test/deliveries and alerts show/set: printed as the admin API answers; a test delivery reaches the receiver signed', async () => {
     // A receiver of our own on 127.0.0.1, which the CLI may reach with PRONET_WEBHOOK_PRIVATE_URLS=allow.
-    const received: { method: string; headers: IncomingHttpHeaders; body: string; atS: number }[] = []
-    const receiver = createServer((req, res) => {
-      const chunks: Buffer[] = []
-      req.on('data', (c: Buffer) => chunks.push(c))
-      req.on('end', () => {
-        received.push({ method: req.method ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), atS: Math.floor(Date.now() / 1000) })
-        res.writeHead(204).end()
-      })
-    })
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
-    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`
+    const receiver = await startWebhookReceiver()
+    const { url, received } = receiver
     const local = (...args: string[]) => pronetWith({ PRONET_WEBHOOK_PRIVATE_URLS: 'allow' }, ...args)
     let api: { list: unknown; deliveries: unknown; alerts: unknown; patched: unknown }
     try {
@@ -264,8 +254,8 @@ describe('pronet CLI', () => {
       expect([hit.method, hit.headers['content-type'], hit.headers['user-agent']]).toEqual(['POST', 'application/json', 'pronet-webhooks/1.0'])
       const signature = String(hit.headers['pronet-signature'])
       expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/)
-      expect(verifySignature(secret, signature, hit.body, hit.atS)).toBe(true)
-      expect(verifySignature(other.secret, signature, hit.body, hit.atS)).toBe(false)
+      expect(verifySignature(secret, signature, hit.body, Math.floor(hit.at / 1000))).toBe(true)
+      expect(verifySignature(other.secret, signature, hit.body, Math.floor(hit.at / 1000))).toBe(false)
       const event = JSON.parse(hit.body)
       expect(Object.keys(event)).toEqual(['id', 'type', 'createdAt', 'account', 'data'])
       expect(event).toMatchObject({ id: expect.stringMatching(/^evt_/), type: 'webhook.test', account: id, data: { webhookId: whId } })
@@ -352,7 +342,7 @@ describe('pronet CLI', () => {
       // Nothing else reached the receiver: the CLI sends only what it is asked to.
       expect(received).toHaveLength(2)
     } finally {
-      await new Promise((resolve) => receiver.close(resolve))
+      await receiver.close()
     }
   }, 120_000)
 

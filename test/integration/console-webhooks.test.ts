@@ -6,12 +6,11 @@
  * 400 and changes nothing; a member reads but changes nothing (403); another account's endpoint is
  * 404; every change needs the form's token; a suspended account adds no endpoint and sends no test.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { verifySignature } from '../../src/webhooks/webhook-signature.ts'
 import { ConsoleClient } from '../helpers/console-client.ts'
 import { makeTestApp, type TestApp } from '../helpers/test-app.ts'
+import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from '../helpers/webhook-receiver.ts'
 
 const NOW = Date.UTC(2026, 10, 20, 12)
 const MINUTE = 60_000
@@ -24,42 +23,26 @@ const SHOWN_ONCE = 'Copy it now: it is shown only this once.'
 const BAD_LOW = 'The low-balance alert must be a whole number of credits from 0 to 1,000,000,000, or blank for no alert.'
 const NO_EVENT = 'Tick at least one event to send to this endpoint.'
 
-interface Received {
-  at: number
-  headers: IncomingHttpHeaders
-  body: string
-  json: { id: string; type: string; createdAt: string; account: string; data: Record<string, unknown> }
-}
+type Received = ReceivedDelivery
 
 let t: TestApp
-let receiver: Server
+let hooks: WebhookReceiver
 let hookUrl: string
-const received: Received[] = []
-/** Statuses the receiver answers with, in turn; 204 once they run out. */
-let answers: number[] = []
+let received: Received[]
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8')
-      received.push({ at: t.clock.now(), headers: req.headers, body, json: JSON.parse(body) })
-      res.statusCode = answers.shift() ?? 204
-      res.end()
-    })
-  })
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
-  hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`
+  hooks = await startWebhookReceiver(() => t.clock.now())
+  hookUrl = hooks.url
+  received = hooks.received
   t = await makeTestApp({ nowMs: NOW, env: { PRONET_WEBHOOK_PRIVATE_URLS: 'allow' } })
 })
 afterAll(async () => {
   await t?.close()
-  await new Promise((resolve) => receiver.close(resolve))
+  await hooks.close()
 })
 beforeEach(() => {
   received.length = 0
-  answers = []
+  hooks.answers.length = 0
   t.clock.set(NOW)
 })
 
@@ -206,7 +189,7 @@ describe('an owner’s endpoint, from adding it to deleting it', () => {
 
     // A test the receiver refuses: the answer says so, and that its retry waits for the endpoint to be enabled.
     t.clock.advance(MINUTE)
-    answers = [500]
+    hooks.answers.push(500)
     const refused = await send(browser, `/console/webhooks/${whId}/test`, [])
     expect(refused.statusCode).toBe(200)
     expect(refused.body).toContain(notice('error', 'The test event was not delivered: The receiver answered 500. It is tried again once the endpoint is enabled.'))

@@ -5,14 +5,12 @@
  * with 402 naming the key's limit, free; the key's spend this month, its debits and the usage rows all
  * say 37; no reservation outlives the calls. A change of the limit on one node holds on the others at once.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, postgresAvailable } from '../helpers/postgres.ts'
-import { REDIS_URL, redisAvailable } from '../helpers/redis.ts'
-import { startServer, type ServerProcess } from '../helpers/server-process.ts'
+import { redisAvailable } from '../helpers/redis.ts'
+import { startNodeCluster, type NodeCluster } from '../helpers/node-cluster.ts'
+import type { ServerProcess } from '../helpers/server-process.ts'
 
 const ADMIN = 'key-caps-nodes-admin-token'
 const CALLS = 600
@@ -21,49 +19,26 @@ const available = (await postgresAvailable()) && (await redisAvailable())
 
 describe.skipIf(!available)("a key's monthly limit over three nodes", () => {
   let db: { url: string; drop(): Promise<void> }
-  const dirs: string[] = []
+  let cluster: NodeCluster | undefined
   let nodes: ServerProcess[] = []
   let sql: pg.Client
   let slug: string
-
-  const admin = (node: ServerProcess, method: string, path: string, body?: unknown) =>
-    fetch(`${node.baseUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    })
+  const admin: NodeCluster['admin'] = (...args) => (cluster as NodeCluster).admin(...args)
 
   beforeAll(async () => {
     db = await createTestDatabase('pronet_key_caps')
     sql = new pg.Client({ connectionString: db.url })
     await sql.connect()
-    nodes = await Promise.all(
-      [0, 1, 2].map(() => {
-        const dir = mkdtempSync(join(tmpdir(), 'pronet-keycap-node-'))
-        dirs.push(dir)
-        return startServer({
-          dataDir: dir,
-          env: {
-            DATABASE_URL: db.url,
-            REDIS_URL,
-            PRONET_SEED: '20',
-            PRONET_ADMIN_TOKEN: ADMIN,
-            LOG_LEVEL: 'warn',
-            PRONET_LEDGER_BATCH_MS: '50',
-            PRONET_LEDGER_BATCH_MAX: '10000',
-          },
-          timeoutMs: 120_000,
-        })
-      }),
-    )
+    // Holds and settles held back 50 ms, so that they travel in large batches.
+    cluster = await startNodeCluster({ databaseUrl: db.url, count: 3, adminToken: ADMIN, env: { PRONET_LEDGER_BATCH_MS: '50', PRONET_LEDGER_BATCH_MAX: '10000' } })
+    nodes = cluster.nodes
     slug = (await sql.query<{ slug: string }>('SELECT slug FROM profiles ORDER BY profile_id LIMIT 1')).rows[0]!.slug
   }, 180_000)
 
   afterAll(async () => {
-    await Promise.all(nodes.map((n) => n.kill()))
+    await cluster?.stop()
     await sql?.end()
     await db?.drop()
-    for (const d of dirs) rmSync(d, { recursive: true, force: true })
   }, 60_000)
 
   it(`${CALLS} concurrent calls against a limit of ${LIMIT}: exactly ${LIMIT} billed, the rest 402, spend equal to the ledger`, async () => {

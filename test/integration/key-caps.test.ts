@@ -104,6 +104,34 @@ describe('a key with a monthly credit limit', () => {
     )
   })
 
+  it('holds a company batch to it whole: a batch it cannot cover is refused, free; one it covers bills what was found', async () => {
+    const a = await account()
+    const k = await newKey(a.id, { monthlyCreditLimit: 2 })
+    const batch = (companies: string[]) =>
+      t.app.inject({ method: 'POST', url: '/api/v1/company/batch', headers: { 'x-api-key': k.key, 'content-type': 'application/json' }, payload: JSON.stringify({ companies }) })
+    const before = await balance(a.id)
+    const refused = await batch([COMPANY_ID, 'no-such-company-1', 'no-such-company-2'])
+    expect(expectError(refused, 402, 'QUOTA_EXHAUSTED').details).toMatchObject({ keyCreditsRemaining: 2, keyCreditLimit: 2, creditsRequired: 3 })
+    expect(refused.headers['x-credits-charged']).toBe('0')
+    expect(await balance(a.id)).toBe(before)
+    const covered = await batch([COMPANY_ID, 'no-such-company-1'])
+    expect(covered.statusCode, covered.body).toBe(200)
+    expect(covered.headers['x-credits-charged']).toBe('1')
+    expect((await keyView(a.id, k.id)).creditsThisMonth).toBe(1)
+    expect(await balance(a.id)).toBe(before - 1)
+  })
+
+  it("counts its refusals in the account's usage report, billed nothing", async () => {
+    const a = await account()
+    const k = await newKey(a.id, { monthlyCreditLimit: 1, endpoints: ['profile'] })
+    expect((await t.get(PROFILE, k.key)).statusCode).toBe(200)
+    expectError(await t.get(PROFILE, k.key), 402, 'QUOTA_EXHAUSTED')
+    expectError(await t.get(COMPANY, k.key), 403, 'FORBIDDEN')
+    const report = await t.get('/api/v1/usage', a.key)
+    expect(report.statusCode, report.body).toBe(200)
+    expect(report.json()).toMatchObject({ requests: 3, billableRequests: 1, creditsUsed: 1 })
+  })
+
   it('never passes its limit under concurrent calls', async () => {
     const a = await account()
     const k = await newKey(a.id, { monthlyCreditLimit: 7 })

@@ -6,14 +6,12 @@
  * usage rows agree with the ledger, request by request; no node holds anything once all have answered.
  * The nodes' metrics show that the batches were large indeed.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, postgresAvailable } from '../helpers/postgres.ts'
-import { REDIS_URL, redisAvailable } from '../helpers/redis.ts'
-import { startServer, type ServerProcess } from '../helpers/server-process.ts'
+import { redisAvailable } from '../helpers/redis.ts'
+import { startNodeCluster, type NodeCluster } from '../helpers/node-cluster.ts'
+import type { ServerProcess } from '../helpers/server-process.ts'
 
 const ADMIN = 'ledger-batches-admin-token'
 const CALLS = 600
@@ -30,7 +28,7 @@ async function batches(node: ServerProcess): Promise<{ count: number; sum: numbe
 
 describe.skipIf(!available)('three nodes whose ledger batches are forced large', () => {
   let db: { url: string; drop(): Promise<void> }
-  const dirs: string[] = []
+  let cluster: NodeCluster | undefined
   let nodes: ServerProcess[] = []
   let sql: pg.Client
   let slug: string
@@ -39,33 +37,15 @@ describe.skipIf(!available)('three nodes whose ledger batches are forced large',
     db = await createTestDatabase('pronet_batches')
     sql = new pg.Client({ connectionString: db.url })
     await sql.connect()
-    nodes = await Promise.all(
-      [0, 1, 2].map(() => {
-        const dir = mkdtempSync(join(tmpdir(), 'pronet-batch-node-'))
-        dirs.push(dir)
-        return startServer({
-          dataDir: dir,
-          env: {
-            DATABASE_URL: db.url,
-            REDIS_URL,
-            PRONET_SEED: '20',
-            PRONET_ADMIN_TOKEN: ADMIN,
-            LOG_LEVEL: 'warn',
-            PRONET_LEDGER_BATCH_MS: '50',
-            PRONET_LEDGER_BATCH_MAX: '10000',
-          },
-          timeoutMs: 120_000,
-        })
-      }),
-    )
+    cluster = await startNodeCluster({ databaseUrl: db.url, count: 3, adminToken: ADMIN, env: { PRONET_LEDGER_BATCH_MS: '50', PRONET_LEDGER_BATCH_MAX: '10000' } })
+    nodes = cluster.nodes
     slug = (await sql.query<{ slug: string }>('SELECT slug FROM profiles ORDER BY profile_id LIMIT 1')).rows[0]!.slug
   }, 180_000)
 
   afterAll(async () => {
-    await Promise.all(nodes.map((n) => n.kill()))
+    await cluster?.stop()
     await sql?.end()
     await db?.drop()
-    for (const d of dirs) rmSync(d, { recursive: true, force: true })
   }, 60_000)
 
   it(`${CALLS} concurrent calls over three nodes against ${CREDITS} credits: exactly ${CREDITS} billed, the rest 402, balance 0, usage equal to the ledger`, async () => {

@@ -6,54 +6,36 @@
  * empty), each recorded once however often it is looked for, retried after a failure with every
  * attempt recorded, given up after a day, held while the endpoint is disabled.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { verifySignature } from '../../src/webhooks/webhook-signature.ts'
 import { fixtureRecords } from '../helpers/ingest-fixtures.ts'
 import { ADMIN_TOKEN, expectError, makeTestApp, type TestApp } from '../helpers/test-app.ts'
+import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from '../helpers/webhook-receiver.ts'
 
 const NOW = Date.UTC(2026, 10, 20, 12, 0, 0)
 const DAY = 24 * 3_600_000
 const PROFILE = '/api/v1/profile?profileUrlOrUrn=member-1'
 
-interface Received {
-  /** The service's clock when it arrived. */
-  at: number
-  headers: IncomingHttpHeaders
-  body: string
-  json: { id: string; type: string; createdAt: string; account: string; data: Record<string, unknown> }
-}
+type Received = ReceivedDelivery
 
 let t: TestApp
-let receiver: Server
+let hooks: WebhookReceiver
 let url: string
-const received: Received[] = []
-/** Statuses the receiver answers with, in turn; 204 once they run out. */
-let answers: number[] = []
+let received: Received[]
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8')
-      received.push({ at: t.clock.now(), headers: req.headers, body, json: JSON.parse(body) })
-      res.statusCode = answers.shift() ?? 204
-      res.end()
-    })
-  })
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
-  url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`
+  hooks = await startWebhookReceiver(() => t.clock.now())
+  url = hooks.url
+  received = hooks.received
   t = await makeTestApp({ nowMs: NOW, records: fixtureRecords(), env: { PRONET_WEBHOOK_PRIVATE_URLS: 'allow' } })
 })
 afterAll(async () => {
   await t.close()
-  await new Promise((resolve) => receiver.close(resolve))
+  await hooks.close()
 })
 beforeEach(() => {
   received.length = 0
-  answers = []
+  hooks.answers.length = 0
 })
 
 const admin = (method: 'POST' | 'PATCH' | 'GET' | 'PUT' | 'DELETE', path: string, payload?: unknown) =>
@@ -303,7 +285,7 @@ describe('deliveries', () => {
   it('are retried after a failure, every attempt recorded, and given up a day after the event', async () => {
     const a = await account()
     const wh = await webhook(a.id, ['subscription.changed'])
-    answers = [500, 503]
+    hooks.answers.push(500, 503)
     expect((await admin('PUT', `/admin/v1/accounts/${a.id}/subscription`, { creditsLimit: 30_000 })).statusCode).toBe(200)
     await round()
     let [d] = await deliveries(a.id, wh.id)
@@ -323,7 +305,7 @@ describe('deliveries', () => {
 
       // An endpoint that never answers 2xx is given up once the next attempt would fall past a day.
       received.length = 0
-      answers = Array(100).fill(500)
+      hooks.answers.push(...Array<number>(100).fill(500))
       expect((await admin('PUT', `/admin/v1/accounts/${a.id}/subscription`, { creditsLimit: 40_000 })).statusCode).toBe(200)
       const start = t.clock.now()
       for (let at = start; at <= start + 2 * DAY; at += 15 * 60_000) {

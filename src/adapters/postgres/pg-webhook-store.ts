@@ -115,10 +115,11 @@ export function createPgWebhookStore(pool: PgPool): WebhookStore {
         if (event) await recordIn(c, event.event, event.webhookIds)
       })
     },
-    // Facts are looked for every few seconds and nearly all were recorded before: one read skips them.
+    async recorded(eventIds) {
+      const { rows } = await pool.query<{ id: string }>('SELECT id FROM webhook_events WHERE id = ANY($1::text[])', [eventIds])
+      return new Set(rows.map((r) => r.id))
+    },
     async record(event, webhookIds) {
-      const { rowCount } = await pool.query('SELECT 1 FROM webhook_events WHERE id = $1', [event.id])
-      if (rowCount === 1) return false
       return transaction((c) => recordIn(c, event, webhookIds))
     },
     async takeDue(now, limit, leaseMs) {

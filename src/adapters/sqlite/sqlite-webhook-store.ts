@@ -1,5 +1,5 @@
 /** WebhookStore on the embedded store (migrations/sqlite/018_webhooks.sql). */
-import type { AlertSettings, AlertState, Attempt, DeliveryRecord, DueDelivery, Facts, WebhookEventType, WebhookRecord, WebhookStore } from '../../ports/webhook-store.ts'
+import type { AlertSettings, AlertState, EventToRecord, Attempt, DeliveryRecord, DueDelivery, Facts, WebhookEventType, WebhookRecord, WebhookStore } from '../../ports/webhook-store.ts'
 import type { SqliteDb } from './database.ts'
 
 interface WebhookRow {
@@ -61,14 +61,14 @@ export function createSqliteWebhookStore(db: SqliteDb): WebhookStore {
   const insertDelivery = db.prepare(
     `INSERT INTO webhook_deliveries (id, event_id, webhook_id, state, next_at, created_at) VALUES (?, ?, ?, 'pending', ?, ?)`,
   )
-  const eventExists = db.prepare('SELECT 1 FROM webhook_events WHERE id = ?')
+  const knownEvents = db.prepare('SELECT id FROM webhook_events WHERE id IN (SELECT value FROM json_each(?))').pluck()
   const anyDue = db.prepare(`SELECT 1 FROM webhook_deliveries WHERE state = 'pending' AND next_at <= ? AND lease_until <= ? LIMIT 1`)
   const recordTx = db.transaction((event: Parameters<WebhookStore['record']>[0], webhookIds: readonly string[]): boolean => {
     if (insertEvent.run(event.id, event.accountId, event.type, event.createdAt, event.body).changes === 0) return false
     for (const w of webhookIds) insertDelivery.run(`${event.id}.${w}`, event.id, w, event.createdAt, event.createdAt)
     return true
   })
-  const stateTx = db.transaction((accountId: string, st: AlertState, event?: { event: Parameters<WebhookStore['record']>[0]; webhookIds: string[] }) => {
+  const stateTx = db.transaction((accountId: string, st: AlertState, event?: EventToRecord) => {
     setState.run(accountId, st.lowSent ? 1 : 0, st.exhaustedSent ? 1 : 0, st.lowRound, st.exhaustedRound)
     if (event) recordTx(event.event, event.webhookIds)
   })
@@ -144,12 +144,13 @@ export function createSqliteWebhookStore(db: SqliteDb): WebhookStore {
     async setAlertState(accountId, st, event) {
       stateTx.immediate(accountId, st, event)
     },
-    // Facts are looked for every few seconds and nearly all were recorded before, and nearly always
-    // nothing is due: each is first read, so a round that finds nothing new writes nothing.
+    async recorded(eventIds) {
+      return new Set(knownEvents.all(JSON.stringify(eventIds)) as string[])
+    },
     async record(event, webhookIds) {
-      if (eventExists.get(event.id) !== undefined) return false
       return recordTx.immediate(event, webhookIds)
     },
+    // Nearly always nothing is due: a read first, so a round that finds nothing writes nothing.
     async takeDue(now, limit, leaseMs) {
       if (anyDue.get(now, now) === undefined) return []
       return take.immediate(now, limit, leaseMs)
