@@ -8,7 +8,8 @@
 import type { Clock } from '../ports/clock.ts'
 import type { Attempt, DueDelivery, WebhookStore } from '../ports/webhook-store.ts'
 import { signatureOf } from './webhook-signature.ts'
-import { destinationProblem } from './webhook-settings.ts'
+import { destinationProblem, resolveAll } from './webhook-settings.ts'
+import { guardedLookup, postWebhook, PrivateDestinationError, type WebhookPost } from './webhook-post.ts'
 
 /** Waits before the 2nd, 3rd, … attempt; the last repeats until the day is over. */
 export const RETRY_WAITS_MS = [30_000, 120_000, 600_000, 1_800_000, 3_600_000, 2 * 3_600_000, 4 * 3_600_000]
@@ -26,9 +27,9 @@ export interface DeliveryDeps {
   clock: Clock
   /** Whether addresses on private networks may be reached (development). */
   allowPrivate: boolean
-  /** The HTTP client (fetch in production). */
-  fetch?: typeof fetch
-  /** Name lookup for the destination check (DNS in production). */
+  /** Sends one POST, resolving to the receiver's status (postWebhook in production). */
+  post?: (url: string, post: WebhookPost) => Promise<number>
+  /** Name lookup for the destination check and the connection (DNS in production). */
   resolve?: (host: string) => Promise<string[]>
   timeoutMs?: number
 }
@@ -41,8 +42,10 @@ export function nextAttemptAt(createdAt: number, attempts: number, now: number):
 }
 
 export function createDelivery(deps: DeliveryDeps) {
-  const send = deps.fetch ?? fetch
+  const send = deps.post ?? postWebhook
   const timeoutMs = deps.timeoutMs ?? DELIVERY_TIMEOUT_MS
+  // The connection resolves the host again: it may only reach an address that passes the same check.
+  const lookup = deps.allowPrivate ? undefined : guardedLookup(deps.resolve ?? resolveAll)
 
   async function attempt(d: DueDelivery): Promise<Attempt> {
     const at = deps.clock.now()
@@ -51,26 +54,24 @@ export function createDelivery(deps: DeliveryDeps) {
     const refused = await destinationProblem(d.url, deps.allowPrivate, deps.resolve)
     if (refused) return done(null, `Not sent: ${refused}.`)
     try {
-      const res = await send(d.url, {
-        method: 'POST',
+      // A redirect could lead anywhere, a private address among them: it is not followed, and counts as a failure.
+      const status = await send(d.url, {
         headers: {
           'content-type': 'application/json',
           'user-agent': 'pronet-webhooks/1.0',
           'pronet-signature': signatureOf(d.secret, Math.floor(at / 1000), d.body),
         },
         body: d.body,
-        // A redirect could lead anywhere, a private address among them: it counts as a failure.
-        redirect: 'manual',
-        signal: AbortSignal.timeout(timeoutMs),
+        timeoutMs,
+        ...(lookup ? { lookup } : {}),
       })
-      // The answer's body is not read beyond a little, so a receiver cannot hold the sender.
-      await res.body?.cancel().catch(() => {})
-      return res.status >= 200 && res.status < 300 ? done(res.status, null) : done(res.status, `The receiver answered ${res.status}.`)
+      return status >= 200 && status < 300 ? done(status, null) : done(status, `The receiver answered ${status}.`)
     } catch (e) {
+      if (e instanceof PrivateDestinationError) return done(null, `Not sent: ${e.message}.`)
       const name = (e as { name?: string }).name
       if (name === 'TimeoutError' || name === 'AbortError') return done(null, `No answer within ${timeoutMs / 1000} s.`)
-      const cause = (e as { cause?: { code?: string } }).cause?.code
-      return done(null, `Could not connect${cause ? ` (${cause})` : ''}.`)
+      const code = (e as { code?: unknown }).code
+      return done(null, `Could not connect${typeof code === 'string' ? ` (${code})` : ''}.`)
     }
   }
 

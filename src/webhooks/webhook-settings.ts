@@ -80,6 +80,7 @@ export async function destinationProblem(url: string, allowPrivate: boolean, res
   return addresses.some(privateAddress) ? `the host ${host} resolves to a private or local address, which deliveries may not reach` : undefined
 }
 
-async function resolveAll(host: string): Promise<string[]> {
+/** Every address a name resolves to, by the system's lookup. */
+export async function resolveAll(host: string): Promise<string[]> {
   return (await lookup(host, { all: true })).map((a) => a.address)
 }

@@ -9,6 +9,7 @@ import type { Clock } from '../ports/clock.ts'
 import type { Ledger } from '../ports/ledger.ts'
 import { TEST_EVENT, type DeliveryRecord, type WebhookPatch, type WebhookRecord, type WebhookStore } from '../ports/webhook-store.ts'
 import { createDelivery } from './webhook-delivery.ts'
+import type { WebhookPost } from './webhook-post.ts'
 import { createEventFinder, eventBody, eventId } from './webhook-events.ts'
 import { checkWebhookEvents, checkWebhookUrl, MAX_WEBHOOKS } from './webhook-settings.ts'
 
@@ -25,7 +26,7 @@ export interface WebhooksDeps {
   /** Throws NOT_FOUND for an account that does not exist. */
   accountExists: (accountId: string) => Promise<unknown>
   allowPrivate: boolean
-  fetch?: typeof fetch
+  post?: (url: string, post: WebhookPost) => Promise<number>
   resolve?: (host: string) => Promise<string[]>
   /** Where a balance check that failed is reported (the log). */
   onError?: (err: unknown) => void
@@ -53,7 +54,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
     store,
     clock,
     allowPrivate: deps.allowPrivate,
-    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+    ...(deps.post ? { post: deps.post } : {}),
     ...(deps.resolve ? { resolve: deps.resolve } : {}),
   })
 
