@@ -8,7 +8,7 @@ import type { LookupAddress, LookupOptions } from 'node:dns'
 import { request as httpRequest, type RequestOptions } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { isIP, type LookupFunction } from 'node:net'
-import { privateAddress } from './webhook-settings.ts'
+import { privateAddress } from './private-address.ts'
 
 /** A connection refused because its host resolved to a private or local address. */
 export class PrivateDestinationError extends Error {

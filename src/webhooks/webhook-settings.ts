@@ -9,25 +9,19 @@ import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
 import { invalidParameter } from '../domain/errors.ts'
 import { WEBHOOK_EVENTS, type WebhookEventType } from '../ports/webhook-store.ts'
+import { privateAddress } from './private-address.ts'
 
 export const MAX_WEBHOOK_URL = 2048
 /** Endpoints an account may have. */
 export const MAX_WEBHOOKS = 10
 
-/** Whether an IP address is one a delivery must not reach: loopback, private, link-local, shared, multicast or unspecified. */
-export function privateAddress(ip: string): boolean {
-  const v = isIP(ip)
-  if (v === 4) {
-    const [a = 0, b = 0] = ip.split('.').map(Number)
-    return a === 0 || a === 10 || a === 127 || (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || a >= 224
-  }
-  if (v === 6) {
-    const x = ip.toLowerCase()
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(x)
-    if (mapped) return privateAddress(mapped[1] as string)
-    return x === '::' || x === '::1' || x.startsWith('fc') || x.startsWith('fd') || x.startsWith('fe8') || x.startsWith('fe9') || x.startsWith('fea') || x.startsWith('feb') || x.startsWith('ff')
-  }
-  return true
+/**
+ * Names that only ever mean a host of one's own network: localhost, and the suffixes set aside for
+ * local and private use (a trailing dot is the same name).
+ */
+function localName(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.$/, '')
+  return name === 'localhost' || /\.(localhost|local|internal|home\.arpa)$/.test(name)
 }
 
 /** A webhook address as given, checked: absolute, https (http too when private ones are allowed), no credentials, not a private host. */
@@ -44,7 +38,7 @@ export function checkWebhookUrl(url: unknown, allowPrivate: boolean): string {
   if (parsed.protocol !== 'https:' && !(allowPrivate && parsed.protocol === 'http:')) throw invalidParameter('url', 'must be an https address.')
   if (parsed.username !== '' || parsed.password !== '') throw invalidParameter('url', 'must carry no user name or password; deliveries are signed instead.')
   const host = parsed.hostname.replace(/^\[|\]$/g, '')
-  if (!allowPrivate && (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) !== 0 && privateAddress(host)))) {
+  if (!allowPrivate && (localName(host) || (isIP(host) !== 0 && privateAddress(host)))) {
     throw invalidParameter('url', 'must be an address on the public internet, not a private or local one.')
   }
   return parsed.toString()

@@ -6,13 +6,14 @@
 import { createHmac } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { nextAttemptAt, RETRY_FOR_MS, RETRY_WAITS_MS } from '../../src/webhooks/webhook-delivery.ts'
-import { checkWebhookEvents, checkWebhookUrl, destinationProblem, privateAddress } from '../../src/webhooks/webhook-settings.ts'
+import { privateAddress } from '../../src/webhooks/private-address.ts'
+import { checkWebhookEvents, checkWebhookUrl, destinationProblem } from '../../src/webhooks/webhook-settings.ts'
 import { signatureOf, verifySignature } from '../../src/webhooks/webhook-signature.ts'
 
 describe('a webhook address', () => {
   it('is https on the public internet', () => {
     expect(checkWebhookUrl('https://hooks.example.com/pronet?x=1', false)).toBe('https://hooks.example.com/pronet?x=1')
-    for (const bad of ['http://hooks.example.com/', 'ftp://example.com/', 'hooks.example.com/x', '', 'https://u:p@example.com/', 'https://localhost/x', 'https://a.localhost/x', 'https://127.0.0.1/x', 'https://10.1.2.3/', 'https://[::1]/', 'https://169.254.169.254/latest', 'https://192.168.0.9/', 'https://172.20.0.1/', 'https://[fd00::1]/', 'https://100.64.0.1/', 7, null]) {
+    for (const bad of ['https://[::ffff:127.0.0.1]:4321/x', 'https://[::ffff:7f00:1]/', 'https://[64:ff9b::7f00:1]/', 'https://[::ffff:a9fe:a9fe]/', 'https://localhost./x', 'https://metadata.google.internal/', 'https://printer.local/', 'https://router.home.arpa/', 'http://hooks.example.com/', 'ftp://example.com/', 'hooks.example.com/x', '', 'https://u:p@example.com/', 'https://localhost/x', 'https://a.localhost/x', 'https://127.0.0.1/x', 'https://10.1.2.3/', 'https://[::1]/', 'https://169.254.169.254/latest', 'https://192.168.0.9/', 'https://172.20.0.1/', 'https://[fd00::1]/', 'https://100.64.0.1/', 7, null]) {
       expect(() => checkWebhookUrl(bad, false), String(bad)).toThrow(/Invalid parameter 'url'/)
     }
     expect(() => checkWebhookUrl(`https://example.com/${'x'.repeat(2048)}`, false)).toThrow(/at most 2048/)
@@ -33,10 +34,17 @@ describe('a webhook address', () => {
   })
 
   it('private addresses, v4 and v6', () => {
-    for (const ip of ['0.0.0.0', '10.0.0.1', '127.0.0.1', '100.100.1.1', '169.254.1.1', '172.16.0.1', '172.31.255.255', '192.168.1.1', '224.0.0.1', '::', '::1', 'fc00::1', 'fe80::1', '::ffff:127.0.0.1', 'not an ip']) {
+    for (const ip of ['0.0.0.0', '10.0.0.1', '127.0.0.1', '100.100.1.1', '169.254.1.1', '172.16.0.1', '172.31.255.255', '192.168.1.1', '224.0.0.1', '255.255.255.255', '198.18.0.1', '192.0.2.1', '::', '::1', 'fc00::1', 'fd12:3456::1', 'fe80::1', 'fe80::1%eth0', 'fec0::1', 'ff02::1', '::ffff:127.0.0.1', 'not an ip']) {
       expect(privateAddress(ip), ip).toBe(true)
     }
-    for (const ip of ['8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8']) expect(privateAddress(ip), ip).toBe(false)
+    // IPv6 spellings that carry a private IPv4 address: mapped (as the URL parser writes it, in hex),
+    // compatible, translated, NAT64, 6to4; and Teredo, documentation and discard prefixes.
+    for (const ip of ['::ffff:7f00:1', '0:0:0:0:0:ffff:7f00:1', '::ffff:a9fe:a9fe', '::ffff:a00:1', '::7f00:1', '::127.0.0.1', '::ffff:0:7f00:1', '64:ff9b::7f00:1', '64:ff9b::127.0.0.1', '64:ff9b:1::1', '2002:7f00:1::', '2002:a9fe:a9fe::1', '2001:0:4136:e378::1', '2001:db8::1', '100::1']) {
+      expect(privateAddress(ip), ip).toBe(true)
+    }
+    for (const ip of ['8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8', '::ffff:808:808', '64:ff9b::808:808', '2002:808:808::1', '2a00:1450:4001:80b::200e']) {
+      expect(privateAddress(ip), ip).toBe(false)
+    }
   })
 })
 
