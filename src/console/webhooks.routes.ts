@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, isApiError } from '../domain/errors.ts'
 import { WEBHOOK_EVENTS } from '../ports/webhook-store.ts'
-import { DELIVERY_LIST_LIMIT, MAX_LOW_CREDITS } from '../webhooks/webhooks.service.ts'
+import { DELIVERY_LIST_LIMIT, MAX_LOW_CREDITS, type WebhooksService } from '../webhooks/webhooks.service.ts'
 import type { ConsoleDeps } from './console-deps.ts'
 import { creditsTyped, field, fields, form, send, type Form } from './forms.ts'
 import { refuseIfSuspended, requireUser, USER_COOKIE, viewerOf, type SignedIn } from './session.ts'
@@ -93,10 +93,15 @@ export function registerWebhookPages(app: FastifyInstance, deps: ConsoleDeps): v
     return render(reply, s, csrf, { title: 'Webhooks', body, notice: o.notice, ...(o.status ? { status: o.status } : {}) })
   }
 
-  async function deliveriesPage(reply: FastifyReply, s: SignedIn, webhook: WebhookLine, o: { notice?: Notice | undefined } = {}) {
+  async function deliveriesPage(reply: FastifyReply, s: SignedIn, webhook: WebhookLine, o: { notice?: Notice | undefined; status?: number } = {}) {
     const deliveries = await deps.webhooks.deliveries(s.accountId, webhook.id, DELIVERY_LIST_LIMIT)
     const csrf = reply.generateCsrf()
-    return render(reply, s, csrf, { title: 'Webhook deliveries', body: deliveriesBody({ webhook, deliveries, owner: s.role === 'owner', csrf }), notice: o.notice })
+    return render(reply, s, csrf, {
+      title: 'Webhook deliveries',
+      body: deliveriesBody({ webhook, deliveries, owner: s.role === 'owner', csrf }),
+      notice: o.notice,
+      ...(o.status ? { status: o.status } : {}),
+    })
   }
 
   function editPage(reply: FastifyReply, s: SignedIn, webhook: WebhookLine, values: WebhookValues, o: { notice?: Notice; status?: number } = {}) {
@@ -184,7 +189,15 @@ export function registerWebhookPages(app: FastifyInstance, deps: ConsoleDeps): v
     if (s.role !== 'owner') throw ownersOnly()
     refuseIfSuspended(s)
     // Sent now, and this answer shows how its first attempt went, over the list of deliveries.
-    const delivery = await deps.webhooks.test(s.accountId, webhook.id)
+    let delivery: Awaited<ReturnType<WebhooksService['test']>>
+    try {
+      delivery = await deps.webhooks.test(s.accountId, webhook.id)
+    } catch (e) {
+      if (!(isApiError(e) && e.code === 'RATE_LIMITED')) throw e
+      // One test every few seconds: the page says when the next may go, over the deliveries as they are.
+      if (e.headers) reply.headers(e.headers)
+      return deliveriesPage(reply, s, webhook, { notice: { kind: 'error', text: e.message }, status: 429 })
+    }
     return deliveriesPage(reply, s, webhook, { notice: testResultText(delivery, webhook.enabled) })
   })
 

@@ -186,6 +186,12 @@ describe('an owner’s endpoint, from adding it to deleting it', () => {
     expect(verifySignature(`${secret}x`, String(r.headers['pronet-signature']), r.body, Math.floor(r.at / 1000))).toBe(false)
     expect(deliveryRows(tested.body)).toEqual([['webhook.test', '2026-11-20 12:01 UTC', 'Delivered', '2026-11-20 12:01 UTC: Answered 204. (N ms)', '—']])
     expect(tested.body).toContain(`id <code>${r.json.id}</code>`)
+    // Another test at once is refused, and the page says when one may go; nothing more is sent.
+    const tooSoon = await send(browser, `/console/webhooks/${whId}/test`, [])
+    expect([tooSoon.statusCode, tooSoon.headers['retry-after']]).toEqual([429, '10'])
+    expect(tooSoon.body).toContain(notice('error', 'A test event was sent to this endpoint moments ago; send another in 10 s.'))
+    expect(deliveryRows(tooSoon.body)).toHaveLength(1)
+    expect(received).toHaveLength(1)
 
     // A test the receiver refuses: the answer says so, and that its retry waits for the endpoint to be enabled.
     t.clock.advance(MINUTE)

@@ -52,8 +52,8 @@ async function account(creditsLimit = 10_000): Promise<{ id: string; key: string
   return { id: res.json().account.id, key: res.json().apiKey.key }
 }
 
-async function webhook(accountId: string, events: string[]): Promise<{ id: string; secret: string }> {
-  const res = await admin('POST', `/admin/v1/accounts/${accountId}/webhooks`, { url, events })
+async function webhook(accountId: string, events: string[], to = url): Promise<{ id: string; secret: string }> {
+  const res = await admin('POST', `/admin/v1/accounts/${accountId}/webhooks`, { url: to, events })
   expect(res.statusCode, res.body).toBe(201)
   return res.json()
 }
@@ -130,6 +130,36 @@ describe('webhook endpoints in the admin API', () => {
     const r = received[0] as Received
     expect(r.json).toEqual({ id: res.json().eventId, type: 'webhook.test', createdAt: new Date(t.clock.now()).toISOString(), account: a.id, data: expect.objectContaining({ webhookId: wh.id }) })
     expectSigned(r, wh.secret)
+  })
+
+  it('takes one test event an endpoint every 10 seconds, however many are asked for at once', async () => {
+    const a = await account()
+    const wh = await webhook(a.id, ['order.paid'])
+    const other = await webhook(a.id, ['order.paid'], `${url}?other`)
+    const saved = t.clock.now()
+    try {
+      t.clock.set(Math.ceil(t.clock.now() / 10_000) * 10_000 + 3_000)
+      const answers = await Promise.all(Array.from({ length: 12 }, () => admin('POST', `/admin/v1/accounts/${a.id}/webhooks/${wh.id}/test`)))
+      expect(answers.map((r) => r.statusCode).sort()).toEqual([200, ...Array<number>(11).fill(429)])
+      const refused = answers.find((r) => r.statusCode === 429)!
+      expectError(refused, 429, 'RATE_LIMITED')
+      expect(refused.json().error).toBe('A test event was sent to this endpoint moments ago; send another in 7 s.')
+      expect([refused.headers['retry-after'], refused.headers['x-credits-charged']]).toEqual(['7', '0'])
+      // Another endpoint of the account is its own: tested at once.
+      expect((await admin('POST', `/admin/v1/accounts/${a.id}/webhooks/${other.id}/test`)).statusCode).toBe(200)
+      expect(received).toHaveLength(2)
+      expect((await admin('GET', `/admin/v1/accounts/${a.id}/webhooks/${wh.id}/deliveries`)).json().deliveries).toHaveLength(1)
+      // The next window takes the next test.
+      t.clock.advance(6_999)
+      expect((await admin('POST', `/admin/v1/accounts/${a.id}/webhooks/${wh.id}/test`)).headers['retry-after']).toBe('1')
+      t.clock.advance(1)
+      const again = await admin('POST', `/admin/v1/accounts/${a.id}/webhooks/${wh.id}/test`)
+      expect(again.statusCode).toBe(200)
+      expect(again.json().eventId).not.toBe(answers.find((r) => r.statusCode === 200)!.json().eventId)
+      expect(received).toHaveLength(3)
+    } finally {
+      t.clock.set(saved)
+    }
   })
 })
 

@@ -161,10 +161,13 @@ export const ADMIN_DOCS = {
     errors: NO_WEBHOOK,
   },
   testWebhook: {
-    description: 'Sends a `webhook.test` event to the endpoint now, signed as every delivery is, and answers its delivery after the first attempt. The call takes no fields, and the body may be left out.',
+    description: 'Sends a `webhook.test` event to the endpoint now, signed as every delivery is, and answers its delivery after the first attempt. The call takes no fields, and the body may be left out. An endpoint takes one test event every 10 seconds: another within them is refused with 429 and `Retry-After`.',
     request: { params: { id: ACCOUNT, whId: 'wh_QmJ1dVx0bG9v' } },
     response: { status: 200, body: answers.testWebhook },
-    errors: NO_WEBHOOK,
+    errors: {
+      ...NO_WEBHOOK,
+      RATE_LIMITED: { error: 'A test event was sent to this endpoint moments ago; send another in 7 s.', code: 'RATE_LIMITED' },
+    },
   },
   getAlerts: {
     description: 'The balance below which `credits.low` is sent to the account’s webhooks (`null`: never).',

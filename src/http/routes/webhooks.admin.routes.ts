@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import Type from 'typebox'
 import { adminGuard } from '../admin-guard.ts'
-import { described } from '../../contract/responses.schemas.ts'
+import { CREDITS_CHARGED, described, errorResponse, REQUEST_ID, RETRY_AFTER, withHeaders } from '../../contract/responses.schemas.ts'
 import { adminOperation, refuseControlIds } from './admin-operation.ts'
 import { AlertsSchema, DeliveryListSchema, DeliverySchema, NewWebhookSchema, WebhookListSchema, WebhookSchema } from '../../contract/webhooks.schemas.ts'
 import { WEBHOOK_EVENTS } from '../../ports/webhook-store.ts'
@@ -89,7 +89,9 @@ export function registerWebhookAdminRoutes(app: FastifyInstance, deps: { token: 
       },
     )
 
-    admin.post(`${base}/:whId/test`, { schema: schema('testWebhook', 'Send a webhook.test event to the endpoint now', { 200: described(DeliverySchema, 'The delivery after its first attempt') }, { params: WebhookParams, body: NoFields }) }, async (req, reply) => {
+    const testSchema = schema('testWebhook', 'Send a webhook.test event to the endpoint now', { 200: described(DeliverySchema, 'The delivery after its first attempt') }, { params: WebhookParams, body: NoFields })
+    testSchema.response[429] = withHeaders(errorResponse(['RATE_LIMITED'], ': a test event sent to this endpoint within the last 10 seconds, or too many wrong tokens from this address'), REQUEST_ID, CREDITS_CHARGED, RETRY_AFTER)
+    admin.post(`${base}/:whId/test`, { schema: testSchema }, async (req, reply) => {
       const { id, whId } = req.params as Type.Static<typeof WebhookParams>
       return json(reply, 200, await webhooks.test(id, whId))
     })
