@@ -6,10 +6,10 @@
  * the API's null.
  */
 import { InvalidArgumentError, type Command } from 'commander'
-import { ApiError, isApiError } from '../domain/errors.ts'
 import { keyView } from '../http/routes/admin.routes.ts'
 import type { KeyPatch } from '../ports/account-store.ts'
 import type { CliHelpers } from './billing.command.ts'
+import { inCliWords, type CliWording } from './cli-words.ts'
 
 type KeyView = ReturnType<typeof keyView>
 
@@ -61,25 +61,13 @@ export function keyText(k: KeyView): string[] {
   ]
 }
 
-/** The options a key's controls are given by, by the admin API's field. */
-const CONTROL_OPTIONS: Record<string, string> = { monthlyCreditLimit: '--monthly-credit-limit', endpoints: '--endpoints' }
-
-/**
- * A control's value refused by the service, said in the CLI's words (the option, `none`, `all`);
- * with --json, as the admin API says it.
- */
-async function inCliWords<T>(json: boolean | undefined, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call()
-  } catch (e) {
-    const option = isApiError(e) && e.code === 'INVALID_PARAMETER' ? CONTROL_OPTIONS[String(e.details?.parameter)] : undefined
-    if (json || !option || !isApiError(e)) throw e
-    const reason = e.message
-      .replace(/^Invalid parameter '[^']*': /, '')
-      .replace(', or null for no limit.', ', or none for no limit.')
-      .replace('such as ["profile", "search/posts"], or be null to allow every endpoint.', 'such as profile,search/posts, or be all to allow every endpoint.')
-    throw new ApiError(e.code, `Invalid ${option}: ${reason}`, e.details)
-  }
+/** The key controls' refusals in the CLI's words. */
+const KEY_WORDING: CliWording = {
+  monthlyCreditLimit: { name: '--monthly-credit-limit', phrases: [[', or null for no limit.', ', or none for no limit.']] },
+  endpoints: {
+    name: '--endpoints',
+    phrases: [['such as ["profile", "search/posts"], or be null to allow every endpoint.', 'such as profile,search/posts, or be all to allow every endpoint.']],
+  },
 }
 
 interface KeyOptions {
@@ -110,7 +98,7 @@ export function registerKeyCommands(program: Command, { withContainer, print }: 
     .option('--json', 'print JSON (as POST /admin/v1/accounts/:id/keys)')
     .action(async (accountId: string, opts: KeyOptions) =>
       withContainer(async (c) => {
-        const { record, ...created } = await inCliWords(opts.json, () => c.accounts.createKey(accountId, keyFields(opts)))
+        const { record, ...created } = await inCliWords(opts.json, KEY_WORDING, () => c.accounts.createKey(accountId, keyFields(opts)))
         // As the admin API's 201: the key with its view, never the stored record.
         const view = { ...created, ...keyView({ ...record, creditsThisMonth: 0 }) }
         print(opts.json, view, [keyTitle(view), `API key (shown once): ${view.key}`, ...keyControlLines(view)].join('\n'))
@@ -131,7 +119,7 @@ export function registerKeyCommands(program: Command, { withContainer, print }: 
         throw new InvalidArgumentError('nothing to change: give at least one of --name, --monthly-credit-limit, --endpoints.')
       }
       return withContainer(async (c) => {
-        const view = keyView(await inCliWords(opts.json, () => c.accounts.updateKey(accountId, keyId, patch)))
+        const view = keyView(await inCliWords(opts.json, KEY_WORDING, () => c.accounts.updateKey(accountId, keyId, patch)))
         print(opts.json, view, [`${keyTitle(view)} updated`, ...keyControlLines(view)].join('\n'))
       })
     })

@@ -14,6 +14,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander'
 import { WEBHOOK_EVENTS } from '../ports/webhook-store.ts'
 import { DELIVERY_LIST_LIMIT, type deliveryView, type webhookView } from '../webhooks/webhooks.service.ts'
 import { intIn, type CliHelpers } from './billing.command.ts'
+import { inCliWords, type CliWording } from './cli-words.ts'
 
 type WebhookView = ReturnType<typeof webhookView>
 type DeliveryView = ReturnType<typeof deliveryView>
@@ -41,6 +42,10 @@ function thresholdArg(value: string): number | null {
   if (value === 'none') return null
   return /^\d+$/.test(value) ? Number(value) : Number.NaN
 }
+
+/** An endpoint's and the threshold's refusals in the CLI's words. */
+const ENDPOINT_WORDING: CliWording = { url: { name: '--url', phrases: [] }, events: { name: '--events', phrases: [] } }
+const ALERT_WORDING: CliWording = { lowCredits: { name: '<credits>', phrases: [[', or null for no alert.', ', or none for no alert.']] } }
 
 const credits = (n: number) => `${n} credit${n === 1 ? '' : 's'}`
 
@@ -98,7 +103,7 @@ export function registerWebhookCommands(program: Command, { withContainer, print
     .option('--json', 'print JSON (as POST /admin/v1/accounts/:id/webhooks)')
     .action(async (accountId: string, opts: WebhookOptions) =>
       withContainer(async (c) => {
-        const created = await c.webhooks.create(accountId, { url: opts.url, events: opts.events })
+        const created = await inCliWords(opts.json, ENDPOINT_WORDING, () => c.webhooks.create(accountId, { url: opts.url, events: opts.events }))
         print(opts.json, created, [`webhook ${created.id}`, `signing secret (shown once): ${created.secret}`, ...webhookLines(created)].join('\n'))
       }),
     )
@@ -119,7 +124,7 @@ export function registerWebhookCommands(program: Command, { withContainer, print
       if (opts.enable || opts.disable) patch.enabled = opts.enable === true
       if (Object.keys(patch).length === 0) throw new InvalidArgumentError('nothing to change: give at least one of --url, --events, --enable, --disable.')
       return withContainer(async (c) => {
-        const view = await c.webhooks.update(accountId, webhookId, patch)
+        const view = await inCliWords(opts.json, ENDPOINT_WORDING, () => c.webhooks.update(accountId, webhookId, patch))
         print(opts.json, view, [`webhook ${view.id} updated`, ...webhookLines(view)].join('\n'))
       })
     })
@@ -184,7 +189,7 @@ export function registerWebhookCommands(program: Command, { withContainer, print
     .option('--json', 'print JSON (as PUT /admin/v1/accounts/:id/alerts)')
     .action(async (accountId: string, lowCredits: number | null, opts: { json?: boolean }) =>
       withContainer(async (c) => {
-        const view = await c.webhooks.setAlerts(accountId, { lowCredits })
+        const view = await inCliWords(opts.json, ALERT_WORDING, () => c.webhooks.setAlerts(accountId, { lowCredits }))
         print(opts.json, view, alertText(view))
       }),
     )

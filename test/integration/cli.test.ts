@@ -265,6 +265,11 @@ describe('pronet CLI', () => {
       expect(Object.keys(event)).toEqual(['id', 'type', 'createdAt', 'account', 'data'])
       expect(event).toMatchObject({ id: expect.stringMatching(/^evt_/), type: 'webhook.test', account: id, data: { webhookId: whId } })
 
+      // One test event an endpoint every 10 seconds: another at once is refused; the next window's goes.
+      const tooSoon = await local('webhooks', 'test', id, whId)
+      expect([tooSoon.code, tooSoon.stdout, tooSoon.stderr]).toEqual([1, '', expect.stringMatching(/^pronet: A test event was sent to this endpoint moments ago; send another in \d+ s\.\n$/)])
+      expect(received).toHaveLength(1)
+      await new Promise((resolve) => setTimeout(resolve, 10_000 - (Date.now() % 10_000) + 50))
       const again = await local('webhooks', 'test', id, whId, '--json')
       expect(again.code, again.stderr).toBe(0)
       const sent = JSON.parse(again.stdout)
@@ -373,20 +378,21 @@ describe('pronet CLI', () => {
       pronet('alerts', 'show', 'acc_nobody'),
       pronet('webhooks', 'create', id, '--url', '--json', '--events', 'order.paid'),
     ])
-    // Refused by the service's rules: exit 1, the admin API's words naming the field.
-    expect([plainHttp.code, plainHttp.stdout, plainHttp.stderr]).toEqual([1, '', "pronet: Invalid parameter 'url': must be an https address.\n"])
+    // Refused by the service's rules: exit 1; with --json as the admin API says it, otherwise naming the option.
+    expect([plainHttp.code, plainHttp.stdout, plainHttp.stderr]).toEqual([1, '', 'pronet: Invalid --url: must be an https address.\n'])
     expect([loopback.code, loopback.stdout, JSON.parse(loopback.stderr)]).toEqual([
       1,
       '',
       { error: "Invalid parameter 'url': must be an address on the public internet, not a private or local one.", code: 'INVALID_PARAMETER', details: { parameter: 'url' } },
     ])
     const EVENTS = 'credits.low, credits.exhausted, pack.expiring, pack.expired, subscription.renewed, subscription.changed, order.paid'
-    expect([unknownEvent.code, unknownEvent.stderr]).toEqual([1, `pronet: Invalid parameter 'events': 'order.refunded' is not an event; use: ${EVENTS}.\n`])
-    expect([noEvent.code, noEvent.stderr]).toEqual([1, `pronet: Invalid parameter 'events': must list at least one of: ${EVENTS}.\n`])
+    expect([unknownEvent.code, unknownEvent.stderr]).toEqual([1, `pronet: Invalid --events: 'order.refunded' is not an event; use: ${EVENTS}.\n`])
+    expect([noEvent.code, noEvent.stderr]).toEqual([1, `pronet: Invalid --events: must list at least one of: ${EVENTS}.\n`])
     const LOW = "Invalid parameter 'lowCredits': must be a whole number of credits from 0 to 1,000,000,000, or null for no alert."
-    expect([negative.code, negative.stdout, negative.stderr]).toEqual([1, '', `pronet: ${LOW}\n`])
+    const LOW_CLI = 'Invalid <credits>: must be a whole number of credits from 0 to 1,000,000,000, or none for no alert.'
+    expect([negative.code, negative.stdout, negative.stderr]).toEqual([1, '', `pronet: ${LOW_CLI}\n`])
     expect([fraction.code, JSON.parse(fraction.stderr)]).toEqual([1, { error: LOW, code: 'INVALID_PARAMETER', details: { parameter: 'lowCredits' } }])
-    expect([huge.code, huge.stderr]).toEqual([1, `pronet: ${LOW}\n`])
+    expect([huge.code, huge.stderr]).toEqual([1, `pronet: ${LOW_CLI}\n`])
     expect([noWebhook.code, noWebhook.stdout, noWebhook.stderr]).toEqual([1, '', `pronet: No webhook 'wh_nobody' on account '${id}'.\n`])
     expect([noAccount.code, noAccount.stderr]).toEqual([1, "pronet: No account 'acc_nobody'.\n"])
     // Usage errors: exit 2.
