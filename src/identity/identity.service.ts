@@ -112,6 +112,17 @@ export interface InvitationView {
   existingUser: boolean
 }
 
+/** An invitation not yet accepted, as its account's owners see it. */
+export interface OpenInvitation {
+  id: string
+  email: string
+  role: Role
+  /** The email of the owner who sent it. */
+  invitedBy: string
+  sentAt: number
+  expiresAt: number
+}
+
 export interface AcceptedInvitation {
   userId: string
   accountId: string
@@ -150,6 +161,8 @@ const invalidToken = (): ApiError => invalidParameter('token', 'the link is not 
 const wrongCredentials = (): ApiError => new ApiError('UNAUTHENTICATED', 'The email or the password is not right.')
 const notSignedIn = (): ApiError => new ApiError('UNAUTHENTICATED', 'Sign in first; the session has ended.')
 const ownersOnly = (): ApiError => new ApiError('FORBIDDEN', 'Only an owner of this account can do this.')
+const withdrawnInvitation = (): ApiError =>
+  invalidParameter('token', 'the invitation was withdrawn: whoever sent it is no longer an owner of the account; ask an owner for a new one.')
 
 function membershipRefusal(change: MembershipChange): void {
   if (change === 'not-member') throw new ApiError('NOT_FOUND', 'That user is not a member of this account.')
@@ -243,10 +256,22 @@ export function createIdentityService(deps: IdentityDeps) {
     return hash === undefined ? undefined : store.findToken(hash, kind, clock.now())
   }
 
+  /**
+   * Whether whoever sent an invitation is an owner of its account still: an owner removed or made a
+   * member takes back the invitations they sent, which no owner left could otherwise see coming.
+   */
+  async function senderOwns(record: EmailTokenRecord, owners?: ReadonlySet<string>): Promise<boolean> {
+    if (record.createdBy === null || record.accountId === null) return false
+    if (owners) return owners.has(record.createdBy)
+    const accountId = record.accountId
+    return (await store.listMemberships(record.createdBy)).some((m) => m.accountId === accountId && m.role === 'owner')
+  }
+
   /** A live invitation, not consumed. */
   async function liveInvitation(token: string): Promise<EmailTokenRecord & { email: string; accountId: string; role: Role }> {
     const record = await findLive(token, 'invite')
     if (record === undefined || record.email === null || record.accountId === null || record.role === null) throw invalidToken()
+    if (!(await senderOwns(record))) throw withdrawnInvitation()
     return { ...record, email: record.email, accountId: record.accountId, role: record.role }
   }
 
@@ -472,6 +497,32 @@ export function createIdentityService(deps: IdentityDeps) {
       const { token, expiresAt } = await issueToken('invite', { email, accountId: input.accountId, role: input.role, createdBy: input.by })
       deliver('invite', invitationMail(email, consoleLink(publicUrl, 'invite', token), account.name, input.role, TOKEN_VALID_MS.invite))
       return { email, role: input.role, expiresAt }
+    },
+
+    /**
+     * The account's invitations that can still be accepted, oldest first (owners only): each named by
+     * its id (the hash of its link, which cannot be turned back into the link).
+     */
+    async invitations(accountId: string, by: string): Promise<OpenInvitation[]> {
+      await mustBeOwner(accountId, by)
+      const members = await store.listMembers(accountId)
+      const owners = new Set(members.filter((m) => m.role === 'owner').map((m) => m.userId))
+      const emails = new Map(members.map((m) => [m.userId, m.email]))
+      const open: OpenInvitation[] = []
+      for (const t of await store.openInvitations(accountId, clock.now())) {
+        if (t.email === null || t.role === null || !(await senderOwns(t, owners))) continue
+        open.push({ id: t.hash, email: t.email, role: t.role, invitedBy: emails.get(t.createdBy as string) ?? '', sentAt: t.createdAt, expiresAt: t.expiresAt })
+      }
+      return open
+    },
+
+    /** An owner withdraws an open invitation: its link stops working. */
+    async revokeInvitation(input: { accountId: string; id: string; by: string }): Promise<void> {
+      await mustBeOwner(input.accountId, input.by)
+      const valid = typeof input.id === 'string' && /^[0-9a-f]{64}$/.test(input.id)
+      if (!valid || !(await store.revokeInvitation(input.accountId, input.id, clock.now()))) {
+        throw new ApiError('NOT_FOUND', 'There is no such open invitation in this account.')
+      }
     },
 
     /** What an invitation link offers, without using it (the page that asks to accept). */

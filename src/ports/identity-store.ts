@@ -115,6 +115,10 @@ export interface IdentityStore {
   useToken(hash: string, kind: EmailTokenKind, at: number): Promise<EmailTokenRecord | undefined>
   /** Marks every unused token of this kind for a user used (a reset ends the other reset links). */
   revokeUserTokens(userId: string, kind: EmailTokenKind, at: number): Promise<void>
+  /** The account's invitations still open at `at` (unused, unexpired), oldest first. */
+  openInvitations(accountId: string, at: number): Promise<EmailTokenRecord[]>
+  /** Marks the account's open invitation with this hash used; false when there is none. */
+  revokeInvitation(accountId: string, hash: string, at: number): Promise<boolean>
 
   /** Counts one failure under `key`, opening a new window when none is open at `at`. */
   addFailure(key: string, at: number, windowMs: number): Promise<FailureWindow>

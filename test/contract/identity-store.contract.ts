@@ -214,6 +214,31 @@ export function runIdentityStoreContract(name: string, makeStore: () => Promise<
         expect(await store.findToken(tokenOf(9).hash, 'invite', T0)).toBeUndefined()
       })
 
+      it("lists an account's open invitations, oldest first, and revokes one of them once", async () => {
+        await handle.makeAccount(2)
+        const invite = (n: number, over: Partial<EmailTokenRecord> = {}) =>
+          tokenOf(n, { kind: 'invite', userId: null, email: `new${n}@example.com`, accountId: 'acc_1', role: 'member', createdBy: 'usr_1', ...over })
+        const second = invite(1, { createdAt: T0 + 5, role: 'owner' })
+        const first = invite(2)
+        const used = invite(3)
+        const expired = invite(4, { expiresAt: T0 + 10 })
+        const otherAccount = invite(5, { accountId: 'acc_2' })
+        for (const t of [second, first, used, expired, otherAccount, tokenOf(6, { kind: 'reset' })]) await store.createToken(t)
+        await store.useToken(used.hash, 'invite', T0 + 1)
+        expect(await store.openInvitations('acc_1', T0 + 10)).toEqual([first, second])
+        expect(await store.openInvitations('acc_1', T0 + 9)).toEqual([first, expired, second])
+        // Another account's invitation, a used one, a reset token: not this account's to revoke.
+        expect(await store.revokeInvitation('acc_1', otherAccount.hash, T0 + 20)).toBe(false)
+        expect(await store.revokeInvitation('acc_1', used.hash, T0 + 20)).toBe(false)
+        expect(await store.revokeInvitation('acc_1', tokenOf(6).hash, T0 + 20)).toBe(false)
+        expect(await store.revokeInvitation('acc_1', second.hash, T0 + 20)).toBe(true)
+        expect(await store.revokeInvitation('acc_1', second.hash, T0 + 21)).toBe(false)
+        expect(await store.findToken(second.hash, 'invite', T0 + 22)).toBeUndefined()
+        expect(await store.useToken(second.hash, 'invite', T0 + 22)).toBeUndefined()
+        expect(await store.openInvitations('acc_1', T0 + 22)).toEqual([first])
+        expect(await store.openInvitations('acc_2', T0 + 22)).toEqual([otherAccount])
+      })
+
       it('a token is used once: the first use returns it, later ones nothing; an expired one never', async () => {
         const t = tokenOf(1, { kind: 'reset' })
         const expired = tokenOf(2, { kind: 'reset', expiresAt: T0 + 10 })

@@ -445,6 +445,65 @@ describe('identity service: invitations and members', () => {
   })
 })
 
+describe('identity service: open invitations', () => {
+  it('owners list the open ones, oldest first, and withdraw one: its link stops working', async () => {
+    const { identity, mail, clock, signUp } = setup()
+    const owner = await signUp('owner@example.com')
+    const acc = owner.account.id
+    const member = await identity.createUser({ email: 'member@example.com', password: PASSWORD, accountId: acc, role: 'member' })
+    await identity.invite({ accountId: acc, email: 'first@example.com', role: 'member', by: owner.user.id })
+    clock.advance(1000)
+    await identity.invite({ accountId: acc, email: 'second@example.com', role: 'owner', by: owner.user.id })
+    await identity.invite({ accountId: acc, email: 'used@example.com', role: 'member', by: owner.user.id })
+    await identity.acceptInvitation(tokenOf(lastMailTo(mail, 'used@example.com', 'invite')), { password: PASSWORD })
+    const open = await identity.invitations(acc, owner.user.id)
+    expect(open).toEqual([
+      { id: sha256(tokenOf(lastMailTo(mail, 'first@example.com', 'invite'))), email: 'first@example.com', role: 'member', invitedBy: 'owner@example.com', sentAt: T0, expiresAt: T0 + TOKEN_VALID_MS.invite },
+      { id: sha256(tokenOf(lastMailTo(mail, 'second@example.com', 'invite'))), email: 'second@example.com', role: 'owner', invitedBy: 'owner@example.com', sentAt: T0 + 1000, expiresAt: T0 + 1000 + TOKEN_VALID_MS.invite },
+    ])
+    // Members neither see nor withdraw them; another account's owner cannot reach them.
+    expect((await refusal(identity.invitations(acc, member.user.id))).code).toBe('FORBIDDEN')
+    expect((await refusal(identity.revokeInvitation({ accountId: acc, id: open[1]!.id, by: member.user.id }))).code).toBe('FORBIDDEN')
+    const stranger = await signUp('stranger@example.com')
+    expect((await refusal(identity.revokeInvitation({ accountId: stranger.account.id, id: open[1]!.id, by: stranger.user.id }))).code).toBe('NOT_FOUND')
+    for (const bad of ['', 'nope', open[1]!.id.toUpperCase(), `${open[1]!.id}0`]) {
+      expect((await refusal(identity.revokeInvitation({ accountId: acc, id: bad, by: owner.user.id }))).code).toBe('NOT_FOUND')
+    }
+    await identity.revokeInvitation({ accountId: acc, id: open[1]!.id, by: owner.user.id })
+    expect((await refusal(identity.revokeInvitation({ accountId: acc, id: open[1]!.id, by: owner.user.id }))).code).toBe('NOT_FOUND')
+    expect((await identity.invitations(acc, owner.user.id)).map((i) => i.email)).toEqual(['first@example.com'])
+    const withdrawn = tokenOf(lastMailTo(mail, 'second@example.com', 'invite'))
+    expect((await refusal(identity.describeInvitation(withdrawn))).details).toEqual({ parameter: 'token' })
+    expect((await refusal(identity.acceptInvitation(withdrawn, { password: PASSWORD }))).details).toEqual({ parameter: 'token' })
+  })
+
+  it('an owner removed or made a member takes back the invitations they sent', async () => {
+    const { identity, mail, signUp, store } = setup()
+    const owner = await signUp('owner@example.com')
+    const acc = owner.account.id
+    const second = await identity.createUser({ email: 'second@example.com', password: PASSWORD, accountId: acc, role: 'owner' })
+    const third = await identity.createUser({ email: 'third@example.com', password: PASSWORD, accountId: acc, role: 'owner' })
+    await identity.invite({ accountId: acc, email: 'by-second@example.com', role: 'owner', by: second.user.id })
+    await identity.invite({ accountId: acc, email: 'by-third@example.com', role: 'member', by: third.user.id })
+    await identity.invite({ accountId: acc, email: 'by-owner@example.com', role: 'member', by: owner.user.id })
+    await identity.removeMember({ accountId: acc, userId: second.user.id, by: owner.user.id })
+    await identity.changeRole({ accountId: acc, userId: third.user.id, role: 'member', by: owner.user.id })
+    expect((await identity.invitations(acc, owner.user.id)).map((i) => [i.email, i.invitedBy])).toEqual([['by-owner@example.com', 'owner@example.com']])
+    for (const to of ['by-second@example.com', 'by-third@example.com']) {
+      const token = tokenOf(lastMailTo(mail, to, 'invite'))
+      const refused = await refusal(identity.acceptInvitation(token, { password: PASSWORD }))
+      expect([refused.code, refused.message]).toEqual([
+        'INVALID_PARAMETER',
+        "Invalid parameter 'token': the invitation was withdrawn: whoever sent it is no longer an owner of the account; ask an owner for a new one.",
+      ])
+      expect(await store.findUserByEmail(to)).toBeUndefined()
+    }
+    expect((await identity.members(acc)).map((m) => m.email)).toEqual(['owner@example.com', 'third@example.com'])
+    const kept = await identity.acceptInvitation(tokenOf(lastMailTo(mail, 'by-owner@example.com', 'invite')), { password: PASSWORD })
+    expect(kept).toMatchObject({ accountId: acc, role: 'member', created: true })
+  })
+})
+
 describe('identity service: operators', () => {
   it('an operator session lasts 12 hours from sign-in, whatever the visits', async () => {
     const { identity, clock } = setup({ adminToken: ADMIN_TOKEN })

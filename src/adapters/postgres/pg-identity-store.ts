@@ -227,6 +227,20 @@ export function createPgIdentityStore(pool: PgPool): IdentityStore {
     async revokeUserTokens(userId, kind, at) {
       await pool.query('UPDATE email_tokens SET used_at = $1 WHERE user_id = $2 AND kind = $3 AND used_at IS NULL', [at, userId, kind])
     },
+    async openInvitations(accountId, at) {
+      const { rows } = await pool.query<TokenRow>(
+        "SELECT * FROM email_tokens WHERE kind = 'invite' AND account_id = $1 AND used_at IS NULL AND expires_at > $2 ORDER BY created_at, hash",
+        [accountId, at],
+      )
+      return rows.map(toToken)
+    },
+    async revokeInvitation(accountId, hash, at) {
+      const { rowCount } = await pool.query(
+        "UPDATE email_tokens SET used_at = $3 WHERE hash = $1 AND kind = 'invite' AND account_id = $2 AND used_at IS NULL AND expires_at > $3",
+        [hash, accountId, at],
+      )
+      return (rowCount ?? 0) > 0
+    },
 
     async addFailure(key, at, windowMs) {
       const { rows } = await pool.query<{ failures: number; since: string }>(

@@ -123,6 +123,12 @@ export function createSqliteIdentityStore(db: SqliteDb): IdentityStore {
     'UPDATE email_tokens SET used_at = @at WHERE hash = @hash AND kind = @kind AND used_at IS NULL AND expires_at > @at RETURNING *',
   )
   const revokeTokens = db.prepare('UPDATE email_tokens SET used_at = ? WHERE user_id = ? AND kind = ? AND used_at IS NULL')
+  const selectInvitations = db.prepare(
+    "SELECT * FROM email_tokens WHERE kind = 'invite' AND account_id = ? AND used_at IS NULL AND expires_at > ? ORDER BY created_at, hash",
+  )
+  const revokeInvitationStmt = db.prepare(
+    "UPDATE email_tokens SET used_at = ? WHERE hash = ? AND kind = 'invite' AND account_id = ? AND used_at IS NULL AND expires_at > ?",
+  )
   // Every SET expression reads the row as it was, so both CASEs see the old window.
   const countFailure = db.prepare(
     `INSERT INTO sign_in_failures (key, window_start, failures) VALUES (@key, @at, 1)
@@ -230,6 +236,12 @@ export function createSqliteIdentityStore(db: SqliteDb): IdentityStore {
     },
     async revokeUserTokens(userId, kind, at) {
       revokeTokens.run(at, userId, kind)
+    },
+    async openInvitations(accountId, at) {
+      return (selectInvitations.all(accountId, at) as TokenRow[]).map(toToken)
+    },
+    async revokeInvitation(accountId, hash, at) {
+      return revokeInvitationStmt.run(at, hash, accountId, at).changes > 0
     },
 
     async addFailure(key, at, windowMs) {
