@@ -273,7 +273,7 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     payments: c.config.payments,
     packTiers: c.config.packTiers,
     adminToken: c.config.adminToken,
-  })
+  }, { formKey: c.formKey })
   if (c.config.payments === 'stripe') registerStripeWebhookRoute(app, { orders: c.orders })
   if (c.config.adminToken) {
     registerOrderAdminRoutes(app, { token: c.config.adminToken, orders: c.orders })

@@ -2,7 +2,7 @@
  * The one place that picks implementations and wires them together. Everything else receives its
  * dependencies from here (or from a test that builds its own container with real test doubles).
  */
-import { randomBytes } from 'node:crypto'
+import { createHmac, randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { availableParallelism } from 'node:os'
@@ -98,6 +98,8 @@ export interface Container {
   settings: StoreSettings
   writer: ContentWriter
   tokens: TokenSigner
+  /** The key the console's form tokens are signed with: the server secret's, so every node shares it. */
+  formKey: Buffer
   content: ContentService
   accounts: AccountsService
   /** Console users, their accounts and sessions. */
@@ -506,6 +508,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     settings: stores.settings,
     writer,
     tokens,
+    formKey: createHmac('sha256', stores.secret).update('console form tokens').digest(),
     content: createContentService({ store: contentStore, clock, tokens, platformHost, cache }),
     accounts,
     identity,

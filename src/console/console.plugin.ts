@@ -18,7 +18,7 @@ import { registerAccountPages } from './account.routes.ts'
 import { registerAuthPages } from './auth.routes.ts'
 import { registerKeySettingsPages } from './key-settings.routes.ts'
 import type { ConsoleDeps } from './console-deps.ts'
-import { SignInFirst } from './session.ts'
+import { formBinding, SignInFirst } from './session.ts'
 import { registerOperatorPages } from './operator.routes.ts'
 import { registerWebhookPages } from './webhooks.routes.ts'
 import { send } from './forms.ts'
@@ -38,7 +38,8 @@ function assets(): Map<string, { type: string; body: Buffer }> {
   ])
 }
 
-export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
+/** `formKey`: the server's secret, shared by every node, that form tokens are signed with. */
+export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps, options: { formKey: string | Buffer }): Promise<void> {
   const secure = deps.publicUrl.startsWith('https:')
   const files = assets()
   await app.register(
@@ -54,6 +55,15 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
         cookieKey: CSRF_COOKIE,
         cookieOpts: { path: '/console', httpOnly: true, sameSite: 'lax', secure },
         getToken: (request) => (request.body as Record<string, string> | undefined)?._csrf,
+        // A token is bound to the session it was shown in, so neither a token nor a secret cookie
+        // planted from elsewhere (a sibling subdomain) passes for another session's.
+        getUserInfo: formBinding,
+        csrfOpts: { hmacKey: options.formKey },
+      })
+      scope.addHook('onRequest', (request, reply, done) => {
+        const generate = reply.generateCsrf.bind(reply)
+        reply.generateCsrf = (opts) => generate({ ...opts, userInfo: formBinding(request) })
+        done()
       })
       await scope.register(helmet, {
         contentSecurityPolicy: {

@@ -12,6 +12,15 @@ import type { Viewer } from './views/layout.ts'
 export const USER_COOKIE = 'pronet_session'
 export const OPERATOR_COOKIE = 'pronet_operator'
 
+/** Session cookies this response sets or clears, by name: the browser has them only once it is read. */
+const setByResponse = new WeakMap<FastifyRequest, Map<string, string>>()
+
+function noteSet(request: FastifyRequest, name: string, id: string): void {
+  const set = setByResponse.get(request) ?? new Map<string, string>()
+  set.set(name, id)
+  setByResponse.set(request, set)
+}
+
 export function setSessionCookie(reply: FastifyReply, name: string, session: NewSession, secure: boolean): void {
   reply.setCookie(name, session.id, {
     path: '/console',
@@ -20,10 +29,23 @@ export function setSessionCookie(reply: FastifyReply, name: string, session: New
     secure,
     expires: new Date(session.expiresAt),
   })
+  noteSet(reply.request, name, session.id)
 }
 
 export function clearSessionCookie(reply: FastifyReply, name: string, secure: boolean): void {
   reply.clearCookie(name, { path: '/console', httpOnly: true, sameSite: 'lax', secure })
+  noteSet(reply.request, name, '')
+}
+
+/**
+ * What a form's token is bound to: the session of the part of the console the page is in (the
+ * operator's pages or a user's), as the browser holds it once this response is read. A token shown
+ * in one session, or before a sign-in, is refused in another.
+ */
+export function formBinding(request: FastifyRequest): string {
+  const name = /^\/console\/operator(?:[/?]|$)/.test(request.url) ? OPERATOR_COOKIE : USER_COOKIE
+  // Never empty (the token library takes no empty binding): signed out is a binding of its own.
+  return `${name}=${setByResponse.get(request)?.get(name) ?? request.cookies[name] ?? ''}`
 }
 
 export async function sessionOf(deps: ConsoleDeps, request: FastifyRequest, cookie: string): Promise<ConsoleSession | undefined> {

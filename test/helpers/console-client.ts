@@ -30,11 +30,15 @@ export class ConsoleClient {
     return this.remember(await this.app.inject({ method: 'GET', url, headers: { ...this.headers, cookie: this.cookieHeader } }))
   }
 
-  /** Sends a form with the last page's token, unless `csrf: false` or another token is given. */
+  /**
+   * Sends a form with the last page's token, unless `csrf: false` or another token is given. A
+   * redirect to a console page is followed as a browser does (its form token is the one the next form
+   * sends: tokens are bound to the session); the form's own answer is returned.
+   */
   async post(url: string, fields: Record<string, string> = {}, o: { csrf?: string | false } = {}): Promise<LightMyRequestResponse> {
     const body = new URLSearchParams(fields)
     if (o.csrf !== false) body.set('_csrf', o.csrf ?? this.csrf)
-    return this.remember(
+    const res = this.remember(
       await this.app.inject({
         method: 'POST',
         url,
@@ -42,6 +46,9 @@ export class ConsoleClient {
         payload: body.toString(),
       }),
     )
+    const to = res.headers.location
+    if (res.statusCode === 303 && typeof to === 'string' && to.startsWith('/console')) await this.get(to)
+    return res
   }
 
   /** Signs up through the pages; returns the first API key the answer shows. */
