@@ -1,7 +1,7 @@
 /**
  * A key's settings on the console: its name, monthly credit limit and endpoints, changed on a page of
- * its own. The same rule as revoking: an owner changes any key, a member the keys they made; another
- * account's key, or one unknown or revoked, answers 404.
+ * its own. The same rule as revoking: an owner changes any key, a member the keys they made (lowering
+ * their controls, never raising them); another account's key, or one unknown or revoked, answers 404.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { KeyShown } from '../domain/accounts/accounts.service.ts'
@@ -38,6 +38,22 @@ export function keySettings(v: KeySettingsValues): { monthlyCreditLimit: number 
   const unknown = v.endpoints.find((e) => !KEY_ENDPOINTS.includes(e))
   if (unknown !== undefined) throw refused(`“${unknown.slice(0, 60)}” is not an endpoint of the API; tick the endpoints in the list.`, 'endpoints')
   return { monthlyCreditLimit, endpoints: [...new Set(v.endpoints)] }
+}
+
+/**
+ * Why a member may not make this change: a member may lower a key's monthly limit or narrow its
+ * endpoints, never raise or widen what was set, so an owner's controls on a member's key hold.
+ */
+export function memberLoosens(key: Pick<KeyShown, 'monthlyCreditLimit' | 'endpoints'>, next: { monthlyCreditLimit: number | null; endpoints: string[] | null }): string | undefined {
+  const was = key.monthlyCreditLimit
+  if (was !== null && (next.monthlyCreditLimit === null || next.monthlyCreditLimit > was)) {
+    return `Only an owner can raise the monthly credit limit of this key (${num(was)}) or remove it; you may lower it.`
+  }
+  const allowed = key.endpoints
+  if (allowed !== null && (next.endpoints === null || next.endpoints.some((e) => !allowed.includes(e)))) {
+    return 'Only an owner can let this key call more endpoints; you may untick some of those it calls.'
+  }
+  return undefined
 }
 
 /** A refusal of the service about the name, in the form's words (“The name must be at most 100 characters.”). */
@@ -79,9 +95,12 @@ export function registerKeySettingsPages(app: FastifyInstance, deps: ConsoleDeps
       if (keys.some((k) => k.id !== key.id && k.revokedAt === null && k.name === values.name)) {
         throw refused(`Another key in use is named “${values.name}” already; choose another name.`, 'name')
       }
-      await deps.accounts.updateKey(s.accountId, key.id, { name: values.name, ...keySettings(values) })
+      const settings = keySettings(values)
+      const loosened = s.role === 'owner' ? undefined : memberLoosens(key, settings)
+      if (loosened !== undefined) throw new ApiError('FORBIDDEN', loosened)
+      await deps.accounts.updateKey(s.accountId, key.id, { name: values.name, ...settings })
     } catch (e) {
-      if (!isApiError(e) || e.code !== 'INVALID_PARAMETER') throw e
+      if (!isApiError(e) || (e.code !== 'INVALID_PARAMETER' && e.code !== 'FORBIDDEN')) throw e
       return render(reply, s, key, values, { notice: { kind: 'error', text: plainText(e) }, status: e.status })
     }
     return reply.redirect('/console/keys?done=updated', 303)

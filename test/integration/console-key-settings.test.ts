@@ -247,6 +247,27 @@ describe('who may change a key', () => {
     expect((await send(owner, `/console/keys/${memberKeyId}/edit`, settings('staff key', '8', ['company']))).statusCode).toBe(303)
     expect(await keyOf(accountId, memberKeyId)).toEqual({ name: 'staff key', monthlyCreditLimit: 8, endpoints: ['company'] })
     expectError(await api(memberKey, PROFILE), 403, 'FORBIDDEN')
+    // The owner's controls hold: the member may lower or narrow them, never raise, remove or widen them.
+    const RAISE = 'Only an owner can raise the monthly credit limit of this key (8) or remove it; you may lower it.'
+    const WIDEN = 'Only an owner can let this key call more endpoints; you may untick some of those it calls.'
+    const loosening: [string, 'every' | string[], string][] = [
+      ['9', ['company'], RAISE],
+      ['', ['company'], RAISE],
+      ['8', ['company', 'profile'], WIDEN],
+      ['8', 'every', WIDEN],
+    ]
+    for (const [limit, endpoints, why] of loosening) {
+      await member.get(`/console/keys/${memberKeyId}/edit`)
+      const res = await send(member, `/console/keys/${memberKeyId}/edit`, settings('staff key', limit, endpoints))
+      expect(res.statusCode, `${limit} ${endpoints}`).toBe(403)
+      expect(res.body).toContain(notice('error', why))
+    }
+    expect(await keyOf(accountId, memberKeyId)).toEqual({ name: 'staff key', monthlyCreditLimit: 8, endpoints: ['company'] })
+    await member.get(`/console/keys/${memberKeyId}/edit`)
+    expect((await send(member, `/console/keys/${memberKeyId}/edit`, settings('staff key', '5', ['company']))).statusCode).toBe(303)
+    expect(await keyOf(accountId, memberKeyId)).toEqual({ name: 'staff key', monthlyCreditLimit: 5, endpoints: ['company'] })
+    await owner.get(`/console/keys/${memberKeyId}/edit`)
+    expect((await send(owner, `/console/keys/${memberKeyId}/edit`, settings('staff key', '8', ['company']))).statusCode).toBe(303)
 
     // Another account's key is not found, whatever is sent.
     const { browser: stranger } = await signedUp('stranger@example.com')
