@@ -72,6 +72,9 @@ describe('admin API: accounts and keys', () => {
       ['😀'.repeat(201), /200 characters/],
       ['a\u0000b', /control characters/],
       ['line\nbreak', /control characters/],
+      ['line\u2028separator', /control characters/],
+      ['\u202Egnp.exe', /text-direction controls/],
+      ['isolated \u2067name\u2069', /text-direction controls/],
       ['   ', /visible character/],
       ['\u200b\u00a0', /visible character/],
     ] as const) {

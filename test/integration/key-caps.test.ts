@@ -226,6 +226,8 @@ describe('bad input to the key routes', () => {
       [{ endpoints: 'profile' }, 'endpoints'],
       [{ endpoints: [7] }, 'endpoints'],
       [{ name: 'x'.repeat(101) }, 'name'],
+      [{ name: 'key\u202Egnp' }, 'name'],
+      [{ name: 'two\u2029lines' }, 'name'],
     ]
     for (const [body, field] of bad) {
       for (const [method, url] of [

@@ -48,10 +48,18 @@ export type KeyShown = ApiKeyRecord & { creditsThisMonth: number }
 /** A key name's longest. */
 export const MAX_KEY_NAME = 100
 
+/**
+ * What no name may hold: control characters, line and paragraph separators, and the controls that
+ * turn the direction of the text around them (a name could read as another, or reorder the line of
+ * a page or a mail it is quoted in).
+ */
+const HIDDEN_CONTROLS = /[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]/u
+const HIDDEN_CONTROLS_TEXT = 'must not hold control characters (line breaks, tabs, NUL, text-direction controls…).'
+
 function keyNameProblem(name: string): void {
   const length = codePointLength(name)
   if (length > MAX_KEY_NAME) throw invalidParameter('name', `must be at most ${MAX_KEY_NAME} characters.`)
-  if (/\p{Cc}/u.test(name)) throw invalidParameter('name', 'must not hold control characters (line breaks, tabs, NUL…).')
+  if (HIDDEN_CONTROLS.test(name)) throw invalidParameter('name', HIDDEN_CONTROLS_TEXT)
   if (!/[^\p{White_Space}\p{Cf}]/u.test(name)) throw invalidParameter('name', 'must hold a visible character, not only spaces.')
 }
 
@@ -108,7 +116,7 @@ export interface Identity {
 function nameProblem(name: string): void {
   const length = codePointLength(name)
   if (length < 1 || length > MAX_ACCOUNT_NAME) throw invalidParameter('name', `must be 1 to ${MAX_ACCOUNT_NAME} characters.`)
-  if (/\p{Cc}/u.test(name)) throw invalidParameter('name', 'must not hold control characters (line breaks, tabs, NUL…).')
+  if (HIDDEN_CONTROLS.test(name)) throw invalidParameter('name', HIDDEN_CONTROLS_TEXT)
   if (!/[^\p{White_Space}\p{Cf}]/u.test(name)) throw invalidParameter('name', 'must hold a visible character, not only spaces.')
 }
 
