@@ -26,7 +26,8 @@ const STATUSES: readonly SubscriptionStatus[] = ['active', 'free', 'trialing', '
 /** An integer in [min, max] (the admin API's bounds), or a usage error (exit 2). */
 export const intIn = (name: string, min: number, max = Number.MAX_SAFE_INTEGER) => (value: string) => {
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
-    throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}.`)
+    // Without a bound of its own, the highest number JavaScript counts exactly is no rule to tell anyone.
+    throw new InvalidArgumentError(max === Number.MAX_SAFE_INTEGER ? `${name} must be an integer of at least ${min}.` : `${name} must be an integer from ${min} to ${max}.`)
   }
   return Number(value)
 }

@@ -682,6 +682,9 @@ describe('pronet CLI', () => {
       expect(envelope(r)).toMatchObject({ code: 'INVALID_PARAMETER', error: expect.stringMatching(message) })
       expect(r.stderr).not.toMatch(/Usage:|^error:/m)
     }
+    // A number with no bound of its own says its least value only.
+    const badQuote = await pronet('packs', 'quote', 'abc', '--json')
+    expect([badQuote.code, envelope(badQuote)]).toEqual([2, { error: expect.stringMatching(/credits must be an integer of at least 1\.$/), code: 'INVALID_PARAMETER' }])
     // --json before the command only reaches the program, which does not know it: a usage error, as JSON.
     expect([earlyJson.code, envelope(earlyJson).code]).toEqual([2, 'INVALID_PARAMETER'])
 
