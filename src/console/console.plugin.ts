@@ -96,9 +96,7 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps, o
         scope.csrfProtection(request, reply, done)
       })
       scope.setErrorHandler((error: FastifyError, request, reply) => renderError(deps, error, request, reply))
-      scope.setNotFoundHandler((_request, reply) =>
-        send(reply, 404, page({ title: 'Not found', body: messageBody('There is no such page.', { href: '/console/', label: 'Go to the console' }) })),
-      )
+      scope.setNotFoundHandler((_request, reply) => send(reply, 404, notFoundPage()))
 
       scope.get('/assets/:file', async (request, reply) => {
         const file = files.get((request.params as { file: string }).file)
@@ -115,6 +113,11 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps, o
     },
     { prefix: '/console' },
   )
+}
+
+/** The console's answer to a path it does not have. */
+export function notFoundPage(): string {
+  return page({ title: 'Not found', body: messageBody('There is no such page.', { href: '/console/', label: 'Go to the console' }) })
 }
 
 /** A refusal or a failure as a page: the catalogue's message for a refusal, nothing internal ever. */
