@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { spendableLots } from '../domain/billing/billing-rules.ts'
-import { ApiError, invalidParameter, isApiError } from '../domain/errors.ts'
+import { ApiError, isApiError } from '../domain/errors.ts'
 import { usageRange } from '../domain/usage/usage-report.ts'
 import type { ConsoleDeps } from './console-deps.ts'
 import { keySettings, keySettingsValues } from './key-settings.routes.ts'
@@ -18,9 +18,16 @@ import { keysBody, newKeyNotice, revokeConfirmBody, type KeyLine } from './views
 import { page, type Notice, type Section } from './views/layout.ts'
 import { membersBody } from './views/members.views.ts'
 import { usageBody, usageCsv } from './views/usage.views.ts'
-import { field, form, send } from './forms.ts'
+import { field, form, refusalNotice, send, type FieldLabels } from './forms.ts'
 
 const ownersOnly = () => new ApiError('FORBIDDEN', 'Only an owner of this account can do this.')
+const refused = (text: string, parameter: string) => new ApiError('INVALID_PARAMETER', text, { parameter })
+
+/** The fields of each form here, as their labels name them. */
+const KEY_FIELDS: FieldLabels = { name: 'name', monthlyCreditLimit: 'monthly credit limit', endpoints: 'endpoints' }
+const USAGE_FIELDS: FieldLabels = { from: '“From” day', to: '“To” day' }
+const ORDER_FIELDS: FieldLabels = { credits: 'pack size' }
+const INVITE_FIELDS: FieldLabels = { email: 'email', role: 'role' }
 
 /** Short messages a redirect names by a word, so no text travels in a URL. */
 const DONE: Record<string, Notice> = {
@@ -57,7 +64,7 @@ export function registerAccountPages(app: FastifyInstance, deps: ConsoleDeps): v
   }
 
   async function keysPage(reply: FastifyReply, s: SignedIn, o: { created?: Html; notice?: Notice | undefined; status?: number; values?: KeySettingsValues } = {}) {
-    const body = keysBody({ keys: await keyLines(s), csrf: reply.generateCsrf(), created: o.created, publicUrl: deps.publicUrl, values: o.values })
+    const body = keysBody({ keys: await keyLines(s), csrf: reply.generateCsrf(), created: o.created, publicUrl: deps.publicUrl, values: o.values, invalid: o.notice?.fields })
     return render(reply, s, { title: 'API keys', active: 'keys', body, notice: o.notice, ...(o.status ? { status: o.status } : {}) })
   }
 
@@ -69,17 +76,17 @@ export function registerAccountPages(app: FastifyInstance, deps: ConsoleDeps): v
     const name = values.name
     try {
       refuseIfSuspended(s)
-      if (name === '') throw invalidParameter('name', 'give the key a name, such as where it is used.')
+      if (name === '') throw refused('Give the key a name, such as where it is used.', 'name')
       // One live key a name: the same form sent again (a reload) makes no second secret nobody saw.
       if ((await deps.accountStore.listKeys(s.accountId)).some((k) => k.revokedAt === null && k.name === name)) {
-        throw invalidParameter('name', `a key in use is named “${name}” already; choose another name.`)
+        throw refused(`A key in use is named “${name}” already; choose another name.`, 'name')
       }
       const created = await deps.accounts.createKey(s.accountId, { name, createdBy: s.userId, ...keySettings(values) })
       // The secret is in this answer only: no redirect, so it never travels in a URL or a later page.
       return keysPage(reply, s, { created: newKeyNotice({ key: created.key, name, endpoints: created.record.endpoints }, deps.publicUrl), status: 201 })
     } catch (e) {
       if (!isApiError(e)) throw e
-      return keysPage(reply, s, { notice: { kind: 'error', text: e.message }, status: e.status, values })
+      return keysPage(reply, s, { notice: refusalNotice(e, KEY_FIELDS), status: e.status, values })
     }
   })
 
@@ -109,7 +116,8 @@ export function registerAccountPages(app: FastifyInstance, deps: ConsoleDeps): v
       if (!isApiError(e)) throw e
       const range = usageRange({}, deps.clock.now())
       const report = await deps.usage(s.accountId, range)
-      return render(reply, s, { title: 'Usage', active: 'usage', body: usageBody({ report, ...range }), notice: { kind: 'error', text: e.message }, status: e.status })
+      const notice = refusalNotice(e, USAGE_FIELDS)
+      return render(reply, s, { title: 'Usage', active: 'usage', body: usageBody({ report, ...range, typed: given, invalid: notice.fields }), notice, status: e.status })
     }
   })
 
@@ -129,7 +137,7 @@ export function registerAccountPages(app: FastifyInstance, deps: ConsoleDeps): v
     return render(reply, s, { title: 'Balance and billing', active: 'billing', body: await billing(s, reply.generateCsrf()), notice: doneNotice(request) })
   })
 
-  async function billing(s: SignedIn, csrf: string): Promise<Html> {
+  async function billing(s: SignedIn, csrf: string, o: { invalid?: readonly string[] | undefined } = {}): Promise<Html> {
     const now = deps.clock.now()
     const subscription = await deps.metering.subscription(s.accountId)
     const state = await deps.ledger.state(s.accountId, now)
@@ -145,6 +153,7 @@ export function registerAccountPages(app: FastifyInstance, deps: ConsoleDeps): v
       canCancel: s.role === 'owner',
       payments: deps.payments,
       csrf,
+      invalid: o.invalid,
     })
   }
 
@@ -159,7 +168,8 @@ export function registerAccountPages(app: FastifyInstance, deps: ConsoleDeps): v
       return reply.redirect(`/console/billing?done=${placed.next.kind}`, 303)
     } catch (e) {
       if (!isApiError(e)) throw e
-      return render(reply, s, { title: 'Balance and billing', active: 'billing', body: await billing(s, reply.generateCsrf()), notice: { kind: 'error', text: e.message }, status: e.status })
+      const notice = refusalNotice(e, ORDER_FIELDS)
+      return render(reply, s, { title: 'Balance and billing', active: 'billing', body: await billing(s, reply.generateCsrf(), { invalid: notice.fields }), notice, status: e.status })
     }
   })
 
@@ -187,7 +197,9 @@ export function registerAccountPages(app: FastifyInstance, deps: ConsoleDeps): v
     } catch (e) {
       if (!isApiError(e)) throw e
       const members = await deps.identity.members(s.accountId)
-      return render(reply, s, { title: 'Members', active: 'members', body: membersBody({ members, csrf: reply.generateCsrf(), owner: s.role === 'owner', self: s.userId }), notice: { kind: 'error', text: e.message }, status: e.status })
+      const notice = refusalNotice(e, INVITE_FIELDS)
+      const body = membersBody({ members, csrf: reply.generateCsrf(), owner: s.role === 'owner', self: s.userId, invite: { email: field(f, 'email'), role }, invalid: notice.fields })
+      return render(reply, s, { title: 'Members', active: 'members', body, notice, status: e.status })
     }
   })
 

@@ -1,23 +1,39 @@
 /** Signing up, in and out; verifying an address; resetting a password; joining by invitation. */
 import type { FastifyInstance } from 'fastify'
 import { isApiError, type ApiError } from '../domain/errors.ts'
+import { passwordProblem } from '../identity/passwords.ts'
 import type { ConsoleDeps } from './console-deps.ts'
 import { addressOf, clearSessionCookie, safeNext, sessionOf, setSessionCookie, USER_COOKIE } from './session.ts'
 import { forgotBody, inviteBody, messageBody, resetBody, signInBody, signUpBody } from './views/auth.views.ts'
 import { keysBody, newKeyNotice } from './views/keys.views.ts'
 import { html } from './views/html.ts'
 import { page, type Notice } from './views/layout.ts'
-import { field, form, send } from './forms.ts'
+import { field, form, missingText, refusalNotice, send, type FieldLabels } from './forms.ts'
 
 /** What a page says of a mailed link that no longer works (the API's wording names a parameter). */
 const DEAD_LINK = 'This link is not valid, was used already or has expired.'
 
-/** A refusal shown on the form it answers; anything else goes to the console's error page. */
-function refusal(e: unknown): { status: number; notice: Notice; headers: Record<string, string>; deadLink: boolean } {
+/** The fields of the sign-up form, as its labels name them. */
+const SIGN_UP_FIELDS: FieldLabels = { email: 'email', password: 'password', accountName: 'company or project name' }
+
+/** A refusal shown on the form it answers, in its words; anything else goes to the console's error page. */
+function refusal(e: unknown, labels: FieldLabels = {}): { status: number; notice: Notice; headers: Record<string, string>; deadLink: boolean } {
   if (!isApiError(e)) throw e
   const err = e as ApiError
   const deadLink = err.code === 'INVALID_PARAMETER' && err.details?.parameter === 'token'
-  return { status: err.status, notice: { kind: 'error', text: deadLink ? DEAD_LINK : err.message }, headers: err.headers ?? {}, deadLink }
+  return { status: err.status, notice: deadLink ? { kind: 'error', text: DEAD_LINK } : refusalNotice(err, labels), headers: err.headers ?? {}, deadLink }
+}
+
+/**
+ * Every required sign-up field left blank, named at once (the service stops at its first refusal),
+ * with what is wrong with a password given beside them; undefined when none is blank.
+ */
+function blankSignUp(email: string, password: string): Notice | undefined {
+  const blank = [email.trim() === '' ? 'email' : undefined, password === '' ? 'password' : undefined].filter((f) => f !== undefined)
+  if (blank.length === 0) return undefined
+  const problem = password === '' ? undefined : passwordProblem(password)
+  const text = [missingText(blank.map((f) => SIGN_UP_FIELDS[f] ?? f)), problem === undefined ? '' : `The password ${problem}`].filter((t) => t !== '').join(' ')
+  return { kind: 'error', text, fields: problem === undefined ? blank : [...blank, 'password'] }
 }
 
 /** The page of a reset link that no longer works: no form to fill in, a way to a new link. */
@@ -76,6 +92,10 @@ export function registerAuthPages(app: FastifyInstance, deps: ConsoleDeps, o: { 
     // The same form sent again (a reload after signing up) is not a second sign-up.
     const current = await sessionOf(deps, request, USER_COOKIE)
     if (current?.kind === 'user' && current.user.email === field(f, 'email').trim().toLowerCase()) return reply.redirect('/console/keys', 303)
+    const blank = blankSignUp(field(f, 'email'), field(f, 'password'))
+    const again = (status: number, notice: Notice) =>
+      send(reply, status, page({ title: 'Create an account', notice, body: signUpBody({ csrf: reply.generateCsrf(), email: field(f, 'email'), accountName: field(f, 'accountName'), invalid: notice.fields }) }))
+    if (blank !== undefined) return again(400, blank)
     try {
       const accountName = field(f, 'accountName').trim()
       const signedUp = await identity.signUp({
@@ -96,9 +116,9 @@ export function registerAuthPages(app: FastifyInstance, deps: ConsoleDeps, o: { 
       const viewer = { email: signedUp.user.email, accountName: signedUp.account.name, role: 'owner' as const, accounts: [{ id: signedUp.account.id, name: signedUp.account.name, current: true }] }
       return send(reply, 201, page({ title: 'API keys', active: 'keys', viewer, csrf: reply.generateCsrf(), body }))
     } catch (e) {
-      const r = refusal(e)
+      const r = refusal(e, SIGN_UP_FIELDS)
       reply.headers(r.headers)
-      return send(reply, r.status, page({ title: 'Create an account', notice: r.notice, body: signUpBody({ csrf: reply.generateCsrf(), email: field(f, 'email'), accountName: field(f, 'accountName') }) }))
+      return again(r.status, r.notice)
     }
   })
 
@@ -148,9 +168,9 @@ export function registerAuthPages(app: FastifyInstance, deps: ConsoleDeps, o: { 
       clearSessionCookie(reply, USER_COOKIE, o.secure)
       return reply.redirect('/console/sign-in?reset=done', 303)
     } catch (e) {
-      const r = refusal(e)
+      const r = refusal(e, { password: 'new password' })
       if (r.deadLink) return send(reply, r.status, deadResetLink())
-      return send(reply, r.status, page({ title: 'Choose a new password', notice: r.notice, body: resetBody({ csrf: reply.generateCsrf(), token: field(f, 'token') }) }))
+      return send(reply, r.status, page({ title: 'Choose a new password', notice: r.notice, body: resetBody({ csrf: reply.generateCsrf(), token: field(f, 'token'), invalid: r.notice.fields }) }))
     }
   })
 
@@ -175,8 +195,14 @@ export function registerAuthPages(app: FastifyInstance, deps: ConsoleDeps, o: { 
       const next = accepted.session || (await sessionOf(deps, request, USER_COOKIE))?.kind === 'user' ? '/console/keys' : '/console/sign-in'
       return reply.redirect(next, 303)
     } catch (e) {
-      const r = refusal(e)
-      return send(reply, r.status, page({ title: 'Join an account', notice: r.notice, body: messageBody('Ask the owner who invited you for a new invitation.') }))
+      const r = refusal(e, { password: 'password' })
+      // A password refused is asked for again on the same invitation; a dead link has no form to show.
+      const invitation = r.notice.fields === undefined ? undefined : await identity.describeInvitation(field(f, 'token')).catch(() => undefined)
+      const body =
+        invitation === undefined
+          ? messageBody('Ask the owner who invited you for a new invitation.')
+          : inviteBody({ csrf: reply.generateCsrf(), token: field(f, 'token'), accountName: invitation.accountName, role: invitation.role, signedIn: false, invalid: r.notice.fields })
+      return send(reply, r.status, page({ title: 'Join an account', notice: r.notice, body }))
     }
   })
 }

@@ -1,5 +1,6 @@
 /** Sign-in, sign-up, password reset, email verification and invitations: plain forms. */
 import { html, type Html } from './html.ts'
+import { fieldState } from './layout.ts'
 
 const hidden = (csrf: string) => html`<input type="hidden" name="_csrf" value="${csrf}">`
 
@@ -19,19 +20,19 @@ export function signInBody(o: { csrf: string; email?: string; signup: 'open' | '
 </section>`
 }
 
-export function signUpBody(o: { csrf: string; email?: string; accountName?: string; invitation?: string }): Html {
+export function signUpBody(o: { csrf: string; email?: string; accountName?: string; invitation?: string; invalid?: readonly string[] | undefined }): Html {
   return html`<section class="card narrow">
   <p>Your account starts on the free plan: 1,000 credits a month, 5 requests a second. Your first API key is shown once you are in.</p>
   <form method="post" action="/console/sign-up">
     ${hidden(o.csrf)}
     ${o.invitation ? html`<input type="hidden" name="invitation" value="${o.invitation}">` : html``}
     <label for="email">Email</label>
-    <input type="email" id="email" name="email" autocomplete="email" required value="${o.email ?? ''}">
+    <input type="email" id="email" name="email" autocomplete="email" required value="${o.email ?? ''}"${fieldState('email', o)}>
     <label for="password">Password</label>
-    <input type="password" id="password" name="password" autocomplete="new-password" minlength="10" required aria-describedby="password-hint">
+    <input type="password" id="password" name="password" autocomplete="new-password" minlength="10" required${fieldState('password', { ...o, hint: 'password-hint' })}>
     <p class="hint" id="password-hint">At least 10 characters.</p>
     <label for="account-name">Company or project name (optional)</label>
-    <input type="text" id="account-name" name="accountName" maxlength="200" value="${o.accountName ?? ''}">
+    <input type="text" id="account-name" name="accountName" maxlength="200" value="${o.accountName ?? ''}"${fieldState('accountName', o)}>
     <button type="submit">Create account</button>
   </form>
   <p>Already have an account? <a href="/console/sign-in">Sign in</a></p>
@@ -50,20 +51,20 @@ export function forgotBody(o: { csrf: string; sent?: boolean }): Html {
 </section>`
 }
 
-export function resetBody(o: { csrf: string; token: string }): Html {
+export function resetBody(o: { csrf: string; token: string; invalid?: readonly string[] | undefined }): Html {
   return html`<section class="card narrow">
   <form method="post" action="/console/reset">
     ${hidden(o.csrf)}
     <input type="hidden" name="token" value="${o.token}">
     <label for="password">New password</label>
-    <input type="password" id="password" name="password" autocomplete="new-password" minlength="10" required aria-describedby="password-hint">
+    <input type="password" id="password" name="password" autocomplete="new-password" minlength="10" required${fieldState('password', { ...o, hint: 'password-hint' })}>
     <p class="hint" id="password-hint">At least 10 characters. Every other session of yours is signed out.</p>
     <button type="submit">Set the password</button>
   </form>
 </section>`
 }
 
-export function inviteBody(o: { csrf: string; token: string; accountName: string; role: string; signedIn: boolean }): Html {
+export function inviteBody(o: { csrf: string; token: string; accountName: string; role: string; signedIn: boolean; invalid?: readonly string[] | undefined }): Html {
   return html`<section class="card narrow">
   <p>You are invited to join <strong>${o.accountName}</strong> as ${o.role === 'owner' ? 'an owner' : 'a member'}.</p>
   <form method="post" action="/console/invite">
@@ -73,7 +74,7 @@ export function inviteBody(o: { csrf: string; token: string; accountName: string
       o.signedIn
         ? html``
         : html`<label for="password">Choose a password (or the one you have, if you already use this console)</label>
-    <input type="password" id="password" name="password" autocomplete="new-password" minlength="10" required>`
+    <input type="password" id="password" name="password" autocomplete="new-password" minlength="10" required${fieldState('password', o)}>`
     }
     <button type="submit">Join</button>
   </form>

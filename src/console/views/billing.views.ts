@@ -7,6 +7,7 @@ import type { SubscriptionView } from '../../domain/billing/metering.service.ts'
 import { PACK_MAX, PACK_MIN, packPriceCents, type PriceTier } from '../../domain/billing/pack-pricing.ts'
 import { money, num, when } from './format.ts'
 import { html, type Html } from './html.ts'
+import { fieldState } from './layout.ts'
 
 /** Every pack size one may buy: steps of 50,000 up to 1,000,000, then of 250,000. */
 export function packSizes(): number[] {
@@ -37,6 +38,8 @@ export interface BillingModel {
   payments: 'manual' | 'stripe' | 'test'
   csrf: string
   selected?: number | undefined
+  /** The fields the page's error is about. */
+  invalid?: readonly string[] | undefined
 }
 
 function tierRows(tiers: readonly PriceTier[]): Html[] {
@@ -108,7 +111,7 @@ export function billingBody(m: BillingModel): Html {
       ? html`<form method="post" action="/console/billing/orders" class="narrow">
     <input type="hidden" name="_csrf" value="${m.csrf}">
     <label for="credits">Pack size</label>
-    <select id="credits" name="credits" aria-describedby="payment-note">${packSizes().map(
+    <select id="credits" name="credits"${fieldState('credits', { invalid: m.invalid, hint: 'payment-note' })}>${packSizes().map(
       (c) => html`<option value="${c}"${c === selected ? html` selected` : ''}>${num(c)} credits: ${money(packPriceCents(c, m.tiers))}</option>`,
     )}</select>
     <p class="hint" id="payment-note">${PAYMENT_NOTE[m.payments]}</p>

@@ -5,6 +5,7 @@
 import { KEY_ENDPOINTS, MAX_KEY_CREDIT_LIMIT } from '../../key-caps/key-settings.ts'
 import { count, when } from './format.ts'
 import { html, type Html } from './html.ts'
+import { ERROR_ID, fieldState } from './layout.ts'
 
 /** What the settings fields show: a key's settings, or what was sent when the form is shown again. */
 export interface KeySettingsValues {
@@ -33,16 +34,17 @@ export function endpointsText(endpoints: readonly string[] | null): Html {
   return html`<ul class="plain">${endpoints.map((e) => html`<li><code>/api/v1/${e}</code></li>`)}</ul>`
 }
 
-/** The monthly credit limit field; `id` keeps the ids of two forms on one page apart. */
-export function limitField(id: string, value: string): Html {
+/** The monthly credit limit field; `id` keeps the ids of two forms on one page apart; `invalid` names the fields the page's error is about. */
+export function limitField(id: string, value: string, invalid?: readonly string[]): Html {
   return html`<label for="${id}-limit">Monthly credit limit (optional)</label>
-    <input type="number" id="${id}-limit" name="monthlyCreditLimit" min="0" max="${MAX_KEY_CREDIT_LIMIT}" step="1" inputmode="numeric" value="${value}" aria-describedby="${id}-limit-hint">
+    <input type="number" id="${id}-limit" name="monthlyCreditLimit" min="0" max="${MAX_KEY_CREDIT_LIMIT}" step="1" inputmode="numeric" value="${value}"${fieldState('monthlyCreditLimit', { invalid, hint: `${id}-limit-hint` })}>
     <p class="hint" id="${id}-limit-hint">The most credits this key’s calls may use in a month. Calls that would pass it are refused with 402 and cost nothing; it starts again on the 1st of each month, UTC. Leave it blank for no limit on this key.</p>`
 }
 
-/** Every endpoint, or only the ticked ones: a group of its own with its legend. */
-export function endpointsFieldset(id: string, v: KeySettingsValues): Html {
-  return html`<fieldset class="choices" aria-describedby="${id}-endpoints-hint">
+/** Every endpoint, or only the ticked ones: a group of its own with its legend (a group takes no aria-invalid: the error describes it). */
+export function endpointsFieldset(id: string, v: KeySettingsValues, invalid?: readonly string[]): Html {
+  const describedBy = invalid?.includes('endpoints') ? `${ERROR_ID} ${id}-endpoints-hint` : `${id}-endpoints-hint`
+  return html`<fieldset class="choices" aria-describedby="${describedBy}">
       <legend>Endpoints this key may call</legend>
       <div class="check"><input type="radio" id="${id}-every" name="endpointsAllowed" value="every"${v.every ? html` checked` : ''}><label for="${id}-every">Every endpoint</label></div>
       <div class="check"><input type="radio" id="${id}-only" name="endpointsAllowed" value="only"${v.every ? '' : html` checked`}><label for="${id}-only">Only these:</label></div>

@@ -1,6 +1,7 @@
 /** API keys: the list, a new key's secret shown once, and revocation behind a confirmation. */
 import { count, when } from './format.ts'
 import { html, type Html } from './html.ts'
+import { fieldState } from './layout.ts'
 import { endpointsFieldset, endpointsText, limitField, limitText, NO_SETTINGS, type KeySettingsValues } from './key-settings.views.ts'
 
 export interface KeyLine {
@@ -34,7 +35,15 @@ export function newKeyNotice(created: { key: string; name: string; endpoints?: r
 </section>`
 }
 
-export function keysBody(o: { keys: readonly KeyLine[]; csrf: string; created?: Html | undefined; publicUrl: string; values?: KeySettingsValues | undefined }): Html {
+export function keysBody(o: {
+  keys: readonly KeyLine[]
+  csrf: string
+  created?: Html | undefined
+  publicUrl: string
+  values?: KeySettingsValues | undefined
+  /** The fields the page's error is about. */
+  invalid?: readonly string[] | undefined
+}): Html {
   const v = o.values ?? NO_SETTINGS
   const live = o.keys.filter((k) => k.revokedAt === null)
   const revoked = o.keys.filter((k) => k.revokedAt !== null)
@@ -44,10 +53,10 @@ export function keysBody(o: { keys: readonly KeyLine[]; csrf: string; created?: 
   <form method="post" action="/console/keys" class="narrow">
     <input type="hidden" name="_csrf" value="${o.csrf}">
     <label for="key-name">Name</label>
-    <input type="text" id="key-name" name="name" maxlength="100" required aria-describedby="key-name-hint" value="${v.name}">
+    <input type="text" id="key-name" name="name" maxlength="100" required${fieldState('name', { invalid: o.invalid, hint: 'key-name-hint' })} value="${v.name}">
     <p class="hint" id="key-name-hint">Where the key is used, e.g. “production crawler”.</p>
-    ${limitField('new-key', v.limit)}
-    ${endpointsFieldset('new-key', v)}
+    ${limitField('new-key', v.limit, o.invalid)}
+    ${endpointsFieldset('new-key', v, o.invalid)}
     <button type="submit">Create key</button>
   </form>
 </section>

@@ -19,6 +19,24 @@ export type Section = 'keys' | 'usage' | 'billing' | 'members' | 'webhooks' | 'o
 export interface Notice {
   kind: 'ok' | 'error'
   text: string
+  /** The form fields an error is about, by name: the page marks them invalid and points them to it. */
+  fields?: readonly string[]
+}
+
+/** The id of a page's error notice, which the fields it is about point to. */
+export const ERROR_ID = 'form-error'
+
+/** An error that fields point to, by the id of the block holding it. */
+export const errorNotice = (text: string, id: string): Html => html`<div id="${id}"><p class="notice error" role="alert">${text}</p></div>`
+
+/**
+ * A form field's ARIA attributes: described by its hint, and when the page's error is about it,
+ * marked invalid and described by the error too, so a screen reader says what is wrong on reaching it.
+ */
+export function fieldState(name: string, o: { invalid?: readonly string[] | undefined; hint?: string; error?: string }): Html {
+  const wrong = o.invalid?.includes(name) ?? false
+  const describedBy = [wrong ? (o.error ?? ERROR_ID) : undefined, o.hint].filter((id) => id !== undefined).join(' ')
+  return html`${wrong ? html` aria-invalid="true"` : ''}${describedBy === '' ? '' : html` aria-describedby="${describedBy}"`}`
 }
 
 export interface PageOptions {
@@ -68,7 +86,9 @@ function navigation(o: PageOptions): Html {
 
 export function page(o: PageOptions): string {
   const notice = o.notice
-    ? html`<p class="notice ${o.notice.kind}" role="${o.notice.kind === 'error' ? 'alert' : 'status'}">${o.notice.text}</p>`
+    ? o.notice.fields?.length
+      ? errorNotice(o.notice.text, ERROR_ID)
+      : html`<p class="notice ${o.notice.kind}" role="${o.notice.kind === 'error' ? 'alert' : 'status'}">${o.notice.text}</p>`
     : html``
   return html`<!doctype html>
 <html lang="en">

@@ -2,8 +2,18 @@
 import type { MemberView } from '../../identity/identity.service.ts'
 import { when } from './format.ts'
 import { html, type Html } from './html.ts'
+import { fieldState } from './layout.ts'
 
-export function membersBody(o: { members: readonly MemberView[]; csrf: string; owner: boolean; self: string }): Html {
+export function membersBody(o: {
+  members: readonly MemberView[]
+  csrf: string
+  owner: boolean
+  self: string
+  /** The invitation form as it was sent, when it is shown again with an error. */
+  invite?: { email: string; role: 'owner' | 'member' }
+  /** The fields the page's error is about. */
+  invalid?: readonly string[] | undefined
+}): Html {
   const token = html`<input type="hidden" name="_csrf" value="${o.csrf}">`
   return html`<section class="card" aria-labelledby="people">
   <h2 id="people">People in this account</h2>
@@ -31,9 +41,9 @@ ${
   <form method="post" action="/console/members/invite" class="narrow">
     ${token}
     <label for="invite-email">Email</label>
-    <input type="email" id="invite-email" name="email" required>
+    <input type="email" id="invite-email" name="email" required value="${o.invite?.email ?? ''}"${fieldState('email', o)}>
     <label for="invite-role">Role</label>
-    <select id="invite-role" name="role"><option value="member" selected>Member</option><option value="owner">Owner</option></select>
+    <select id="invite-role" name="role"${fieldState('role', o)}><option value="member"${o.invite?.role === 'owner' ? '' : html` selected`}>Member</option><option value="owner"${o.invite?.role === 'owner' ? html` selected` : ''}>Owner</option></select>
     <button type="submit">Send the invitation</button>
   </form>
 </section>`

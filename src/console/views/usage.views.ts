@@ -5,15 +5,20 @@
 import type { UsageReport } from '../../domain/usage/usage-report.ts'
 import { num } from './format.ts'
 import { html, type Html } from './html.ts'
+import { fieldState } from './layout.ts'
 
-export function usageBody(o: { report: UsageReport; from: string; to: string }): Html {
+/**
+ * `typed` is the range asked for when it was refused (the report then shows the default range, and
+ * the form what was typed); `invalid` names the fields the page's error is about.
+ */
+export function usageBody(o: { report: UsageReport; from: string; to: string; typed?: { from?: string; to?: string }; invalid?: readonly string[] | undefined }): Html {
   const r = o.report
   const statuses = [...new Set(r.endpoints.flatMap((e) => Object.keys(e.statusCodes)))].sort()
   const csv = `/console/usage.csv?from=${encodeURIComponent(o.from)}&to=${encodeURIComponent(o.to)}`
   return html`
 <form method="get" action="/console/usage" class="card row" aria-label="Date range">
-  <div><label for="from">From (UTC day)</label><input type="date" id="from" name="from" value="${o.from}" required></div>
-  <div><label for="to">To (UTC day)</label><input type="date" id="to" name="to" value="${o.to}" required></div>
+  <div><label for="from">From (UTC day)</label><input type="date" id="from" name="from" value="${o.typed?.from ?? o.from}" required${fieldState('from', o)}></div>
+  <div><label for="to">To (UTC day)</label><input type="date" id="to" name="to" value="${o.typed?.to ?? o.to}" required${fieldState('to', o)}></div>
   <div><button type="submit">Show</button></div>
   <p class="hint">At most 366 days. The figures are those of <code>GET /api/v1/usage</code> for the same days.</p>
 </form>
