@@ -3,6 +3,7 @@
  * subscription, keys and usage, suspend and resume, granting a pack, and settling pending orders.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { PACK_MAX, PACK_MIN } from '../domain/billing/pack-pricing.ts'
 import { ApiError, isApiError } from '../domain/errors.ts'
 import { usageRange } from '../domain/usage/usage-report.ts'
 import { ORDER_STATUSES, type OrderStatus } from '../ports/order-store.ts'
@@ -11,8 +12,9 @@ import { addressOf, clearSessionCookie, OPERATOR_COOKIE, sessionOf, setSessionCo
 import { confirmBody, operatorSignInBody } from './views/auth.views.ts'
 import type { Html } from './views/html.ts'
 import { page, type Notice } from './views/layout.ts'
-import { accountBody, accountsBody, ordersBody } from './views/operator.views.ts'
-import { field, form, send } from './forms.ts'
+import { num } from './views/format.ts'
+import { accountBody, accountsBody, ordersBody, type GrantForm } from './views/operator.views.ts'
+import { field, form, refusalNotice, send } from './forms.ts'
 
 const SEARCH_LIMIT = 50
 
@@ -63,9 +65,8 @@ export function registerOperatorPages(app: FastifyInstance, deps: ConsoleDeps, o
     return render(reply, { title: 'Accounts', body: accountsBody({ accounts, query }) })
   })
 
-  app.get('/operator/accounts/:id', async (request, reply) => {
-    await operator(request)
-    const id = (request.params as { id: string }).id
+  /** One account's page; `grant` is the pack form as sent, shown again with its error beside it. */
+  async function accountPage(reply: FastifyReply, id: string, o: { notice?: Notice | undefined; grant?: GrantForm; status?: number } = {}) {
     const account = await deps.accountStore.getAccount(id)
     if (account === undefined) throw new ApiError('NOT_FOUND', `No account '${id}'.`)
     const body = accountBody({
@@ -76,8 +77,14 @@ export function registerOperatorPages(app: FastifyInstance, deps: ConsoleDeps, o
       usage: await deps.usage(id, usageRange({}, deps.clock.now())),
       orders: await deps.orders.list(id, 20),
       csrf: reply.generateCsrf(),
+      grant: o.grant,
     })
-    return render(reply, { title: account.name, body, notice: done(request) })
+    return render(reply, { title: account.name, body, notice: o.notice, ...(o.status ? { status: o.status } : {}) })
+  }
+
+  app.get('/operator/accounts/:id', async (request, reply) => {
+    await operator(request)
+    return accountPage(reply, (request.params as { id: string }).id, { notice: done(request) })
   })
 
   app.post('/operator/accounts/:id/suspend', async (request, reply) => {
@@ -106,9 +113,18 @@ export function registerOperatorPages(app: FastifyInstance, deps: ConsoleDeps, o
   app.post('/operator/accounts/:id/packs', async (request, reply) => {
     await operator(request)
     const id = (request.params as { id: string }).id
-    const credits = field(form(request), 'credits').trim()
-    if (!/^\d{1,9}$/.test(credits)) throw new ApiError('INVALID_PARAMETER', "Invalid parameter 'credits': write the size in digits, e.g. 50000.", { parameter: 'credits' })
-    const pack = await deps.metering.addPack(id, { credits: Number(credits) })
+    const typed = field(form(request), 'credits').trim()
+    let pack: { id: string; credits: number }
+    try {
+      // The range is checked here too, so that a sign or a size far out of it is told the same rule.
+      if (!/^\d+$/.test(typed) || Number(typed) < PACK_MIN || Number(typed) > PACK_MAX) {
+        throw new ApiError('INVALID_PARAMETER', `A pack holds ${num(PACK_MIN)} to ${num(PACK_MAX)} credits: write a whole number in that range, such as 50000.`, { parameter: 'credits' })
+      }
+      pack = await deps.metering.addPack(id, { credits: Number(typed) })
+    } catch (e) {
+      if (!isApiError(e) || e.code !== 'INVALID_PARAMETER') throw e
+      return accountPage(reply, id, { grant: { typed, error: refusalNotice(e, { credits: 'credits' }).text }, status: e.status })
+    }
     deps.logger.info({ accountId: id, packId: pack.id, credits: pack.credits }, 'operator granted a pack in the console')
     return reply.redirect(`/console/operator/accounts/${encodeURIComponent(id)}?done=granted`, 303)
   })

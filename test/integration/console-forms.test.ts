@@ -2,10 +2,11 @@
  * The console's forms when what was sent is refused, on every backend: the error in the form's own
  * words (the field as its label names it, never a parameter of the API), every blank sign-up field
  * named at once, the fields it is about marked invalid and pointing to it, and what was typed kept.
+ * The operator's pack grant says its range and answers on the account's page, beside its form.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ConsoleClient } from '../helpers/console-client.ts'
-import { makeTestApp, type TestApp } from '../helpers/test-app.ts'
+import { ADMIN_TOKEN, makeTestApp, type TestApp } from '../helpers/test-app.ts'
 
 const NOW = Date.UTC(2026, 10, 20, 12)
 const mails: { to: string; link: string }[] = []
@@ -146,5 +147,38 @@ describe('signed-in forms', () => {
     expect(invalidFields(res.body).map((f) => f.name)).toEqual(['password'])
     expect(res.body).toContain('<button type="submit">Join</button>')
     expect((await joiner.post('/console/invite', { token, password: 'a long enough password' })).statusCode).toBe(303)
+  })
+})
+
+describe('the operator grants a pack', () => {
+  it('a size out of range is told the range, beside the form, with what was typed; nothing is granted', async () => {
+    const operator = new ConsoleClient(t.app)
+    await operator.get('/console/operator/sign-in')
+    await operator.post('/console/operator/sign-in', { token: ADMIN_TOKEN })
+    const page = `/console/operator/accounts/${t.accountId}`
+    const packs = async () => (await t.c.metering.subscription(t.accountId)).paygCreditsRemaining
+    await operator.get(page)
+    const before = await packs()
+    const range = 'A pack holds 50,000 to 50,000,000 credits: write a whole number in that range, such as 50000.'
+    for (const [typed, said] of [
+      ['-1', range],
+      ['999999999999', range],
+      ['fifty thousand', range],
+      ['1050000', 'Credits: pack sizes go in steps of 50,000 up to 1,000,000, then 250,000.'],
+    ] as const) {
+      const res = await operator.post(`${page}/packs`, { credits: typed })
+      expect(res.statusCode, typed).toBe(400)
+      // The account's own page, not the error page, with the error in the grant's section.
+      expect(res.body, typed).toContain('<h1>test</h1>')
+      const grant = /<section class="card" aria-labelledby="grant">([\s\S]*?)<\/section>/.exec(res.body)?.[1] ?? ''
+      expect(errorOf(grant), typed).toBe(said)
+      expect(grant, typed).toContain('<div id="grant-error"><p class="notice error" role="alert">')
+      expect(invalidFields(grant), typed).toEqual([{ name: 'credits', describedBy: 'grant-error credits-hint', value: typed }])
+      expect(res.body, typed).not.toMatch(/Something is not right|Invalid parameter|e\.g\. 50000/)
+    }
+    expect(await packs()).toBe(before)
+    const granted = await operator.post(`${page}/packs`, { credits: '50000' })
+    expect([granted.statusCode, granted.headers.location]).toEqual([303, `${page}?done=granted`])
+    expect(await packs()).toBe(before + 50_000)
   })
 })

@@ -6,8 +6,15 @@ import type { AccountRecord, ApiKeyRecord } from '../../ports/account-store.ts'
 import type { OrderRecord } from '../../ports/order-store.ts'
 import { count, money, num, when } from './format.ts'
 import { html, type Html } from './html.ts'
+import { errorNotice, fieldState } from './layout.ts'
 
 const token = (csrf: string) => html`<input type="hidden" name="_csrf" value="${csrf}">`
+
+/** The grant form as it was sent, with why it was refused. */
+export interface GrantForm {
+  typed: string
+  error: string
+}
 
 export function accountsBody(o: { accounts: readonly AccountRecord[]; query: string }): Html {
   return html`<form method="get" action="/console/operator" class="card row" role="search">
@@ -37,8 +44,10 @@ export function accountBody(o: {
   usage: UsageReport
   orders: readonly OrderRecord[]
   csrf: string
+  grant?: GrantForm | undefined
 }): Html {
   const a = o.account
+  const g = o.grant
   const s = o.subscription
   return html`<section class="card" aria-labelledby="summary">
   <h2 id="summary">${a.name} <code>${a.id}</code></h2>
@@ -55,10 +64,11 @@ export function accountBody(o: {
 </section>
 <section class="card" aria-labelledby="grant">
   <h2 id="grant">Grant a pack</h2>
+  ${g === undefined ? html`` : errorNotice(g.error, 'grant-error')}
   <form method="post" action="/console/operator/accounts/${a.id}/packs" class="narrow">
     ${token(o.csrf)}
     <label for="credits">Credits</label>
-    <input type="number" id="credits" name="credits" min="50000" max="50000000" step="50000" required aria-describedby="credits-hint">
+    <input type="number" id="credits" name="credits" min="50000" max="50000000" step="50000" required value="${g?.typed ?? ''}"${fieldState('credits', { invalid: g === undefined ? [] : ['credits'], hint: 'credits-hint', error: 'grant-error' })}>
     <p class="hint" id="credits-hint">50,000 to 50,000,000, in steps of 50,000 up to 1,000,000, then 250,000. Expires in 12 months.</p>
     <button type="submit">Grant</button>
   </form>
