@@ -78,7 +78,7 @@ function keyTable(keys: readonly KeyLine[], csrf: string, live: boolean): Html {
       live
         ? html`<td>${
             k.revocable
-              ? html`<div class="actions"><a class="button secondary" href="/console/keys/${k.id}/edit" aria-label="Edit the key “${k.name}”">Edit</a><form method="post" action="/console/keys/${k.id}/revoke" data-confirm="Revoke the key “${k.name}”? Calls with it are refused from now on."><input type="hidden" name="_csrf" value="${csrf}"><button type="submit" class="danger">Revoke</button></form></div>`
+              ? html`<div class="actions"><a class="button secondary" href="/console/keys/${k.id}/edit" aria-label="Edit the key “${k.name}”">Edit</a><form method="post" action="/console/keys/${k.id}/revoke" data-confirm="Revoke the key “${k.name}”? Calls with it are refused from now on."><input type="hidden" name="_csrf" value="${csrf}"><button type="submit" class="danger" aria-label="Revoke the key “${k.name}” (${k.prefix}…)">Revoke</button></form></div>`
               : html`—`
           }</td>`
         : html`<td>${when(k.revokedAt)}</td>`

@@ -4,6 +4,14 @@ import { when } from './format.ts'
 import { html, type Html } from './html.ts'
 import { fieldState } from './layout.ts'
 
+/** What an owner may change of a member: an account's only owner can be neither made a member nor removed. */
+function changes(m: MemberView, onlyOwner: boolean, token: Html): Html {
+  if (m.role === 'owner' && onlyOwner) return html`<span class="hint">The only owner: make another member an owner first.</span>`
+  const role = m.role === 'owner' ? 'member' : 'owner'
+  return html`<form method="post" action="/console/members/${m.userId}/role" class="inline">${token}<input type="hidden" name="role" value="${role}"><button type="submit" class="secondary" aria-label="Make ${role}: ${m.email}">Make ${role}</button></form>
+          <form method="post" action="/console/members/${m.userId}/remove" class="inline" data-confirm="Remove ${m.email} from this account?">${token}<button type="submit" class="danger" aria-label="Remove ${m.email}">Remove</button></form>`
+}
+
 export function membersBody(o: {
   members: readonly MemberView[]
   csrf: string
@@ -15,6 +23,7 @@ export function membersBody(o: {
   invalid?: readonly string[] | undefined
 }): Html {
   const token = html`<input type="hidden" name="_csrf" value="${o.csrf}">`
+  const onlyOwner = o.members.filter((m) => m.role === 'owner').length === 1
   return html`<section class="card" aria-labelledby="people">
   <h2 id="people">People in this account</h2>
   <div class="table-wrap" tabindex="0" role="region" aria-label="Members">
@@ -23,12 +32,7 @@ export function membersBody(o: {
     <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Since</th>${o.owner ? html`<th scope="col">Change</th>` : html``}</tr></thead>
     <tbody>${o.members.map(
       (m) => html`<tr><td>${m.email}${m.emailVerified ? '' : ' (address not confirmed)'}${m.userId === o.self ? ' (you)' : ''}</td><td>${m.role}</td><td>${when(m.since)}</td>${
-        o.owner
-          ? html`<td>
-          <form method="post" action="/console/members/${m.userId}/role" class="inline">${token}<input type="hidden" name="role" value="${m.role === 'owner' ? 'member' : 'owner'}"><button type="submit" class="secondary">Make ${m.role === 'owner' ? 'member' : 'owner'}</button></form>
-          <form method="post" action="/console/members/${m.userId}/remove" class="inline" data-confirm="Remove ${m.email} from this account?">${token}<button type="submit" class="danger">Remove</button></form>
-        </td>`
-          : html``
+        o.owner ? html`<td>${changes(m, onlyOwner, token)}</td>` : html``
       }</tr>`,
     )}</tbody>
   </table></div>
