@@ -281,6 +281,7 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
     signup: c.config.signup,
     payments: c.config.payments,
     packTiers: c.config.packTiers,
+    prices: c.config.prices,
     adminToken: c.config.adminToken,
   }, { formKey: c.formKey })
   if (c.config.payments === 'stripe') registerStripeWebhookRoute(app, { orders: c.orders })

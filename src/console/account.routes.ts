@@ -148,6 +148,7 @@ export function registerAccountPages(app: FastifyInstance, deps: ConsoleDeps): v
       subscription,
       lots: state ? spendableLots(state, now) : [],
       tiers: deps.packTiers,
+      prices: deps.prices,
       orders,
       canBuy: s.role === 'owner',
       canCancel: s.role === 'owner',

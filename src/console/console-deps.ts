@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import type { AccountsService } from '../domain/accounts/accounts.service.ts'
 import type { MeteringService } from '../domain/billing/metering.service.ts'
 import type { PriceTier } from '../domain/billing/pack-pricing.ts'
+import type { PriceTable } from '../domain/billing/prices.ts'
 import type { UsageReporter } from '../domain/usage/usage-report.ts'
 import type { IdentityService } from '../identity/identity.service.ts'
 import type { OrdersService } from '../payments/orders.service.ts'
@@ -30,5 +31,7 @@ export interface ConsoleDeps {
   signup: 'open' | 'invite' | 'closed'
   payments: 'manual' | 'stripe' | 'test'
   packTiers: readonly PriceTier[]
+  /** The credits each call costs: the API's own table, operators' overrides included. */
+  prices: PriceTable
   adminToken: string | undefined
 }

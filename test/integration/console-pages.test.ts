@@ -1,8 +1,10 @@
 /**
- * What the console's pages offer, on every backend: the members page offers no change that would
- * leave the account without an owner; each key's Revoke button names its key.
+ * What the console's pages offer and say, on every backend: the members page offers no change that
+ * would leave the account without an owner; each key's Revoke button names its key; the billing page
+ * gives the price of each call from the table the API bills by, an operator's prices included.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { profileRecord } from '../helpers/ingest-fixtures.ts'
 import { ConsoleClient } from '../helpers/console-client.ts'
 import { makeTestApp, type TestApp } from '../helpers/test-app.ts'
 
@@ -10,7 +12,7 @@ const NOW = Date.UTC(2026, 10, 20, 12)
 let t: TestApp
 
 beforeAll(async () => {
-  t = await makeTestApp({ nowMs: NOW })
+  t = await makeTestApp({ nowMs: NOW, env: { PRONET_PRICES: '{"profile": 3, "post/engagement": 5}' }, records: [{ kind: 'profile', data: profileRecord(1) }] })
 })
 afterAll(async () => t?.close())
 
@@ -60,5 +62,28 @@ describe('keys', () => {
     const keys = await t.c.accountStore.listKeys(accountId)
     expect(labels.sort()).toEqual(keys.map((k) => `Revoke the key “${k.name.replace('<', '&lt;').replace('>', '&gt;')}” (${k.prefix}…)`).sort())
     expect(labels).toHaveLength(2)
+  })
+})
+
+describe('billing', () => {
+  it('gives the price of each call, as the API bills it', async () => {
+    const browser = new ConsoleClient(t.app)
+    const key = await browser.signUp('prices@example.com')
+    const body = (await browser.get('/console/billing')).body
+    const section = /<section class="card" aria-labelledby="prices">([\s\S]*?)<\/section>/.exec(body)?.[1] ?? ''
+    const rows = Object.fromEntries(
+      [...section.matchAll(/<tr><th scope="row"><code>([^<]*)<\/code><\/th><td>([^<]*)<\/td><td>([^<]*)<\/td><\/tr>/g)].map((m) => [m[1], [m[2], m[3]]]),
+    )
+    // Every call of the API, each at the table's price: the operator's for profile and post/engagement.
+    expect(Object.keys(rows).sort()).toEqual(Object.keys(t.c.config.prices).map((o) => `/api/v1/${o.replaceAll('.', '/')}`).sort())
+    expect(rows['/api/v1/profile']).toEqual(['3 credits a call', '1 credit'])
+    expect(rows['/api/v1/post/engagement']).toEqual(['5 credits a call', '1 credit'])
+    expect(rows['/api/v1/posts']).toEqual(['1 credit per started block of 50 of the count asked for', '1 credit'])
+    expect(rows['/api/v1/posts/updates']).toEqual(['1 credit per started group of 15 profiles asked for', 'Free'])
+    expect(rows['/api/v1/company/batch']).toEqual(['1 credit per company returned', 'Free'])
+    expect(rows['/api/v1/usage']).toEqual(['Free', '—'])
+    // The page's price is what a call is billed.
+    const call = await t.app.inject({ method: 'GET', url: '/api/v1/profile?profileUrlOrUrn=member-1', headers: { 'x-api-key': key } })
+    expect([call.statusCode, call.headers['x-credits-charged']]).toEqual([200, '3'])
   })
 })

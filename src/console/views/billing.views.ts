@@ -1,11 +1,12 @@
 /**
- * Balance and billing: the plan and every pack in the order credits are drawn from, the rate table,
- * a quote for every pack size, and the account's orders with their history.
+ * Balance and billing: the plan and every pack in the order credits are drawn from, what each call
+ * costs, the rate table, a quote for every pack size, and the account's orders with their history.
  */
 import type { Lot } from '../../domain/billing/billing-rules.ts'
 import type { SubscriptionView } from '../../domain/billing/metering.service.ts'
 import { PACK_MAX, PACK_MIN, packPriceCents, type PriceTier } from '../../domain/billing/pack-pricing.ts'
-import { money, num, when } from './format.ts'
+import type { Operation, PriceRule, PriceTable } from '../../domain/billing/prices.ts'
+import { count, money, num, when } from './format.ts'
 import { html, type Html } from './html.ts'
 import { fieldState } from './layout.ts'
 
@@ -32,6 +33,8 @@ export interface BillingModel {
   /** Live lots holding credits, in the order calls draw from them. */
   lots: readonly Lot[]
   tiers: readonly PriceTier[]
+  /** The credits each call costs, as the API bills them. */
+  prices: PriceTable
   orders: readonly OrderLine[]
   canBuy: boolean
   canCancel: boolean
@@ -49,6 +52,36 @@ function tierRows(tiers: readonly PriceTier[]): Html[] {
     from = t.upTo
     return html`<tr><td>${label}</td><td class="num">${money(t.centsPer1000)}</td></tr>`
   })
+}
+
+const credits = (n: number) => count(n, 'credit', 'credits')
+
+/** A call's price in words, as the API guide puts it. */
+function priceText(rule: PriceRule): string {
+  if (rule.kind === 'free' || rule.credits === 0) return 'Free'
+  switch (rule.kind) {
+    case 'flat':
+      return `${credits(rule.credits)} a call`
+    case 'perBlock':
+      return `${credits(rule.credits)} per started block of ${rule.block} of the count asked for`
+    case 'perGroup':
+      return `${credits(rule.credits)} per started group of ${rule.group} profiles asked for`
+    case 'perFound':
+      return `${credits(rule.credits)} per company returned`
+  }
+}
+
+/** What a 404 for a record that does not exist bills: never more than the call's own price. */
+function notFoundText(rule: PriceRule): string {
+  if (rule.kind === 'free') return '—'
+  const billed = Math.min(rule.notFound, rule.credits)
+  return billed === 0 ? 'Free' : credits(billed)
+}
+
+function priceRows(prices: PriceTable): Html[] {
+  return (Object.entries(prices) as [Operation, PriceRule][]).map(
+    ([operation, rule]) => html`<tr><th scope="row"><code>/api/v1/${operation.replaceAll('.', '/')}</code></th><td>${priceText(rule)}</td><td>${notFoundText(rule)}</td></tr>`,
+  )
 }
 
 const PAYMENT_NOTE = {
@@ -96,6 +129,16 @@ export function billingBody(m: BillingModel): Html {
     )}</tbody>
   </table></div>`
   }
+</section>
+<section class="card" aria-labelledby="prices">
+  <h2 id="prices">Price of each call</h2>
+  <div class="table-wrap" tabindex="0" role="region" aria-label="Table of call prices">
+  <table>
+    <caption>Credits each call costs, by endpoint</caption>
+    <thead><tr><th scope="col">Endpoint</th><th scope="col">Price</th><th scope="col">A 404 for a record that does not exist</th></tr></thead>
+    <tbody>${priceRows(m.prices)}</tbody>
+  </table></div>
+  <p class="hint">Every other refusal or failure is free. Each answer’s <code>X-Credits-Charged</code> header says what that call cost.</p>
 </section>
 <section class="card" aria-labelledby="buy">
   <h2 id="buy">Buy credits</h2>
