@@ -9,7 +9,7 @@
  * - no inline script or style in any console document, and every console response carries a
  *   Content-Security-Policy without 'unsafe-inline'; the browser reports no CSP violation;
  * - axe-core finds no serious or critical violation on any page at 1280 and 375 px, and no page
- *   scrolls sideways at 375 px;
+ *   scrolls sideways at 375 px, not even with an account, a key and an endpoint of very long names;
  * - screenshots of every page at both widths go to docs/console/ (with its README), so they stay current.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -461,6 +461,56 @@ describe.skipIf(!hasBrowser)('the console in headless Chromium, on SQLite', () =
     expect(inline).toEqual([])
     await signedOut.close()
     await signedIn.close()
+  }, 60_000)
+
+  it('long unbroken names, keys and addresses break rather than scroll the page sideways at 375 px', async () => {
+    const base = server.baseUrl
+    const context = await browser.newContext({ viewport: PHONE })
+    watch.watch(context, { enforcesCsp: true })
+    const page = await context.newPage()
+    const accountName = 'N'.repeat(200)
+    await page.goto(`${base}/console/sign-up`)
+    await page.getByLabel('Email', { exact: true }).fill(`${'e'.repeat(60)}@${'d'.repeat(60)}.example.com`)
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
+    await page.getByLabel('Company or project name (optional)').fill(accountName)
+    await Promise.all([page.waitForResponse((r) => r.url().endsWith('/console/sign-up') && r.request().method() === 'POST'), page.getByRole('button', { name: 'Create account' }).click()])
+    await page.waitForLoadState()
+    const wide: string[] = []
+    const measure = async (what: string) => {
+      const width = await page.evaluate(() => document.documentElement.scrollWidth)
+      if (width > PHONE.width) wide.push(`${what}: ${width} px wide`)
+    }
+    await measure('signed up')
+    await page.getByLabel('Name', { exact: true }).fill('K'.repeat(100))
+    await Promise.all([page.waitForResponse((r) => r.url().endsWith('/console/keys') && r.request().method() === 'POST'), page.getByRole('button', { name: 'Create key' }).click()])
+    await page.waitForLoadState()
+    await measure('a new key')
+    await page.goto(`${base}/console/webhooks`)
+    await page.getByLabel('Address', { exact: true }).fill(`https://example.com/${'p'.repeat(1_000)}`)
+    await page.getByLabel('order.paid: an order was paid').check()
+    await Promise.all([page.waitForResponse((r) => r.url().endsWith('/console/webhooks') && r.request().method() === 'POST'), page.getByRole('button', { name: 'Add endpoint' }).click()])
+    await page.waitForLoadState()
+    await measure('a new endpoint')
+    for (const path of ['keys', 'usage', 'billing', 'members', 'webhooks']) {
+      await page.goto(`${base}/console/${path}`)
+      expect(await page.locator('.who').textContent(), path).toContain(accountName)
+      await measure(path)
+    }
+    // The operator's pages name the account in their headings and tables.
+    const operator = await context.newPage()
+    await operator.goto(`${base}/console/operator/sign-in`)
+    await operator.getByLabel('Admin token').fill(ADMIN)
+    await Promise.all([operator.waitForURL(/\/console\/operator$/), operator.getByRole('button', { name: 'Sign in' }).click()])
+    for (const url of [`${base}/console/operator`, `${base}/console/operator?query=${accountName}`]) {
+      await operator.goto(url)
+      const width = await operator.evaluate(() => document.documentElement.scrollWidth)
+      if (width > PHONE.width) wide.push(`${url}: ${width} px wide`)
+    }
+    await Promise.all([operator.waitForURL(/\/console\/operator\/accounts\//), operator.getByRole('link', { name: accountName }).click()])
+    const width = await operator.evaluate(() => document.documentElement.scrollWidth)
+    if (width > PHONE.width) wide.push(`the operator's account page: ${width} px wide`)
+    expect(wide).toEqual([])
+    await context.close()
   }, 60_000)
 
   it('every console response carries a CSP without unsafe-inline; no document holds inline script or style; the browser reported no CSP violation', async () => {

@@ -173,7 +173,7 @@ export function billingBody(m: BillingModel): Html {
     <caption>Orders, newest first</caption>
     <thead><tr><th scope="col">Placed</th><th scope="col" class="num">Credits</th><th scope="col" class="num">Price</th><th scope="col">Status</th><th scope="col">History</th></tr></thead>
     <tbody>${m.orders.map(
-      (o) => html`<tr><td>${when(o.createdAt)}</td><td class="num">${num(o.credits)}</td><td class="num">${money(o.priceCents)}</td><td>${o.status}${o.test ? ' (test)' : ''}</td><td>${o.history.map((h) => html`${h.status} ${when(h.at)}${h.note ? `: ${h.note}` : ''}<br>`)}</td></tr>`,
+      (o) => html`<tr><td>${when(o.createdAt)}</td><td class="num">${num(o.credits)}</td><td class="num">${money(o.priceCents)}</td><td>${o.status}${o.test ? ' (test)' : ''}</td><td class="wrap">${o.history.map((h) => html`${h.status} ${when(h.at)}${h.note ? `: ${h.note}` : ''}<br>`)}</td></tr>`,
     )}</tbody>
   </table></div>`
   }

@@ -70,7 +70,7 @@ ${revoked.length > 0 ? html`<section class="card" aria-labelledby="revoked"><h2 
 
 function keyTable(keys: readonly KeyLine[], csrf: string, live: boolean): Html {
   return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${live ? 'Table of keys in use' : 'Table of revoked keys'}">
-<table>
+<table class="named">
   <caption>${live ? 'Keys in use' : 'Revoked keys'}</caption>
   <thead><tr><th scope="col">Name</th><th scope="col">Starts with</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col" class="num">Billed this month</th><th scope="col">Monthly limit</th><th scope="col">Endpoints</th>${live ? html`<th scope="col">Action</th>` : html`<th scope="col">Revoked</th>`}</tr></thead>
   <tbody>${keys.map(

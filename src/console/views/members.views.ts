@@ -27,7 +27,7 @@ export function membersBody(o: {
   return html`<section class="card" aria-labelledby="people">
   <h2 id="people">People in this account</h2>
   <div class="table-wrap" tabindex="0" role="region" aria-label="Members">
-  <table>
+  <table class="named">
     <caption>Members and their roles</caption>
     <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Since</th>${o.owner ? html`<th scope="col">Change</th>` : html``}</tr></thead>
     <tbody>${o.members.map(

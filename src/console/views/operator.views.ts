@@ -26,7 +26,7 @@ export function accountsBody(o: { accounts: readonly AccountRecord[]; query: str
   ${
     o.accounts.length === 0
       ? html`<p>No account matches.</p>`
-      : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Accounts"><table>
+      : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Accounts"><table class="named">
     <caption>Accounts, newest first</caption>
     <thead><tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col">Plan</th><th scope="col">Created</th><th scope="col">State</th></tr></thead>
     <tbody>${o.accounts.map(
@@ -75,7 +75,7 @@ export function accountBody(o: {
 </section>
 <section class="card" aria-labelledby="keys">
   <h2 id="keys">Keys</h2>
-  <div class="table-wrap" tabindex="0" role="region" aria-label="Table of keys"><table>
+  <div class="table-wrap" tabindex="0" role="region" aria-label="Table of keys"><table class="named">
     <caption>Keys of the account</caption>
     <thead><tr><th scope="col">Name</th><th scope="col">Starts with</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Revoked</th></tr></thead>
     <tbody>${o.keys.map((k) => html`<tr><td>${k.name || 'Unnamed key'}</td><td><code>${k.prefix}…</code></td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td><td>${when(k.revokedAt)}</td></tr>`)}</tbody>
