@@ -34,6 +34,7 @@ const DONE: Record<string, Notice> = {
   revoked: { kind: 'ok', text: 'The key is revoked: calls with it are refused from now on.' },
   updated: { kind: 'ok', text: 'The key’s settings are saved: they apply from its next call.' },
   invited: { kind: 'ok', text: 'The invitation is on its way.' },
+  withdrawn: { kind: 'ok', text: 'The invitation is withdrawn: its link no longer works.' },
   removed: { kind: 'ok', text: 'The member is removed.' },
   role: { kind: 'ok', text: 'The role is changed.' },
   paid: { kind: 'ok', text: 'Paid: the pack is on your balance.' },
@@ -182,10 +183,20 @@ export function registerAccountPages(app: FastifyInstance, deps: ConsoleDeps): v
     return reply.redirect(`/console/billing?done=${cancel ? 'cancel' : 'keep'}`, 303)
   })
 
+  /** The account's open invitations, for an owner's page (none for a member, who may not see them). */
+  const invitationsFor = async (s: SignedIn) => (s.role === 'owner' ? deps.identity.invitations(s.accountId, s.userId) : [])
+
   app.get('/members', async (request, reply) => {
     const s = await user(request)
-    const members = await deps.identity.members(s.accountId)
-    return render(reply, s, { title: 'Members', active: 'members', body: membersBody({ members, csrf: reply.generateCsrf(), owner: s.role === 'owner', self: s.userId }), notice: doneNotice(request) })
+    const [members, invitations] = await Promise.all([deps.identity.members(s.accountId), invitationsFor(s)])
+    const body = membersBody({ members, invitations, csrf: reply.generateCsrf(), owner: s.role === 'owner', self: s.userId })
+    return render(reply, s, { title: 'Members', active: 'members', body, notice: doneNotice(request) })
+  })
+
+  app.post('/members/invitations/withdraw', async (request, reply) => {
+    const s = await user(request)
+    await deps.identity.revokeInvitation({ accountId: s.accountId, id: field(form(request), 'invitation'), by: s.userId })
+    return reply.redirect('/console/members?done=withdrawn', 303)
   })
 
   app.post('/members/invite', async (request, reply) => {
@@ -197,9 +208,9 @@ export function registerAccountPages(app: FastifyInstance, deps: ConsoleDeps): v
       return reply.redirect('/console/members?done=invited', 303)
     } catch (e) {
       if (!isApiError(e)) throw e
-      const members = await deps.identity.members(s.accountId)
+      const [members, invitations] = await Promise.all([deps.identity.members(s.accountId), invitationsFor(s)])
       const notice = refusalNotice(e, INVITE_FIELDS)
-      const body = membersBody({ members, csrf: reply.generateCsrf(), owner: s.role === 'owner', self: s.userId, invite: { email: field(f, 'email'), role }, invalid: notice.fields })
+      const body = membersBody({ members, invitations, csrf: reply.generateCsrf(), owner: s.role === 'owner', self: s.userId, invite: { email: field(f, 'email'), role }, invalid: notice.fields })
       return render(reply, s, { title: 'Members', active: 'members', body, notice, status: e.status })
     }
   })

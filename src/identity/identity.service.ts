@@ -589,6 +589,8 @@ export function createIdentityService(deps: IdentityDeps) {
     async removeMember(input: { accountId: string; userId: string; by: string }): Promise<void> {
       if (input.by !== input.userId) await mustBeOwner(input.accountId, input.by)
       membershipRefusal(await store.removeMembership(input.accountId, input.userId))
+      // Their invitations go with them, for good (not only while they are no owner).
+      await store.revokeInvitationsBy(input.accountId, input.userId, clock.now())
     },
 
     /** An owner changes a member's role; the last owner stays one. */
@@ -596,6 +598,7 @@ export function createIdentityService(deps: IdentityDeps) {
       mustRole(input.role)
       await mustBeOwner(input.accountId, input.by)
       membershipRefusal(await store.setRole(input.accountId, input.userId, input.role))
+      if (input.role !== 'owner') await store.revokeInvitationsBy(input.accountId, input.userId, clock.now())
     },
 
     /**

@@ -119,6 +119,8 @@ export interface IdentityStore {
   openInvitations(accountId: string, at: number): Promise<EmailTokenRecord[]>
   /** Marks the account's open invitation with this hash used; false when there is none. */
   revokeInvitation(accountId: string, hash: string, at: number): Promise<boolean>
+  /** Marks every open invitation `userId` sent for the account used. */
+  revokeInvitationsBy(accountId: string, userId: string, at: number): Promise<void>
 
   /** Counts one failure under `key`, opening a new window when none is open at `at`. */
   addFailure(key: string, at: number, windowMs: number): Promise<FailureWindow>

@@ -237,6 +237,14 @@ export function runIdentityStoreContract(name: string, makeStore: () => Promise<
         expect(await store.useToken(second.hash, 'invite', T0 + 22)).toBeUndefined()
         expect(await store.openInvitations('acc_1', T0 + 22)).toEqual([first])
         expect(await store.openInvitations('acc_2', T0 + 22)).toEqual([otherAccount])
+        // Every open invitation one user sent for one account, and nothing else.
+        const byOther = invite(7, { createdBy: 'usr_2' })
+        const theirsElsewhere = invite(8, { accountId: 'acc_2', createdBy: 'usr_2' })
+        for (const t of [byOther, theirsElsewhere]) await store.createToken(t)
+        await store.revokeInvitationsBy('acc_1', 'usr_1', T0 + 30)
+        expect(await store.openInvitations('acc_1', T0 + 31)).toEqual([byOther])
+        expect(await store.openInvitations('acc_2', T0 + 31)).toEqual([otherAccount, theirsElsewhere])
+        expect(await store.findToken(first.hash, 'invite', T0 + 31)).toBeUndefined()
       })
 
       it('a token is used once: the first use returns it, later ones nothing; an expired one never', async () => {

@@ -492,13 +492,23 @@ describe('identity service: open invitations', () => {
     for (const to of ['by-second@example.com', 'by-third@example.com']) {
       const token = tokenOf(lastMailTo(mail, to, 'invite'))
       const refused = await refusal(identity.acceptInvitation(token, { password: PASSWORD }))
-      expect([refused.code, refused.message]).toEqual([
-        'INVALID_PARAMETER',
-        "Invalid parameter 'token': the invitation was withdrawn: whoever sent it is no longer an owner of the account; ask an owner for a new one.",
-      ])
+      expect([refused.code, refused.details]).toEqual(['INVALID_PARAMETER', { parameter: 'token' }])
       expect(await store.findUserByEmail(to)).toBeUndefined()
     }
     expect((await identity.members(acc)).map((m) => m.email)).toEqual(['owner@example.com', 'third@example.com'])
+    // Made an owner again, the third does not get them back: they were withdrawn.
+    await identity.changeRole({ accountId: acc, userId: third.user.id, role: 'owner', by: owner.user.id })
+    expect((await refusal(identity.acceptInvitation(tokenOf(lastMailTo(mail, 'by-third@example.com', 'invite')), { password: PASSWORD }))).details).toEqual({ parameter: 'token' })
+    expect((await identity.invitations(acc, owner.user.id)).map((i) => i.email)).toEqual(['by-owner@example.com'])
+    // An invitation left open by an earlier build, whose sender has since stopped being an owner, is not honoured either.
+    const fourth = await identity.createUser({ email: 'fourth@example.com', password: PASSWORD, accountId: acc, role: 'owner' })
+    await identity.invite({ accountId: acc, email: 'by-fourth@example.com', role: 'owner', by: fourth.user.id })
+    await store.setRole(acc, fourth.user.id, 'member')
+    expect((await identity.invitations(acc, owner.user.id)).map((i) => i.email)).toEqual(['by-owner@example.com'])
+    const stale = await refusal(identity.acceptInvitation(tokenOf(lastMailTo(mail, 'by-fourth@example.com', 'invite')), { password: PASSWORD }))
+    expect(stale.message).toBe(
+      "Invalid parameter 'token': the invitation was withdrawn: whoever sent it is no longer an owner of the account; ask an owner for a new one.",
+    )
     const kept = await identity.acceptInvitation(tokenOf(lastMailTo(mail, 'by-owner@example.com', 'invite')), { password: PASSWORD })
     expect(kept).toMatchObject({ accountId: acc, role: 'member', created: true })
   })

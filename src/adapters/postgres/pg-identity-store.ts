@@ -241,6 +241,9 @@ export function createPgIdentityStore(pool: PgPool): IdentityStore {
       )
       return (rowCount ?? 0) > 0
     },
+    async revokeInvitationsBy(accountId, userId, at) {
+      await pool.query("UPDATE email_tokens SET used_at = $3 WHERE kind = 'invite' AND account_id = $1 AND created_by = $2 AND used_at IS NULL", [accountId, userId, at])
+    },
 
     async addFailure(key, at, windowMs) {
       const { rows } = await pool.query<{ failures: number; since: string }>(

@@ -126,6 +126,7 @@ export function createSqliteIdentityStore(db: SqliteDb): IdentityStore {
   const selectInvitations = db.prepare(
     "SELECT * FROM email_tokens WHERE kind = 'invite' AND account_id = ? AND used_at IS NULL AND expires_at > ? ORDER BY created_at, hash",
   )
+  const revokeInvitationsByStmt = db.prepare("UPDATE email_tokens SET used_at = ? WHERE kind = 'invite' AND account_id = ? AND created_by = ? AND used_at IS NULL")
   const revokeInvitationStmt = db.prepare(
     "UPDATE email_tokens SET used_at = ? WHERE hash = ? AND kind = 'invite' AND account_id = ? AND used_at IS NULL AND expires_at > ?",
   )
@@ -242,6 +243,9 @@ export function createSqliteIdentityStore(db: SqliteDb): IdentityStore {
     },
     async revokeInvitation(accountId, hash, at) {
       return revokeInvitationStmt.run(at, hash, accountId, at).changes > 0
+    },
+    async revokeInvitationsBy(accountId, userId, at) {
+      revokeInvitationsByStmt.run(at, accountId, userId)
     },
 
     async addFailure(key, at, windowMs) {

@@ -1,5 +1,5 @@
 /** Members of the account: who they are, their role, and (for an owner) invitations and changes. */
-import type { MemberView } from '../../identity/identity.service.ts'
+import type { MemberView, OpenInvitation } from '../../identity/identity.service.ts'
 import { when } from './format.ts'
 import { html, type Html } from './html.ts'
 import { fieldState } from './layout.ts'
@@ -12,8 +12,31 @@ function changes(m: MemberView, onlyOwner: boolean, token: Html): Html {
           <form method="post" action="/console/members/${m.userId}/remove" class="inline" data-confirm="Remove ${m.email} from this account?">${token}<button type="submit" class="danger" aria-label="Remove ${m.email}">Remove</button></form>`
 }
 
+/** The invitations still open, each with a way to withdraw it (owners only). */
+function invitationsSection(invitations: readonly OpenInvitation[], token: Html): Html {
+  const rows = invitations.map(
+    (i) => html`<tr><td>${i.email}</td><td>${i.role}</td><td>${i.invitedBy}</td><td>${when(i.sentAt)}</td><td>${when(i.expiresAt)}</td><td><form method="post" action="/console/members/invitations/withdraw" class="inline">${token}<input type="hidden" name="invitation" value="${i.id}"><button type="submit" class="danger" aria-label="Withdraw the invitation to ${i.email}">Withdraw</button></form></td></tr>`,
+  )
+  return html`<section class="card" aria-labelledby="waiting">
+  <h2 id="waiting">Invitations not yet accepted</h2>
+  ${
+    invitations.length === 0
+      ? html`<p>No invitation is waiting.</p>`
+      : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Invitations not yet accepted">
+  <table class="named">
+    <caption>Open invitations: each link works once, until it expires or is withdrawn</caption>
+    <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Sent by</th><th scope="col">Sent</th><th scope="col">Expires</th><th scope="col">Withdraw</th></tr></thead>
+    <tbody>${rows}</tbody>
+  </table></div>`
+  }
+  <p class="hint">An invitation is withdrawn too when the owner who sent it leaves the account or becomes a member.</p>
+</section>`
+}
+
 export function membersBody(o: {
   members: readonly MemberView[]
+  /** The account's open invitations, shown to owners. */
+  invitations?: readonly OpenInvitation[]
   csrf: string
   owner: boolean
   self: string
@@ -50,7 +73,8 @@ ${
     <select id="invite-role" name="role"${fieldState('role', o)}><option value="member"${o.invite?.role === 'owner' ? '' : html` selected`}>Member</option><option value="owner"${o.invite?.role === 'owner' ? html` selected` : ''}>Owner</option></select>
     <button type="submit">Send the invitation</button>
   </form>
-</section>`
+</section>
+${invitationsSection(o.invitations ?? [], token)}`
     : html``
 }`
 }
