@@ -345,7 +345,7 @@ describe.skipIf(!hasBrowser)('the console in headless Chromium, on SQLite', () =
         },
       ],
       [user, { name: 'billing', current: 'Balance and billing', title: 'Balance and billing', caption: 'The plan, where the credits are (every pack with its expiry, in drawdown order), the price of each call, the rate table, buying a pack, and the orders.', open: (p, b) => p.goto(`${b}/console/billing`) }],
-      [user, { name: 'members', current: 'Members', title: 'Members', caption: 'The people in the account and their roles; an owner changes roles, removes members and invites.', open: (p, b) => p.goto(`${b}/console/members`) }],
+      [user, { name: 'members', current: 'Members', title: 'Members', caption: 'The people in the account and their roles; an owner changes roles, removes members, invites, and withdraws invitations not yet accepted.', open: (p, b) => p.goto(`${b}/console/members`) }],
       [
         user,
         {
