@@ -5,7 +5,7 @@
 import type { Lot } from '../../domain/billing/billing-rules.ts'
 import type { SubscriptionView } from '../../domain/billing/metering.service.ts'
 import { PACK_MAX, PACK_MIN, packPriceCents, type PriceTier } from '../../domain/billing/pack-pricing.ts'
-import type { Operation, PriceRule, PriceTable } from '../../domain/billing/prices.ts'
+import { notFoundCredits, type Operation, type PriceRule, type PriceTable } from '../../domain/billing/prices.ts'
 import { count, money, num, when } from './format.ts'
 import { html, type Html } from './html.ts'
 import { fieldState } from './layout.ts'
@@ -74,7 +74,7 @@ function priceText(rule: PriceRule): string {
 /** What a 404 for a record that does not exist bills: never more than the call's own price. */
 function notFoundText(rule: PriceRule): string {
   if (rule.kind === 'free') return '—'
-  const billed = Math.min(rule.notFound, rule.credits)
+  const billed = notFoundCredits(rule)
   return billed === 0 ? 'Free' : credits(billed)
 }
 

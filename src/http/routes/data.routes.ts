@@ -46,7 +46,7 @@ import {
 } from '../../contract/endpoints.schemas.ts'
 import { CREDITS_CHARGED, described, errorResponse, RATE_HEADERS, REQUEST_ID, RETRY_AFTER, withHeaders } from '../../contract/responses.schemas.ts'
 import { IdempotencyHeaders, IDEMPOTENT_REPLAYED } from '../../contract/idempotency.schemas.ts'
-import type { DataOperation, PriceRule, PriceTable } from '../../domain/billing/prices.ts'
+import { notFoundCredits, type DataOperation, type PriceRule, type PriceTable } from '../../domain/billing/prices.ts'
 import { arrivalUnits, BATCH_WAIT_MS, type MeteringService } from '../../domain/billing/metering.service.ts'
 import { DATA_DOCS } from '../../contract/docs/data.docs.ts'
 import type { OperationDoc } from '../../contract/docs/operation-doc.ts'
@@ -293,9 +293,6 @@ function descriptionOf(route: DataRoute, rule: PriceRule): string {
 }
 
 const credits = (n: number) => `${n.toLocaleString('en-US')} credit${n === 1 ? '' : 's'}`
-
-/** What a 404 of a missing record bills: the rule's, never more than the call held. */
-const notFoundCredits = (rule: Exclude<PriceRule, { kind: 'free' }>) => Math.min(rule.notFound, rule.credits)
 
 function priceInWords(rule: PriceRule): string {
   if (rule.kind === 'free') return 'free.'
