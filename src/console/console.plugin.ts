@@ -21,7 +21,7 @@ import type { ConsoleDeps } from './console-deps.ts'
 import { formBinding, SignInFirst } from './session.ts'
 import { registerOperatorPages } from './operator.routes.ts'
 import { registerWebhookPages } from './webhooks.routes.ts'
-import { send } from './forms.ts'
+import { refusalNotice, send } from './forms.ts'
 import { messageBody } from './views/auth.views.ts'
 import { page } from './views/layout.ts'
 
@@ -128,7 +128,9 @@ function renderError(deps: ConsoleDeps, error: FastifyError | Error, request: Fa
   let text = 'Something went wrong on our side. Try again in a moment.'
   if (isApiError(error)) {
     status = error.status
-    text = error.message
+    // A refusal no form shows again still names its field in words, not as a program's parameter.
+    const parameter = error.details?.parameter
+    text = typeof parameter === 'string' ? refusalNotice(error, { [parameter]: parameter.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase() }).text : error.message
     for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value)
   } else if (code === 'FST_CSRF_INVALID_TOKEN' || code === 'FST_CSRF_MISSING_SECRET') {
     status = 403

@@ -182,3 +182,19 @@ describe('the operator grants a pack', () => {
     expect(await packs()).toBe(before + 50_000)
   })
 })
+
+describe('a refusal no form shows again', () => {
+  it('names its field in words on the error page, not as a parameter', async () => {
+    const operator = new ConsoleClient(t.app)
+    await operator.get('/console/operator/sign-in')
+    await operator.post('/console/operator/sign-in', { token: ADMIN_TOKEN })
+    const { order } = await t.c.orders.placeOrder({ accountId: t.accountId, credits: 50_000 })
+    const before = await t.c.orders.get(t.accountId, order.id)
+    await operator.get('/console/operator/orders')
+    const res = await operator.post(`/console/operator/orders/${order.id}/reject`, { note: 'x'.repeat(1001) })
+    expect(res.statusCode).toBe(400)
+    expect(errorOf(res.body) ?? text(/<main[\s\S]*<\/main>/.exec(res.body)?.[0] ?? '')).toContain('Note: 1 to 1000 characters.')
+    expect(res.body).not.toContain('Invalid parameter')
+    expect(await t.c.orders.get(t.accountId, order.id)).toEqual(before)
+  })
+})
