@@ -8,7 +8,7 @@ import { spendableLots } from '../domain/billing/billing-rules.ts'
 import { ApiError, isApiError } from '../domain/errors.ts'
 import { usageRange } from '../domain/usage/usage-report.ts'
 import type { ConsoleDeps } from './console-deps.ts'
-import { keySettings, keySettingsValues } from './key-settings.routes.ts'
+import { KEY_FIELDS, keySettings, keySettingsValues } from './key-settings.routes.ts'
 import { refuseIfSuspended, requireUser, USER_COOKIE, viewerOf, type SignedIn } from './session.ts'
 import { confirmBody } from './views/auth.views.ts'
 import { billingBody, type OrderLine } from './views/billing.views.ts'
@@ -24,7 +24,6 @@ const ownersOnly = () => new ApiError('FORBIDDEN', 'Only an owner of this accoun
 const refused = (text: string, parameter: string) => new ApiError('INVALID_PARAMETER', text, { parameter })
 
 /** The fields of each form here, as their labels name them. */
-const KEY_FIELDS: FieldLabels = { name: 'name', monthlyCreditLimit: 'monthly credit limit', endpoints: 'endpoints' }
 const USAGE_FIELDS: FieldLabels = { from: '“From” day', to: '“To” day' }
 const ORDER_FIELDS: FieldLabels = { credits: 'pack size' }
 const INVITE_FIELDS: FieldLabels = { email: 'email', role: 'role' }

@@ -8,7 +8,7 @@ import type { KeyShown } from '../domain/accounts/accounts.service.ts'
 import { ApiError, isApiError } from '../domain/errors.ts'
 import { KEY_ENDPOINTS, MAX_KEY_CREDIT_LIMIT } from '../key-caps/key-settings.ts'
 import type { ConsoleDeps } from './console-deps.ts'
-import { creditsTyped, field, fields, form, send, type Form } from './forms.ts'
+import { creditsTyped, field, fields, form, refusalNotice, send, type FieldLabels, type Form } from './forms.ts'
 import { requireUser, USER_COOKIE, viewerOf, type SignedIn } from './session.ts'
 import { num } from './views/format.ts'
 import { editKeyBody, valuesOfKey, type KeySettingsValues } from './views/key-settings.views.ts'
@@ -44,28 +44,28 @@ export function keySettings(v: KeySettingsValues): { monthlyCreditLimit: number 
  * Why a member may not make this change: a member may lower a key's monthly limit or narrow its
  * endpoints, never raise or widen what was set, so an owner's controls on a member's key hold.
  */
-export function memberLoosens(key: Pick<KeyShown, 'monthlyCreditLimit' | 'endpoints'>, next: { monthlyCreditLimit: number | null; endpoints: string[] | null }): string | undefined {
+export function memberLoosens(
+  key: Pick<KeyShown, 'monthlyCreditLimit' | 'endpoints'>,
+  next: { monthlyCreditLimit: number | null; endpoints: string[] | null },
+): { text: string; field: 'monthlyCreditLimit' | 'endpoints' } | undefined {
   const was = key.monthlyCreditLimit
   if (was !== null && (next.monthlyCreditLimit === null || next.monthlyCreditLimit > was)) {
-    return `Only an owner can raise the monthly credit limit of this key (${num(was)}) or remove it; you may lower it.`
+    return { text: `Only an owner can raise the monthly credit limit of this key (${num(was)}) or remove it; you may lower it.`, field: 'monthlyCreditLimit' }
   }
   const allowed = key.endpoints
   if (allowed !== null && (next.endpoints === null || next.endpoints.some((e) => !allowed.includes(e)))) {
-    return 'Only an owner can let this key call more endpoints; you may untick some of those it calls.'
+    return { text: 'Only an owner can let this key call more endpoints; you may untick some of those it calls.', field: 'endpoints' }
   }
   return undefined
 }
 
-/** A refusal of the service about the name, in the form's words (“The name must be at most 100 characters.”). */
-const plainText = (e: ApiError): string => {
-  const why = /^Invalid parameter 'name': (.*)$/s.exec(e.message)?.[1]
-  return why === undefined ? e.message : `The name ${why}`
-}
+/** The fields of a key's form, as their labels name them. */
+export const KEY_FIELDS: FieldLabels = { name: 'name', monthlyCreditLimit: 'monthly credit limit', endpoints: 'endpoints' }
 
 export function registerKeySettingsPages(app: FastifyInstance, deps: ConsoleDeps): void {
   function render(reply: FastifyReply, s: SignedIn, key: KeyShown, values: KeySettingsValues, o: { notice?: Notice; status?: number } = {}) {
     const csrf = reply.generateCsrf()
-    const body = editKeyBody({ key: { ...key, name: key.name || 'Unnamed key' }, values, csrf })
+    const body = editKeyBody({ key: { ...key, name: key.name || 'Unnamed key' }, values, csrf, invalid: o.notice?.fields })
     return send(reply, o.status ?? 200, page({ title: 'Edit a key', active: 'keys', body, notice: o.notice, viewer: { ...viewerOf(s), suspended: s.suspended }, csrf }))
   }
 
@@ -97,11 +97,11 @@ export function registerKeySettingsPages(app: FastifyInstance, deps: ConsoleDeps
       }
       const settings = keySettings(values)
       const loosened = s.role === 'owner' ? undefined : memberLoosens(key, settings)
-      if (loosened !== undefined) throw new ApiError('FORBIDDEN', loosened)
+      if (loosened !== undefined) throw new ApiError('FORBIDDEN', loosened.text, { parameter: loosened.field })
       await deps.accounts.updateKey(s.accountId, key.id, { name: values.name, ...settings })
     } catch (e) {
       if (!isApiError(e) || (e.code !== 'INVALID_PARAMETER' && e.code !== 'FORBIDDEN')) throw e
-      return render(reply, s, key, values, { notice: { kind: 'error', text: plainText(e) }, status: e.status })
+      return render(reply, s, key, values, { notice: refusalNotice(e, KEY_FIELDS), status: e.status })
     }
     return reply.redirect('/console/keys?done=updated', 303)
   })

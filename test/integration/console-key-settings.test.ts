@@ -201,6 +201,15 @@ describe('the edit page', () => {
     expect(kept.body).toContain('value="company" checked>')
     expect(kept.body).toContain('value="search/posts" checked>')
     expect(kept.body).not.toContain('value="profile" checked>')
+    // The field the error is about is marked invalid and pointed at the error; the others are not.
+    expect(kept.body).toContain('inputmode="numeric" value="-1" aria-invalid="true" aria-describedby="form-error edit-limit-hint">')
+    expect(kept.body).toContain('<div id="form-error"><p class="notice error" role="alert">')
+    expect(kept.body).toContain('required value="renamed">')
+    const unnamed = await send(browser, `/console/keys/${keyId}/edit`, settings('   ', '10', ['profile']))
+    expect(unnamed.body).toContain('required value="" aria-invalid="true" aria-describedby="form-error">')
+    expect(unnamed.body).toContain('inputmode="numeric" value="10" aria-describedby="edit-limit-hint">')
+    const noneTicked = await send(browser, `/console/keys/${keyId}/edit`, settings('renamed', '10', []))
+    expect(noneTicked.body).toContain('<fieldset class="choices" aria-describedby="form-error edit-endpoints-hint">')
 
     // The create form refuses alike, makes no key, and keeps what was typed.
     await browser.get('/console/keys')

@@ -61,6 +61,8 @@ export function editKeyBody(o: {
   key: { id: string; name: string; prefix: string; createdAt: number; creditsThisMonth: number }
   values: KeySettingsValues
   csrf: string
+  /** The fields the page's error is about. */
+  invalid?: readonly string[] | undefined
 }): Html {
   const k = o.key
   return html`<section class="card" aria-labelledby="edit-key">
@@ -72,9 +74,9 @@ export function editKeyBody(o: {
   <form method="post" action="/console/keys/${k.id}/edit" class="narrow">
     <input type="hidden" name="_csrf" value="${o.csrf}">
     <label for="edit-name">Name</label>
-    <input type="text" id="edit-name" name="name" maxlength="100" required value="${o.values.name}">
-    ${limitField('edit', o.values.limit)}
-    ${endpointsFieldset('edit', o.values)}
+    <input type="text" id="edit-name" name="name" maxlength="100" required value="${o.values.name}"${fieldState('name', { invalid: o.invalid })}>
+    ${limitField('edit', o.values.limit, o.invalid)}
+    ${endpointsFieldset('edit', o.values, o.invalid)}
     <button type="submit">Save changes</button>
     <a class="button secondary" href="/console/keys">Cancel</a>
   </form>
