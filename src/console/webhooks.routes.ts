@@ -7,9 +7,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, isApiError } from '../domain/errors.ts'
 import { WEBHOOK_EVENTS } from '../ports/webhook-store.ts'
+import { MAX_WEBHOOKS } from '../webhooks/webhook-settings.ts'
 import { DELIVERY_LIST_LIMIT, MAX_LOW_CREDITS, type WebhooksService } from '../webhooks/webhooks.service.ts'
 import type { ConsoleDeps } from './console-deps.ts'
-import { creditsTyped, field, fields, form, send, type Form } from './forms.ts'
+import { creditsTyped, field, fields, form, refusalNotice, send, type FieldLabels, type Form } from './forms.ts'
 import { refuseIfSuspended, requireUser, USER_COOKIE, viewerOf, type SignedIn } from './session.ts'
 import { confirmBody } from './views/auth.views.ts'
 import { num } from './views/format.ts'
@@ -54,12 +55,8 @@ function checked(v: WebhookValues): { url: string; events: string[] } {
   return { url: v.url, events: [...new Set(v.events)] }
 }
 
-/** A refusal of the service about the address, in the form's words (“The address must be an https address.”). */
-function plainText(e: ApiError): string {
-  const why = /^Invalid parameter 'url': (.*)$/s.exec(e.message)?.[1]
-  if (why === undefined) return e.message
-  return why.startsWith('must') ? `The address ${why}` : `${why.charAt(0).toUpperCase()}${why.slice(1)}`
-}
+/** The fields of an endpoint's forms, as their labels name them. */
+const WEBHOOK_FIELDS: FieldLabels = { url: 'address', events: 'events' }
 
 /** The same address as the service keeps it, to tell a form sent twice from a new endpoint. */
 function sameAddress(a: string, b: string): boolean {
@@ -86,10 +83,14 @@ export function registerWebhookPages(app: FastifyInstance, deps: ConsoleDeps): v
     }
   }
 
-  async function listPage(reply: FastifyReply, s: SignedIn, o: { created?: Html; notice?: Notice | undefined; status?: number; values?: WebhookValues; lowTyped?: string } = {}) {
+  async function listPage(
+    reply: FastifyReply,
+    s: SignedIn,
+    o: { created?: Html; notice?: Notice | undefined; status?: number; values?: WebhookValues; lowTyped?: string; invalid?: readonly string[] | undefined } = {},
+  ) {
     const [webhooks, alerts] = await Promise.all([deps.webhooks.list(s.accountId), deps.webhooks.alerts(s.accountId)])
     const csrf = reply.generateCsrf()
-    const body = webhooksBody({ webhooks, lowCredits: alerts.lowCredits, owner: s.role === 'owner', csrf, created: o.created, values: o.values, lowTyped: o.lowTyped })
+    const body = webhooksBody({ webhooks, lowCredits: alerts.lowCredits, owner: s.role === 'owner', csrf, created: o.created, values: o.values, lowTyped: o.lowTyped, invalid: o.invalid })
     return render(reply, s, csrf, { title: 'Webhooks', body, notice: o.notice, ...(o.status ? { status: o.status } : {}) })
   }
 
@@ -106,7 +107,8 @@ export function registerWebhookPages(app: FastifyInstance, deps: ConsoleDeps): v
 
   function editPage(reply: FastifyReply, s: SignedIn, webhook: WebhookLine, values: WebhookValues, o: { notice?: Notice; status?: number } = {}) {
     const csrf = reply.generateCsrf()
-    return render(reply, s, csrf, { title: 'Edit an endpoint', body: editWebhookBody({ webhook, values, csrf }), notice: o.notice, ...(o.status ? { status: o.status } : {}) })
+    const body = editWebhookBody({ webhook, values, csrf, invalid: o.notice?.fields })
+    return render(reply, s, csrf, { title: 'Edit an endpoint', body, notice: o.notice, ...(o.status ? { status: o.status } : {}) })
   }
 
   app.get('/webhooks', async (request, reply) => listPage(reply, await user(request), { notice: doneNotice(request) }))
@@ -119,15 +121,19 @@ export function registerWebhookPages(app: FastifyInstance, deps: ConsoleDeps): v
       refuseIfSuspended(s)
       const input = checked(values)
       // One endpoint an address: the same form sent again (a reload) makes no second secret nobody saw.
-      if ((await deps.webhooks.list(s.accountId)).some((w) => sameAddress(w.url, input.url))) {
+      const existing = await deps.webhooks.list(s.accountId)
+      if (existing.some((w) => sameAddress(w.url, input.url))) {
         throw refused('An endpoint with this address exists already; edit it to change its events.', 'url')
       }
+      // Said here in the page's words; the service refuses it alike.
+      if (existing.length >= MAX_WEBHOOKS) throw new ApiError('INVALID_PARAMETER', `An account has at most ${MAX_WEBHOOKS} webhook endpoints; delete one first.`)
       const created = await deps.webhooks.create(s.accountId, input)
       // The secret is in this answer only: no redirect, so it never travels in a URL or a later page.
       return listPage(reply, s, { created: newSecretNotice(created), status: 201 })
     } catch (e) {
       if (!isApiError(e)) throw e
-      return listPage(reply, s, { notice: { kind: 'error', text: plainText(e) }, status: e.status, values })
+      const notice = refusalNotice(e, WEBHOOK_FIELDS)
+      return listPage(reply, s, { notice, status: e.status, values, invalid: notice.fields })
     }
   })
 
@@ -138,7 +144,7 @@ export function registerWebhookPages(app: FastifyInstance, deps: ConsoleDeps): v
     const lowCredits = creditsTyped(typed, MAX_LOW_CREDITS)
     if (lowCredits === undefined) {
       const text = `The low-balance alert must be a whole number of credits from 0 to ${num(MAX_LOW_CREDITS)}, or blank for no alert.`
-      return listPage(reply, s, { notice: { kind: 'error', text }, status: 400, lowTyped: typed })
+      return listPage(reply, s, { notice: { kind: 'error', text, fields: ['lowCredits'] }, status: 400, lowTyped: typed, invalid: ['lowCredits'] })
     }
     await deps.webhooks.setAlerts(s.accountId, { lowCredits })
     return reply.redirect(`/console/webhooks?done=${lowCredits === null ? 'alert-off' : 'alert'}`, 303)
@@ -164,7 +170,7 @@ export function registerWebhookPages(app: FastifyInstance, deps: ConsoleDeps): v
       await deps.webhooks.update(s.accountId, webhook.id, { ...input, enabled: values.enabled })
     } catch (e) {
       if (!isApiError(e) || e.code !== 'INVALID_PARAMETER') throw e
-      return editPage(reply, s, webhook, values, { notice: { kind: 'error', text: plainText(e) }, status: e.status })
+      return editPage(reply, s, webhook, values, { notice: refusalNotice(e, WEBHOOK_FIELDS), status: e.status })
     }
     return reply.redirect('/console/webhooks?done=updated', 303)
   })

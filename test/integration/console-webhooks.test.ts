@@ -153,7 +153,7 @@ describe('an owner’s endpoint, from adding it to deleting it', () => {
     expect(form.statusCode).toBe(200)
     expect(form.body).toContain('<h1>Edit an endpoint</h1>')
     expect(form.body).toContain(`<form method="post" action="/console/webhooks/${whId}/edit" class="narrow">`)
-    expect(form.body).toContain(`name="url" maxlength="2048" required aria-describedby="edit-url-hint" value="${hookUrl}"`)
+    expect(form.body).toContain(`name="url" maxlength="2048" required value="${hookUrl}" aria-describedby="edit-url-hint">`)
     expect(form.body).toContain('<input type="checkbox" id="edit-event-credits-low" name="events" value="credits.low" checked>')
     expect(form.body).toContain('<input type="checkbox" id="edit-event-order-paid" name="events" value="order.paid" checked>')
     expect(form.body).toContain('<input type="checkbox" id="edit-event-pack-expired" name="events" value="pack.expired">')
@@ -255,7 +255,7 @@ describe('an owner’s endpoint, from adding it to deleting it', () => {
       const res = await send(browser, '/console/webhooks/alerts', [['lowCredits', typed]])
       expect(res.statusCode, typed).toBe(400)
       expect(res.body, typed).toContain(notice('error', BAD_LOW))
-      expect(res.body, typed).toContain(`inputmode="numeric" value="${typed}"`)
+      expect(res.body, typed).toContain(`inputmode="numeric" value="${typed}" aria-invalid="true" aria-describedby="form-error low-credits-hint">`)
       expect(await t.c.webhooks.alerts(accountId), typed).toEqual({ lowCredits: 500 })
     }
 
@@ -293,7 +293,12 @@ describe('bad input', () => {
     }
     // The form keeps what was sent, to be corrected.
     const kept = await send(browser, '/console/webhooks', endpoint('example.com/hooks', ['pack.expiring', 'order.paid']))
-    expect(kept.body).toContain('aria-describedby="new-webhook-url-hint" value="example.com/hooks"')
+    // The address the error is about is marked invalid and pointed at the error.
+    expect(kept.body).toContain('required value="example.com/hooks" aria-invalid="true" aria-describedby="form-error new-webhook-url-hint">')
+    expect(kept.body).toContain('<fieldset class="choices" aria-describedby="new-webhook-events-hint">')
+    const noEvent = await send(browser, '/console/webhooks', endpoint('https://example.com/x', []))
+    expect(noEvent.body).toContain('<fieldset class="choices" aria-describedby="form-error new-webhook-events-hint">')
+    expect(noEvent.body).toContain('required value="https://example.com/x" aria-describedby="new-webhook-url-hint">')
     expect(kept.body).toContain('value="pack.expiring" checked>')
     expect(kept.body).toContain('value="order.paid" checked>')
     expect(kept.body).not.toContain('value="credits.low" checked>')

@@ -8,6 +8,7 @@ import type { deliveryView, webhookView } from '../../webhooks/webhooks.service.
 import { MAX_LOW_CREDITS } from '../../webhooks/webhooks.service.ts'
 import { count, when } from './format.ts'
 import { html, type Html } from './html.ts'
+import { ERROR_ID, fieldState } from './layout.ts'
 
 export type WebhookLine = ReturnType<typeof webhookView>
 export type DeliveryLine = ReturnType<typeof deliveryView>
@@ -57,8 +58,9 @@ function verifyingNote(): Html {
 }
 
 /** Every event as a tick box, in a group of its own with its legend; `id` keeps the ids of two forms apart. */
-function eventsFieldset(id: string, chosen: readonly string[]): Html {
-  return html`<fieldset class="choices" aria-describedby="${id}-events-hint">
+function eventsFieldset(id: string, chosen: readonly string[], invalid?: readonly string[]): Html {
+  const describedBy = invalid?.includes('events') ? `${ERROR_ID} ${id}-events-hint` : `${id}-events-hint`
+  return html`<fieldset class="choices" aria-describedby="${describedBy}">
       <legend>Events to send</legend>
       <ul class="checks flush">${WEBHOOK_EVENTS.map((e) => {
         const box = `${id}-event-${e.replace('.', '-')}`
@@ -68,9 +70,9 @@ function eventsFieldset(id: string, chosen: readonly string[]): Html {
     </fieldset>`
 }
 
-function urlField(id: string, value: string): Html {
+function urlField(id: string, value: string, invalid?: readonly string[]): Html {
   return html`<label for="${id}-url">Address</label>
-    <input type="url" id="${id}-url" name="url" maxlength="2048" required aria-describedby="${id}-url-hint" value="${value}">
+    <input type="url" id="${id}-url" name="url" maxlength="2048" required value="${value}"${fieldState('url', { invalid, hint: `${id}-url-hint` })}>
     <p class="hint" id="${id}-url-hint">An https address on the public internet that accepts POST requests, e.g. <code>https://example.com/pronet-events</code>.</p>`
 }
 
@@ -83,6 +85,8 @@ export function webhooksBody(o: {
   values?: WebhookValues | undefined
   /** The threshold as typed, when the alert form is shown again. */
   lowTyped?: string | undefined
+  /** The fields the page's error is about. */
+  invalid?: readonly string[] | undefined
 }): Html {
   const v = o.values ?? NO_WEBHOOK
   const token = html`<input type="hidden" name="_csrf" value="${o.csrf}">`
@@ -99,8 +103,8 @@ ${
   <h2 id="add">Add an endpoint</h2>
   <form method="post" action="/console/webhooks" class="narrow">
     ${token}
-    ${urlField('new-webhook', v.url)}
-    ${eventsFieldset('new-webhook', v.events)}
+    ${urlField('new-webhook', v.url, o.invalid)}
+    ${eventsFieldset('new-webhook', v.events, o.invalid)}
     <button type="submit">Add endpoint</button>
   </form>
   <p class="hint">Its signing secret is shown once, when it is added.</p>
@@ -115,7 +119,7 @@ ${
       ? html`<form method="post" action="/console/webhooks/alerts" class="narrow">
     ${token}
     <label for="low-credits">Send credits.low when the balance falls below this many credits</label>
-    <input type="number" id="low-credits" name="lowCredits" min="0" max="${MAX_LOW_CREDITS}" step="1" inputmode="numeric" value="${o.lowTyped ?? (o.lowCredits === null ? '' : String(o.lowCredits))}" aria-describedby="low-credits-hint">
+    <input type="number" id="low-credits" name="lowCredits" min="0" max="${MAX_LOW_CREDITS}" step="1" inputmode="numeric" value="${o.lowTyped ?? (o.lowCredits === null ? '' : String(o.lowCredits))}"${fieldState('lowCredits', { invalid: o.invalid, hint: 'low-credits-hint' })}>
     <p class="hint" id="low-credits-hint">Leave it blank for no alert. It is sent once each time the balance falls below this, to the endpoints that take <code>credits.low</code>; <code>credits.exhausted</code> is sent when the balance reaches 0.</p>
     <button type="submit">Save the alert</button>
   </form>`
@@ -140,7 +144,7 @@ function endpointTable(webhooks: readonly WebhookLine[], owner: boolean, token: 
 }
 
 /** The page changing one endpoint: its address, events, and whether events are sent to it. */
-export function editWebhookBody(o: { webhook: WebhookLine; values: WebhookValues; csrf: string }): Html {
+export function editWebhookBody(o: { webhook: WebhookLine; values: WebhookValues; csrf: string; invalid?: readonly string[] | undefined }): Html {
   const w = o.webhook
   return html`<section class="card" aria-labelledby="edit-webhook">
   <h2 id="edit-webhook" class="address"><code>${w.url}</code></h2>
@@ -150,8 +154,8 @@ export function editWebhookBody(o: { webhook: WebhookLine; values: WebhookValues
   </dl>
   <form method="post" action="/console/webhooks/${w.id}/edit" class="narrow">
     <input type="hidden" name="_csrf" value="${o.csrf}">
-    ${urlField('edit', o.values.url)}
-    ${eventsFieldset('edit', o.values.events)}
+    ${urlField('edit', o.values.url, o.invalid)}
+    ${eventsFieldset('edit', o.values.events, o.invalid)}
     <div class="check spaced"><input type="checkbox" id="edit-enabled" name="enabled" value="yes"${o.values.enabled ? html` checked` : ''} aria-describedby="edit-enabled-hint"><label for="edit-enabled">Enabled: send events to this endpoint</label></div>
     <p class="hint" id="edit-enabled-hint">While it is off, events wait for it and go once it is on again; they are tried for a day from when they happened.</p>
     <button type="submit">Save changes</button>
