@@ -107,6 +107,11 @@ export interface WebhookStore {
   get(accountId: string, webhookId: string): Promise<WebhookRecord | undefined>
   /** False when the account has no such webhook. */
   update(accountId: string, webhookId: string, patch: WebhookPatch): Promise<boolean>
+  /**
+   * Takes the endpoint's turn for a test event at `now` unless one was taken within `intervalMs`
+   * before (atomically, across nodes): null when taken, else when the last one was.
+   */
+  claimTest(webhookId: string, now: number, intervalMs: number): Promise<number | null>
   /** Deletes the endpoint and its deliveries; false when the account has no such webhook. */
   delete(accountId: string, webhookId: string): Promise<boolean>
   /** The accounts with at least one webhook (enabled or not: a disabled one's deliveries wait), each with its alert settings. */

@@ -18,11 +18,11 @@ export const MAX_LOW_CREDITS = 1_000_000_000
 /** Deliveries listed at most. */
 export const DELIVERY_LIST_LIMIT = 100
 /**
- * An endpoint takes one test event in each window of this long: a test is a request the service
- * sends on a customer's word, so it may not be made to send a stream of them to any host. The
- * window's test has an id of its own, so every node refuses the second alike.
+ * An endpoint takes one test event this long after the last: a test is a request the service sends
+ * on a customer's word, so it may not be made to send a stream of them to any host. The turn is
+ * taken in the store, so every node refuses the second alike.
  */
-export const TEST_WINDOW_MS = 10_000
+export const TEST_INTERVAL_MS = 10_000
 
 export interface WebhooksDeps {
   store: WebhookStore
@@ -149,13 +149,14 @@ export function createWebhooksService(deps: WebhooksDeps) {
     async test(accountId: string, webhookId: string) {
       const webhook = await mustGet(accountId, webhookId)
       const at = clock.now()
-      const window = Math.floor(at / TEST_WINDOW_MS)
-      const id = eventId(`${TEST_EVENT}:${webhook.id}:${window}`)
-      const body = eventBody(id, TEST_EVENT, at, accountId, { webhookId, message: 'A test delivery: your endpoint is reached and can check the signature.' })
-      if (!(await store.record({ id, accountId, type: TEST_EVENT, createdAt: at, body }, [webhook.id]))) {
-        const wait = Math.max(1, Math.ceil(((window + 1) * TEST_WINDOW_MS - at) / 1000))
+      const last = await store.claimTest(webhook.id, at, TEST_INTERVAL_MS)
+      if (last !== null) {
+        const wait = Math.max(1, Math.ceil((last + TEST_INTERVAL_MS - at) / 1000))
         throw new ApiError('RATE_LIMITED', `A test event was sent to this endpoint moments ago; send another in ${wait} s.`, undefined, { 'retry-after': String(wait) })
       }
+      const id = eventId(`${TEST_EVENT}:${webhookId}:${token(9)}`)
+      const body = eventBody(id, TEST_EVENT, at, accountId, { webhookId, message: 'A test delivery: your endpoint is reached and can check the signature.' })
+      await store.record({ id, accountId, type: TEST_EVENT, createdAt: at, body }, [webhook.id])
       await delivery.deliverOne(`${id}.${webhook.id}`)
       const sent = (await store.deliveries(webhookId, DELIVERY_LIST_LIMIT)).find((d) => d.eventId === id)
       if (!sent) throw new ApiError('INTERNAL_ERROR', 'The test delivery could not be read back.')

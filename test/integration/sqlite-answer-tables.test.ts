@@ -50,7 +50,7 @@ describe('the tables of kept answers', () => {
     db.prepare('INSERT INTO live_answers (key, operation, status, body, fetched_at) VALUES (?, ?, ?, ?, ?)').run('k'.repeat(64), 'profile', 200, body, 2_000)
 
     // This upgrade, and the migrations that came after it.
-    expect(migrate(db)).toEqual(['016_answers_in_rowid_tables.sql', '017_key_caps.sql', '018_webhooks.sql'])
+    expect(migrate(db)).toEqual(['016_answers_in_rowid_tables.sql', '017_key_caps.sql', '018_webhooks.sql', '019_webhook_tests.sql'])
     for (const table of ['idempotency_keys', 'live_answers']) expect(tableSql(db, table)).not.toMatch(/WITHOUT ROWID/)
     expect(db.prepare('SELECT account_id, idem_key, fingerprint, created_at, request_id, status, headers, body FROM idempotency_keys').all()).toEqual([
       { account_id: 'acc_1', idem_key: 'key-1', fingerprint: 'fp', created_at: 1_000, request_id: 'req-1', status: 200, headers: '{"content-type":"application/json"}', body },

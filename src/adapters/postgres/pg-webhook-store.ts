@@ -81,6 +81,12 @@ export function createPgWebhookStore(pool: PgPool): WebhookStore {
       )
       return r.rowCount === 1
     },
+    async claimTest(webhookId, now, intervalMs) {
+      const taken = await pool.query('UPDATE webhooks SET last_test_at = $2 WHERE id = $1 AND last_test_at <= $3', [webhookId, now, now - intervalMs])
+      if (taken.rowCount === 1) return null
+      const { rows } = await pool.query<{ last: string }>('SELECT last_test_at AS last FROM webhooks WHERE id = $1', [webhookId])
+      return rows[0] ? Number(rows[0].last) : now
+    },
     async delete(accountId, webhookId) {
       return transaction(async (c) => {
         const found = await c.query('SELECT 1 FROM webhooks WHERE account_id = $1 AND id = $2 FOR UPDATE', [accountId, webhookId])

@@ -106,6 +106,8 @@ export function createSqliteWebhookStore(db: SqliteDb): WebhookStore {
   )
   const attemptsOf = db.prepare('SELECT at, status, error, duration_ms AS durationMs FROM webhook_attempts WHERE delivery_id = ? ORDER BY id')
 
+  const takeTestTurn = db.prepare('UPDATE webhooks SET last_test_at = ? WHERE id = ? AND last_test_at <= ?')
+  const lastTest = db.prepare('SELECT last_test_at FROM webhooks WHERE id = ?').pluck()
   return {
     async create(w) {
       insert.run({ ...w, events: JSON.stringify(w.events), enabled: w.enabled ? 1 : 0 })
@@ -129,6 +131,10 @@ export function createSqliteWebhookStore(db: SqliteDb): WebhookStore {
     },
     async delete(accountId, webhookId) {
       return remove.immediate(accountId, webhookId)
+    },
+    async claimTest(webhookId, now, intervalMs) {
+      if (takeTestTurn.run(now, webhookId, now - intervalMs).changes === 1) return null
+      return (lastTest.get(webhookId) as number | undefined) ?? now
     },
     async watchedAccounts() {
       const byId = new Map<string, WebhookRecord[]>()

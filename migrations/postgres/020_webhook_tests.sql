@@ -1,0 +1,2 @@
+-- When each endpoint was last sent a test event: one every few seconds, counted from the last.
+ALTER TABLE webhooks ADD COLUMN last_test_at bigint NOT NULL DEFAULT 0;
