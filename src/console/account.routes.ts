@@ -8,6 +8,7 @@ import { spendableLots } from '../domain/billing/billing-rules.ts'
 import { ApiError, isApiError } from '../domain/errors.ts'
 import { usageRange } from '../domain/usage/usage-report.ts'
 import type { ConsoleDeps } from './console-deps.ts'
+import type { Role } from '../ports/identity-store.ts'
 import { KEY_FIELDS, keySettings, keySettingsValues } from './key-settings.routes.ts'
 import { refuseIfSuspended, requireUser, USER_COOKIE, viewerOf, type SignedIn } from './session.ts'
 import { confirmBody } from './views/auth.views.ts'
@@ -201,9 +202,11 @@ export function registerAccountPages(app: FastifyInstance, deps: ConsoleDeps): v
   app.post('/members/invite', async (request, reply) => {
     const s = await user(request)
     const f = form(request)
-    const role = field(f, 'role') === 'owner' ? 'owner' : 'member'
+    const sent = field(f, 'role')
+    // Shown again as sent when it is one of the two; anything else is refused by the service, naming the role.
+    const role = sent === 'owner' ? 'owner' : 'member'
     try {
-      await deps.identity.invite({ accountId: s.accountId, email: field(f, 'email'), role, by: s.userId })
+      await deps.identity.invite({ accountId: s.accountId, email: field(f, 'email'), role: sent as Role, by: s.userId })
       return reply.redirect('/console/members?done=invited', 303)
     } catch (e) {
       if (!isApiError(e)) throw e

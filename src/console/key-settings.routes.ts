@@ -18,7 +18,7 @@ const refused = (text: string, parameter: string) => new ApiError('INVALID_PARAM
 
 /** The settings fields of a posted form, as typed: what the form shows when it is sent back. */
 export function keySettingsValues(f: Form): KeySettingsValues {
-  const endpoints = fields(f, 'endpoints')
+  const endpoints = fields(f, 'endpoints').filter((e) => e !== '')
   const choice = field(f, 'endpointsAllowed')
   // No choice sent (a client posting the name only): every endpoint, unless some are ticked.
   return { name: field(f, 'name').trim(), limit: field(f, 'monthlyCreditLimit').trim(), every: choice === 'every' || (choice !== 'only' && endpoints.length === 0), endpoints }

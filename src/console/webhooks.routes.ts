@@ -44,7 +44,8 @@ function doneNotice(request: FastifyRequest): Notice | undefined {
 }
 
 /** The endpoint fields of a posted form, as typed: what the form shows when it is sent back. */
-const webhookValues = (f: Form): WebhookValues => ({ url: field(f, 'url').trim(), events: fields(f, 'events'), enabled: field(f, 'enabled') === 'yes' })
+// A box with an empty value is none ticked (a browser sends nothing for it).
+const webhookValues = (f: Form): WebhookValues => ({ url: field(f, 'url').trim(), events: fields(f, 'events').filter((e) => e !== ''), enabled: field(f, 'enabled') === 'yes' })
 
 /** The address and events of a posted form, checked in the customer's words before the service sees them. */
 function checked(v: WebhookValues): { url: string; events: string[] } {

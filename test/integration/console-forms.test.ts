@@ -132,6 +132,23 @@ describe('signed-in forms', () => {
     expect(res.body).toContain('<option value="owner" selected>')
   })
 
+  it('an invitation with a role that is none is refused naming the role, and nothing is sent', async () => {
+    await browser.get('/console/members')
+    const sentBefore = mails.length
+    const res = await browser.post('/console/members/invite', { email: 'admin-role@example.com', role: 'admin' })
+    expect(res.statusCode).toBe(400)
+    expect(errorOf(res.body)).toBe("The role must be 'owner' or 'member'.")
+    expect(invalidFields(res.body).map((f) => f.name)).toEqual(['role'])
+    expect(mails.length).toBe(sentBefore)
+  })
+
+  it('a tick box sent with an empty value counts as none ticked', async () => {
+    await browser.get('/console/webhooks')
+    const res = await browser.post('/console/webhooks', { url: 'https://example.com/hooks', events: '' })
+    expect(res.statusCode).toBe(400)
+    expect(errorOf(res.body)).toBe('Tick at least one event to send to this endpoint.')
+  })
+
   it('joining by invitation with a short password asks again on the same form', async () => {
     await browser.get('/console/members')
     expect((await browser.post('/console/members/invite', { email: 'joiner@example.com', role: 'member' })).statusCode).toBe(303)
