@@ -75,12 +75,15 @@ class ConsoleWatch {
     if (!url.pathname.startsWith('/console')) return
     const what = `${r.request().method()} ${url.pathname}${url.search} → ${r.status()}`
     this.checked.push(what)
+    const redirect = r.status() >= 300 && r.status() < 400
+    const document = r.request().resourceType() === 'document' && !redirect
+    // The body is asked for at once: the browser drops it when its page moves on to another.
+    const reading = document ? this.markupOf(r) : undefined
     const csp = (await r.allHeaders())['content-security-policy']
     if (csp === undefined) this.problems.push(`${what}: no content-security-policy header`)
     else if (csp.includes("'unsafe-inline'") || !/script-src 'self'(;|$)/.test(csp) || !/style-src 'self'(;|$)/.test(csp)) this.problems.push(`${what}: weak CSP ${csp}`)
-    const redirect = r.status() >= 300 && r.status() < 400
-    if (r.request().resourceType() !== 'document' || redirect) return
-    const body = await r.text()
+    if (reading === undefined) return
+    const body = await reading
     this.parser ??= this.browser()
       .newContext()
       .then((c) => c.newPage())
@@ -98,6 +101,20 @@ class ConsoleWatch {
     const { scripts, ...counts } = found
     for (const [name, n] of Object.entries(counts)) if (n > 0) this.problems.push(`${what}: ${n} ${name}`)
     for (const src of scripts) if (src === null || !src.startsWith('/console/assets/')) this.problems.push(`${what}: script from ${src}`)
+  }
+
+  /**
+   * A document's markup. A page the test moved on from before its body was read is read again with
+   * the page's cookies, when it was a GET (a page, which reading again changes nothing of).
+   */
+  private async markupOf(r: Response): Promise<string> {
+    try {
+      return await r.text()
+    } catch (e) {
+      if (r.request().method() !== 'GET' || !/navigated away|No resource with given identifier/.test((e as Error).message)) throw e
+      const again = await r.frame().page().context().request.get(r.url(), { maxRedirects: 0 })
+      return again.text()
+    }
   }
 
   async settled(): Promise<void> {
