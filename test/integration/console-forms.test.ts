@@ -38,11 +38,16 @@ function invalidFields(body: string): { name: string; describedBy: string; value
     }))
 }
 
+/** The sign-up form, sent as a new visitor would, with `fields`; the visitor, to go on with. */
+async function signUpWith(fields: Record<string, string>) {
+  const visitor = new ConsoleClient(t.app)
+  await visitor.get('/console/sign-up')
+  return { visitor, res: await visitor.post('/console/sign-up', fields) }
+}
+
 describe('sign-up', () => {
   it('with every field empty names every missing field at once, and marks both', async () => {
-    const visitor = new ConsoleClient(t.app)
-    await visitor.get('/console/sign-up')
-    const res = await visitor.post('/console/sign-up', { email: '', password: '', accountName: '' })
+    const { res } = await signUpWith({ email: '', password: '', accountName: '' })
     expect(res.statusCode).toBe(400)
     expect(errorOf(res.body)).toBe('Fill in the email and the password.')
     expect(res.body).toContain('<div id="form-error"><p class="notice error" role="alert">Fill in the email and the password.</p></div>')
@@ -53,18 +58,14 @@ describe('sign-up', () => {
   })
 
   it('a blank email beside a short password says both', async () => {
-    const visitor = new ConsoleClient(t.app)
-    await visitor.get('/console/sign-up')
-    const res = await visitor.post('/console/sign-up', { email: ' ', password: 'abc' })
+    const { res } = await signUpWith({ email: ' ', password: 'abc' })
     expect(res.statusCode).toBe(400)
     expect(errorOf(res.body)).toBe('Fill in the email. The password must be at least 10 characters long (it has 3).')
     expect(invalidFields(res.body).map((f) => f.name)).toEqual(['email', 'password'])
   })
 
   it('a refusal of the service names the field as the form does, and keeps what was typed', async () => {
-    const visitor = new ConsoleClient(t.app)
-    await visitor.get('/console/sign-up')
-    const short = await visitor.post('/console/sign-up', { email: 'short@example.com', password: 'abcde', accountName: 'Short Co' })
+    const { visitor, res: short } = await signUpWith({ email: 'short@example.com', password: 'abcde', accountName: 'Short Co' })
     expect(short.statusCode).toBe(400)
     expect(errorOf(short.body)).toBe('The password must be at least 10 characters long (it has 5).')
     expect(invalidFields(short.body)).toEqual([{ name: 'password', describedBy: 'form-error password-hint', value: undefined }])
