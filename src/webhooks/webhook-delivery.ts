@@ -9,7 +9,7 @@ import type { Clock } from '../ports/clock.ts'
 import type { Attempt, DueDelivery, WebhookStore } from '../ports/webhook-store.ts'
 import { signatureOf } from './webhook-signature.ts'
 import { destinationProblem, resolveAll } from './webhook-settings.ts'
-import { guardedLookup, postWebhook, PrivateDestinationError, type WebhookPost } from './webhook-post.ts'
+import { guardedLookup, postWebhook, RefusedDestinationError, type WebhookPost } from './webhook-post.ts'
 
 /** Waits before the 2nd, 3rd, … attempt; the last repeats until the day is over. */
 export const RETRY_WAITS_MS = [30_000, 120_000, 600_000, 1_800_000, 3_600_000, 2 * 3_600_000, 4 * 3_600_000]
@@ -29,7 +29,7 @@ export interface DeliveryDeps {
   allowPrivate: boolean
   /** Sends one POST, resolving to the receiver's status (postWebhook in production). */
   post?: (url: string, post: WebhookPost) => Promise<number>
-  /** Name lookup for the destination check and the connection (DNS in production). */
+  /** Name lookup for the connection, which checks what it finds (DNS in production). */
   resolve?: (host: string) => Promise<string[]>
   timeoutMs?: number
 }
@@ -44,14 +44,14 @@ export function nextAttemptAt(createdAt: number, attempts: number, now: number):
 export function createDelivery(deps: DeliveryDeps) {
   const send = deps.post ?? postWebhook
   const timeoutMs = deps.timeoutMs ?? DELIVERY_TIMEOUT_MS
-  // The connection resolves the host again: it may only reach an address that passes the same check.
+  // A name is resolved once an attempt, by the connection, which reaches only an address that passed.
   const lookup = deps.allowPrivate ? undefined : guardedLookup(deps.resolve ?? resolveAll)
 
   async function attempt(d: DueDelivery): Promise<Attempt> {
     const at = deps.clock.now()
     const started = performance.now()
     const done = (status: number | null, error: string | null): Attempt => ({ at, status, error, durationMs: Math.round(performance.now() - started) })
-    const refused = await destinationProblem(d.url, deps.allowPrivate, deps.resolve)
+    const refused = destinationProblem(d.url, deps.allowPrivate)
     if (refused) return done(null, `Not sent: ${refused}.`)
     try {
       // A redirect could lead anywhere, a private address among them: it is not followed, and counts as a failure.
@@ -67,7 +67,7 @@ export function createDelivery(deps: DeliveryDeps) {
       })
       return status >= 200 && status < 300 ? done(status, null) : done(status, `The receiver answered ${status}.`)
     } catch (e) {
-      if (e instanceof PrivateDestinationError) return done(null, `Not sent: ${e.message}.`)
+      if (e instanceof RefusedDestinationError) return done(null, `Not sent: ${e.message}.`)
       const name = (e as { name?: string }).name
       if (name === 'TimeoutError' || name === 'AbortError') return done(null, `No answer within ${timeoutMs / 1000} s.`)
       const code = (e as { code?: unknown }).code

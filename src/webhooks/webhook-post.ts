@@ -1,8 +1,7 @@
 /**
  * One webhook POST over node:http(s). Where private addresses are refused, the socket finds its
- * address through a lookup that refuses them too: the address connected to is one that was checked,
- * so a name whose answer changes between the check before an attempt and the connection (DNS
- * rebinding) cannot lead a delivery into the service's own network.
+ * address through a lookup that refuses them: the name is resolved once, by the connection, so a
+ * name whose answer changes (DNS rebinding) cannot lead a delivery into the service's own network.
  */
 import type { LookupAddress, LookupOptions } from 'node:dns'
 import { request as httpRequest, type RequestOptions } from 'node:http'
@@ -10,28 +9,28 @@ import { request as httpsRequest } from 'node:https'
 import { isIP, type LookupFunction } from 'node:net'
 import { privateAddress } from './private-address.ts'
 
-/** A connection refused because its host resolved to a private or local address. */
-export class PrivateDestinationError extends Error {
-  readonly code = 'EPRIVATE'
-  constructor(readonly host: string) {
-    super(`the host ${host} resolves to a private or local address, which deliveries may not reach`)
-  }
-}
+/** A delivery not sent, because of what its host resolved to (or that it resolved to nothing). */
+export class RefusedDestinationError extends Error {}
 
-/** A socket lookup through `resolve` that refuses a host with any private or local address. */
+/**
+ * A socket lookup through `resolve` that refuses a host with any private or local address. It is
+ * the only resolution of an attempt, so the address connected to is one that was checked.
+ */
 export function guardedLookup(resolve: (host: string) => Promise<string[]>): LookupFunction {
   return (hostname: string, options: LookupOptions, callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => {
+    const refuse = (why: string) => callback(new RefusedDestinationError(`the host ${hostname} ${why}`), '')
     resolve(hostname).then(
       (found) => {
-        if (found.some(privateAddress)) return callback(new PrivateDestinationError(hostname), '')
+        if (found.length === 0) return refuse('has no address')
+        if (found.some(privateAddress)) return refuse('resolves to a private or local address, which deliveries may not reach')
         const family = typeof options.family === 'number' ? options.family : 0
         const usable: LookupAddress[] = found.map((address) => ({ address, family: isIP(address) })).filter((a) => family === 0 || a.family === family)
         const first = usable[0]
-        if (!first) return callback(Object.assign(new Error(`the host ${hostname} has no address`), { code: 'ENOTFOUND' }), '')
+        if (!first) return callback(Object.assign(new Error(`the host ${hostname} has no IPv${family} address`), { code: 'ENOTFOUND' }), '')
         if (options.all) callback(null, usable)
         else callback(null, first.address, first.family)
       },
-      (e: unknown) => callback(e instanceof Error ? e : new Error(String(e)), ''),
+      () => refuse('could not be resolved'),
     )
   }
 }

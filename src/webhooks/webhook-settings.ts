@@ -58,20 +58,14 @@ export function checkWebhookEvents(events: unknown): WebhookEventType[] {
 }
 
 /**
- * Why a delivery may not go to `url` now (its host resolves to a private address), or undefined when
- * it may. Checked at each attempt, since a name's addresses can change after it was accepted.
+ * Why a delivery may not go to `url` as written (its host is a private IP address), or undefined.
+ * A name is checked as it is resolved for the connection itself (webhook-post.ts), once an attempt,
+ * since its addresses can change after it was accepted.
  */
-export async function destinationProblem(url: string, allowPrivate: boolean, resolve: (host: string) => Promise<string[]> = resolveAll): Promise<string | undefined> {
+export function destinationProblem(url: string, allowPrivate: boolean): string | undefined {
   if (allowPrivate) return undefined
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '')
-  let addresses: string[]
-  try {
-    addresses = isIP(host) !== 0 ? [host] : await resolve(host)
-  } catch {
-    return `the host ${host} could not be resolved`
-  }
-  if (addresses.length === 0) return `the host ${host} has no address`
-  return addresses.some(privateAddress) ? `the host ${host} resolves to a private or local address, which deliveries may not reach` : undefined
+  return isIP(host) !== 0 && privateAddress(host) ? `the host ${host} is a private or local address, which deliveries may not reach` : undefined
 }
 
 /** Every address a name resolves to, by the system's lookup. */

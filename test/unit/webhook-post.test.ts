@@ -1,7 +1,7 @@
 /**
- * A delivery connects only to an address that passed the private-address check: the socket resolves
- * the host through the same check, so a name that answers a public address to the check and a
- * private one to the connection (DNS rebinding) is not reached.
+ * A delivery connects only to an address that passed the private-address check: the name is
+ * resolved once an attempt, by the socket, through the check, so a name whose answer changes (DNS
+ * rebinding) cannot lead it to a private address.
  */
 import type { LookupAddress } from 'node:dns'
 import { createServer } from 'node:http'
@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Attempt, DueDelivery, WebhookStore } from '../../src/ports/webhook-store.ts'
 import { createDelivery } from '../../src/webhooks/webhook-delivery.ts'
-import { guardedLookup, postWebhook, PrivateDestinationError } from '../../src/webhooks/webhook-post.ts'
+import { guardedLookup, postWebhook, RefusedDestinationError } from '../../src/webhooks/webhook-post.ts'
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts'
 
 /** A resolver answering each call with the next list of `answers` (the last one repeats). */
@@ -47,9 +47,12 @@ describe('the connection lookup of a delivery', () => {
     expect(await lookupWith(publicOnly.resolve, false, 6)).toEqual({ err: null, address: '2606:2800:220:1::1', family: 6 })
 
     const mixed = await lookupWith(answering(['93.184.216.34', '10.0.0.5']).resolve, true)
-    expect(mixed.err).toBeInstanceOf(PrivateDestinationError)
+    expect(mixed.err).toBeInstanceOf(RefusedDestinationError)
     expect(mixed.err?.message).toBe('the host hooks.test resolves to a private or local address, which deliveries may not reach')
-    expect((await lookupWith(answering([]).resolve, true)).err).toMatchObject({ code: 'ENOTFOUND' })
+    const none = (await lookupWith(answering([]).resolve, true)).err
+    expect([none instanceof RefusedDestinationError, none?.message]).toEqual([true, 'the host hooks.test has no address'])
+    const gone = await new Promise<Error | null>((done) => guardedLookup(async () => Promise.reject(new Error('ENOTFOUND')))('gone.test', { all: true }, (err) => done(err)))
+    expect([gone instanceof RefusedDestinationError, gone?.message]).toEqual([true, 'the host gone.test could not be resolved'])
     expect((await lookupWith(answering(['93.184.216.34']).resolve, false, 6)).err).toMatchObject({ code: 'ENOTFOUND' })
   })
 
@@ -66,13 +69,13 @@ describe('the connection lookup of a delivery', () => {
     expect(receiver.received.map((r) => r.body)).toEqual(['{"id":"evt_1"}'])
 
     const guarded = postWebhook(`http://hooks.test:${port}/hooks`, { headers: {}, body: '{}', timeoutMs: 5_000, lookup: guardedLookup(answering(['127.0.0.1']).resolve) })
-    await expect(guarded).rejects.toBeInstanceOf(PrivateDestinationError)
+    await expect(guarded).rejects.toBeInstanceOf(RefusedDestinationError)
     expect(receiver.received).toHaveLength(1)
   })
 })
 
-describe('a delivery to a name that rebinds', () => {
-  it('is not sent when the name answers the connection with a private address after a public one to the check', async () => {
+describe('a delivery to a name that resolves to a private address', () => {
+  it('resolves it once, by the connection, and is not sent: the answer checked is the one connected to', async () => {
     receiver = await startWebhookReceiver()
     const port = new URL(receiver.url).port
     const due: DueDelivery = { id: 'dlv_1', webhookId: 'wh_1', url: `http://rebind.test:${port}/hooks`, secret: 'whsec_x', body: '{"id":"evt_1"}', createdAt: 0, attempts: 0 }
@@ -81,11 +84,11 @@ describe('a delivery to a name that rebinds', () => {
       takeOne: async () => due,
       finish: async (_id: string, attempt: Attempt, next: { state: string; nextAt: number }) => void finished.push({ attempt, next }),
     } as unknown as WebhookStore
-    const dns = answering(['93.184.216.34'], ['127.0.0.1'])
+    const dns = answering(['127.0.0.1'], ['93.184.216.34'])
     const delivery = createDelivery({ store, clock: { now: () => 1_000 }, allowPrivate: false, resolve: dns.resolve, timeoutMs: 5_000 })
     await delivery.deliverOne('dlv_1')
 
-    expect(dns.calls).toEqual(['rebind.test', 'rebind.test'])
+    expect(dns.calls).toEqual(['rebind.test'])
     expect(receiver.received).toEqual([])
     expect(finished).toHaveLength(1)
     expect(finished[0]?.attempt).toMatchObject({
@@ -93,6 +96,16 @@ describe('a delivery to a name that rebinds', () => {
       error: 'Not sent: the host rebind.test resolves to a private or local address, which deliveries may not reach.',
     })
     expect(finished[0]?.next).toEqual({ state: 'pending', nextAt: 31_000 })
+  })
+
+  it('a private address as written is not sent, and nothing is resolved', async () => {
+    const finished: Attempt[] = []
+    const due: DueDelivery = { id: 'dlv_3', webhookId: 'wh_1', url: 'https://[::ffff:7f00:1]/hooks', secret: 'whsec_x', body: '{}', createdAt: 0, attempts: 0 }
+    const store = { takeOne: async () => due, finish: async (_id: string, attempt: Attempt) => void finished.push(attempt) } as unknown as WebhookStore
+    const dns = answering(['93.184.216.34'])
+    await createDelivery({ store, clock: { now: () => 0 }, allowPrivate: false, resolve: dns.resolve, timeoutMs: 2_000 }).deliverOne('dlv_3')
+    expect(dns.calls).toEqual([])
+    expect(finished[0]).toMatchObject({ status: null, error: 'Not sent: the host ::ffff:7f00:1 is a private or local address, which deliveries may not reach.' })
   })
 })
 
