@@ -19,10 +19,9 @@ import { keysBody, newKeyNotice, revokeConfirmBody, type KeyLine } from './views
 import { page, type Notice, type Section } from './views/layout.ts'
 import { membersBody } from './views/members.views.ts'
 import { usageBody, usageCsv } from './views/usage.views.ts'
-import { field, form, refusalNotice, send, type FieldLabels } from './forms.ts'
+import { field, form, formRefusal, refusalNotice, send, type FieldLabels } from './forms.ts'
 
 const ownersOnly = () => new ApiError('FORBIDDEN', 'Only an owner of this account can do this.')
-const refused = (text: string, parameter: string) => new ApiError('INVALID_PARAMETER', text, { parameter })
 
 /** The fields of each form here, as their labels name them. */
 const USAGE_FIELDS: FieldLabels = { from: '“From” day', to: '“To” day' }
@@ -77,10 +76,10 @@ export function registerAccountPages(app: FastifyInstance, deps: ConsoleDeps): v
     const name = values.name
     try {
       refuseIfSuspended(s)
-      if (name === '') throw refused('Give the key a name, such as where it is used.', 'name')
+      if (name === '') throw formRefusal('Give the key a name, such as where it is used.', 'name')
       // One live key a name: the same form sent again (a reload) makes no second secret nobody saw.
       if ((await deps.accountStore.listKeys(s.accountId)).some((k) => k.revokedAt === null && k.name === name)) {
-        throw refused(`A key in use is named “${name}” already; choose another name.`, 'name')
+        throw formRefusal(`A key in use is named “${name}” already; choose another name.`, 'name')
       }
       const created = await deps.accounts.createKey(s.accountId, { name, createdBy: s.userId, ...keySettings(values) })
       // The secret is in this answer only: no redirect, so it never travels in a URL or a later page.

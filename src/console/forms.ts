@@ -1,6 +1,6 @@
 /** Reading a posted form and answering with a page: the same few steps on every console route. */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { ApiError } from '../domain/errors.ts'
+import { ApiError } from '../domain/errors.ts'
 import type { Notice } from './views/layout.ts'
 
 export type Form = Record<string, string | undefined>
@@ -24,6 +24,9 @@ export function creditsTyped(typed: string, max: number): number | null | undefi
 }
 
 export const send = (reply: FastifyReply, status: number, body: string) => reply.code(status).type('text/html; charset=utf-8').send(body)
+
+/** A form's refusal, already in its words, about its field `field` (which the page marks invalid). */
+export const formRefusal = (text: string, field: string): ApiError => new ApiError('INVALID_PARAMETER', text, { parameter: field })
 
 /** What a form calls its fields, by the names the services give them (`password` → 'password', `from` → '“From” day'). */
 export type FieldLabels = Readonly<Record<string, string>>

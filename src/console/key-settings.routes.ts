@@ -8,13 +8,12 @@ import type { KeyShown } from '../domain/accounts/accounts.service.ts'
 import { ApiError, isApiError } from '../domain/errors.ts'
 import { KEY_ENDPOINTS, MAX_KEY_CREDIT_LIMIT } from '../key-caps/key-settings.ts'
 import type { ConsoleDeps } from './console-deps.ts'
-import { creditsTyped, field, fields, form, refusalNotice, send, type FieldLabels, type Form } from './forms.ts'
+import { creditsTyped, field, fields, form, formRefusal, refusalNotice, send, type FieldLabels, type Form } from './forms.ts'
 import { requireUser, USER_COOKIE, viewerOf, type SignedIn } from './session.ts'
 import { num } from './views/format.ts'
 import { editKeyBody, valuesOfKey, type KeySettingsValues } from './views/key-settings.views.ts'
 import { page, type Notice } from './views/layout.ts'
 
-const refused = (text: string, parameter: string) => new ApiError('INVALID_PARAMETER', text, { parameter })
 
 /** The settings fields of a posted form, as typed: what the form shows when it is sent back. */
 export function keySettingsValues(f: Form): KeySettingsValues {
@@ -31,12 +30,12 @@ export function keySettingsValues(f: Form): KeySettingsValues {
 export function keySettings(v: KeySettingsValues): { monthlyCreditLimit: number | null; endpoints: string[] | null } {
   const monthlyCreditLimit = creditsTyped(v.limit, MAX_KEY_CREDIT_LIMIT)
   if (monthlyCreditLimit === undefined) {
-    throw refused(`The monthly credit limit must be a whole number of credits from 0 to ${num(MAX_KEY_CREDIT_LIMIT)}, or blank for no limit.`, 'monthlyCreditLimit')
+    throw formRefusal(`The monthly credit limit must be a whole number of credits from 0 to ${num(MAX_KEY_CREDIT_LIMIT)}, or blank for no limit.`, 'monthlyCreditLimit')
   }
   if (v.every) return { monthlyCreditLimit, endpoints: null }
-  if (v.endpoints.length === 0) throw refused('Tick at least one endpoint under “Only these”, or choose “Every endpoint”.', 'endpoints')
+  if (v.endpoints.length === 0) throw formRefusal('Tick at least one endpoint under “Only these”, or choose “Every endpoint”.', 'endpoints')
   const unknown = v.endpoints.find((e) => !KEY_ENDPOINTS.includes(e))
-  if (unknown !== undefined) throw refused(`“${unknown.slice(0, 60)}” is not an endpoint of the API; tick the endpoints in the list.`, 'endpoints')
+  if (unknown !== undefined) throw formRefusal(`“${unknown.slice(0, 60)}” is not an endpoint of the API; tick the endpoints in the list.`, 'endpoints')
   return { monthlyCreditLimit, endpoints: [...new Set(v.endpoints)] }
 }
 
@@ -91,9 +90,9 @@ export function registerKeySettingsPages(app: FastifyInstance, deps: ConsoleDeps
     const { key, keys } = await editable(s, (request.params as { keyId: string }).keyId)
     const values = keySettingsValues(form(request))
     try {
-      if (values.name === '') throw refused('Give the key a name, such as where it is used.', 'name')
+      if (values.name === '') throw formRefusal('Give the key a name, such as where it is used.', 'name')
       if (keys.some((k) => k.id !== key.id && k.revokedAt === null && k.name === values.name)) {
-        throw refused(`Another key in use is named “${values.name}” already; choose another name.`, 'name')
+        throw formRefusal(`Another key in use is named “${values.name}” already; choose another name.`, 'name')
       }
       const settings = keySettings(values)
       const loosened = s.role === 'owner' ? undefined : memberLoosens(key, settings)

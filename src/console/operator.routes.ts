@@ -14,7 +14,7 @@ import type { Html } from './views/html.ts'
 import { page, type Notice } from './views/layout.ts'
 import { num } from './views/format.ts'
 import { accountBody, accountsBody, ordersBody, type GrantForm } from './views/operator.views.ts'
-import { field, form, refusalNotice, send } from './forms.ts'
+import { field, form, formRefusal, refusalNotice, send } from './forms.ts'
 
 const SEARCH_LIMIT = 50
 
@@ -118,7 +118,7 @@ export function registerOperatorPages(app: FastifyInstance, deps: ConsoleDeps, o
     try {
       // The range is checked here too, so that a sign or a size far out of it is told the same rule.
       if (!/^\d+$/.test(typed) || Number(typed) < PACK_MIN || Number(typed) > PACK_MAX) {
-        throw new ApiError('INVALID_PARAMETER', `A pack holds ${num(PACK_MIN)} to ${num(PACK_MAX)} credits: write a whole number in that range, such as 50000.`, { parameter: 'credits' })
+        throw formRefusal(`A pack holds ${num(PACK_MIN)} to ${num(PACK_MAX)} credits: write a whole number in that range, such as 50000.`, 'credits')
       }
       pack = await deps.metering.addPack(id, { credits: Number(typed) })
     } catch (e) {

@@ -10,7 +10,7 @@ import { WEBHOOK_EVENTS } from '../ports/webhook-store.ts'
 import { MAX_WEBHOOKS } from '../webhooks/webhook-settings.ts'
 import { DELIVERY_LIST_LIMIT, MAX_LOW_CREDITS, type WebhooksService } from '../webhooks/webhooks.service.ts'
 import type { ConsoleDeps } from './console-deps.ts'
-import { creditsTyped, field, fields, form, refusalNotice, send, type FieldLabels, type Form } from './forms.ts'
+import { creditsTyped, field, fields, form, formRefusal, refusalNotice, send, type FieldLabels, type Form } from './forms.ts'
 import { refuseIfSuspended, requireUser, USER_COOKIE, viewerOf, type SignedIn } from './session.ts'
 import { confirmBody } from './views/auth.views.ts'
 import { num } from './views/format.ts'
@@ -29,7 +29,6 @@ import {
 
 const ownersOnly = () => new ApiError('FORBIDDEN', 'Only an owner of this account can do this.')
 const noSuchEndpoint = () => new ApiError('NOT_FOUND', 'There is no such endpoint in this account.')
-const refused = (text: string, parameter: string) => new ApiError('INVALID_PARAMETER', text, { parameter })
 
 /** Short messages a redirect names by a word, so no text travels in a URL. */
 const DONE: Record<string, Notice> = {
@@ -49,10 +48,10 @@ const webhookValues = (f: Form): WebhookValues => ({ url: field(f, 'url').trim()
 
 /** The address and events of a posted form, checked in the customer's words before the service sees them. */
 function checked(v: WebhookValues): { url: string; events: string[] } {
-  if (v.url === '') throw refused('Give the address of your endpoint, such as https://example.com/pronet-events.', 'url')
-  if (v.events.length === 0) throw refused('Tick at least one event to send to this endpoint.', 'events')
+  if (v.url === '') throw formRefusal('Give the address of your endpoint, such as https://example.com/pronet-events.', 'url')
+  if (v.events.length === 0) throw formRefusal('Tick at least one event to send to this endpoint.', 'events')
   const unknown = v.events.find((e) => !(WEBHOOK_EVENTS as readonly string[]).includes(e))
-  if (unknown !== undefined) throw refused(`“${unknown.slice(0, 60)}” is not an event; tick the events in the list.`, 'events')
+  if (unknown !== undefined) throw formRefusal(`“${unknown.slice(0, 60)}” is not an event; tick the events in the list.`, 'events')
   return { url: v.url, events: [...new Set(v.events)] }
 }
 
@@ -124,7 +123,7 @@ export function registerWebhookPages(app: FastifyInstance, deps: ConsoleDeps): v
       // One endpoint an address: the same form sent again (a reload) makes no second secret nobody saw.
       const existing = await deps.webhooks.list(s.accountId)
       if (existing.some((w) => sameAddress(w.url, input.url))) {
-        throw refused('An endpoint with this address exists already; edit it to change its events.', 'url')
+        throw formRefusal('An endpoint with this address exists already; edit it to change its events.', 'url')
       }
       // Said here in the page's words; the service refuses it alike.
       if (existing.length >= MAX_WEBHOOKS) throw new ApiError('INVALID_PARAMETER', `An account has at most ${MAX_WEBHOOKS} webhook endpoints; delete one first.`)
@@ -166,7 +165,7 @@ export function registerWebhookPages(app: FastifyInstance, deps: ConsoleDeps): v
     try {
       const input = checked(values)
       if ((await deps.webhooks.list(s.accountId)).some((w) => w.id !== webhook.id && sameAddress(w.url, input.url))) {
-        throw refused('Another endpoint has this address already; choose another address.', 'url')
+        throw formRefusal('Another endpoint has this address already; choose another address.', 'url')
       }
       await deps.webhooks.update(s.accountId, webhook.id, { ...input, enabled: values.enabled })
     } catch (e) {
