@@ -260,9 +260,8 @@ export function createIdentityService(deps: IdentityDeps) {
    * Whether whoever sent an invitation is an owner of its account still: an owner removed or made a
    * member takes back the invitations they sent, which no owner left could otherwise see coming.
    */
-  async function senderOwns(record: EmailTokenRecord, owners?: ReadonlySet<string>): Promise<boolean> {
+  async function senderOwns(record: EmailTokenRecord): Promise<boolean> {
     if (record.createdBy === null || record.accountId === null) return false
-    if (owners) return owners.has(record.createdBy)
     const accountId = record.accountId
     return (await store.listMemberships(record.createdBy)).some((m) => m.accountId === accountId && m.role === 'owner')
   }
@@ -508,12 +507,12 @@ export function createIdentityService(deps: IdentityDeps) {
       const members = await store.listMembers(accountId)
       const owners = new Set(members.filter((m) => m.role === 'owner').map((m) => m.userId))
       const emails = new Map(members.map((m) => [m.userId, m.email]))
-      const open: OpenInvitation[] = []
-      for (const t of await store.openInvitations(accountId, clock.now())) {
-        if (t.email === null || t.role === null || !(await senderOwns(t, owners))) continue
-        open.push({ id: t.hash, email: t.email, role: t.role, invitedBy: emails.get(t.createdBy as string) ?? '', sentAt: t.createdAt, expiresAt: t.expiresAt })
-      }
-      return open
+      // Whoever sent one must be an owner still (see senderOwns): the account's owners are at hand.
+      return (await store.openInvitations(accountId, clock.now())).flatMap((t) =>
+        t.email === null || t.role === null || t.createdBy === null || !owners.has(t.createdBy)
+          ? []
+          : [{ id: t.hash, email: t.email, role: t.role, invitedBy: emails.get(t.createdBy) ?? '', sentAt: t.createdAt, expiresAt: t.expiresAt }],
+      )
     },
 
     /** An owner withdraws an open invitation: its link stops working. */
