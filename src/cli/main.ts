@@ -253,10 +253,10 @@ function fail(message: string): never {
  * without --json is thrown, to end the process with its stack.
  */
 export async function runCli(argv: readonly string[]): Promise<number | undefined> {
-  runArgv = argv
+  runArgv = jsonLast(argv)
   jsonOption = undefined
   try {
-    await buildCli().parseAsync(argv as string[])
+    await buildCli().parseAsync(runArgv as string[])
     return undefined
   } catch (e) {
     // The environment parsed but the world around it did not cooperate (a data dir, database or
@@ -287,6 +287,21 @@ export async function runCli(argv: readonly string[]): Promise<number | undefine
     reportError({ error: e instanceof Error ? e.message : String(e), code: 'INTERNAL_ERROR' })
     return 1
   }
+}
+
+/**
+ * `pronet --json keys list` as `pronet keys list --json`: each command takes --json as its own
+ * option, and one written before the command is meant for it, as with the global flags of other
+ * tools. Options after a `--` are left where they are.
+ */
+function jsonLast(argv: readonly string[]): readonly string[] {
+  let lead = 2
+  while (argv[lead] === '--json') lead++
+  if (lead === 2) return argv
+  const rest = argv.slice(lead)
+  const end = rest.indexOf('--')
+  const flags = Array<string>(lead - 2).fill('--json')
+  return end < 0 ? [...argv.slice(0, 2), ...rest, ...flags] : [...argv.slice(0, 2), ...rest.slice(0, end), ...flags, ...rest.slice(end)]
 }
 
 /**

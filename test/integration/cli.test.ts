@@ -686,8 +686,10 @@ describe('pronet CLI', () => {
     // A number with no bound of its own says its least value only.
     const badQuote = await pronet('packs', 'quote', 'abc', '--json')
     expect([badQuote.code, envelope(badQuote)]).toEqual([2, { error: expect.stringMatching(/credits must be an integer of at least 1\.$/), code: 'INVALID_PARAMETER' }])
-    // --json before the command only reaches the program, which does not know it: a usage error, as JSON.
-    expect([earlyJson.code, envelope(earlyJson).code]).toEqual([2, 'INVALID_PARAMETER'])
+    // --json before the command is the command's own, as after it.
+    expect([earlyJson.code, earlyJson.stdout, envelope(earlyJson)]).toEqual([1, '', { error: "No account 'acc_nope'.", code: 'NOT_FOUND' }])
+    const earlyQuote = await pronet('--json', 'packs', 'quote', '200000')
+    expect([earlyQuote.code, JSON.parse(earlyQuote.stdout)]).toEqual([0, { credits: 200_000, price: 270 }])
 
     // A bad environment (exit 2) and an unexpected failure (exit 1, INTERNAL_ERROR) are JSON too.
     const badEnv = await pronetWith({ PRONET_SEED: 'huge' }, 'accounts', 'show', 'acc_nope', '--json')
