@@ -33,7 +33,12 @@ export class ApiError extends Error {
     /** Extra response headers, e.g. Retry-After on a 429. */
     readonly headers?: Record<string, string>,
   ) {
+    // An answer, not a fault: no one reads its stack, and collecting one was a large part of what a
+    // refused call (a client far past its rate limit, say) cost the node.
+    const limit = Error.stackTraceLimit
+    Error.stackTraceLimit = 0
     super(message)
+    Error.stackTraceLimit = limit
     this.name = 'ApiError'
     this.status = ERROR_STATUS[code]
   }
