@@ -28,13 +28,10 @@ import { registerUpstreamAdminRoutes } from './live-source/upstream.admin.routes
 import { registerMetaRoutes } from './http/routes/meta.routes.ts'
 import { registerOrderAdminRoutes } from './http/routes/orders.admin.routes.ts'
 import { registerWebhookAdminRoutes } from './http/routes/webhooks.admin.routes.ts'
-import { notFoundPage, registerConsole } from './console/console.plugin.ts'
+import { registerConsole, sendConsoleNotFound } from './console/console.plugin.ts'
 import { createAccountSearch } from './domain/accounts/account-search.ts'
 import { registerStripeWebhookRoute } from './payments/stripe-webhook.routes.ts'
 import { registerHttpMetrics } from './observability/http-metrics.ts'
-
-/** The policy of the console's not-found page when Fastify's router could not read the path: its stylesheet, nothing else. */
-const CONSOLE_NOT_FOUND_CSP = "default-src 'none'; style-src 'self'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
 /** How long a closing node leaves idle kept-alive connections open for a call already on its way. */
 export const DRAIN_GRACE_MS = 2_000
@@ -71,10 +68,7 @@ export async function buildApp(c: Container, options: AppOptions = {}): Promise<
       secure.apply(reply as FastifyReply)
       reply.header('x-request-id', request.id)
       // A console path is a page for a person: its 404 is the console's page, with its stylesheet.
-      if (request.url.startsWith('/console/')) {
-        void (reply as FastifyReply).code(404).type('text/html; charset=utf-8').header('content-security-policy', CONSOLE_NOT_FOUND_CSP).send(notFoundPage())
-        return
-      }
+      if (request.url.startsWith('/console/')) return sendConsoleNotFound(reply as FastifyReply)
       void notFound?.(request as FastifyRequest, reply as FastifyReply)
     },
     // No per-request logger: a child logger per request is a noticeable share of a cached response's

@@ -116,8 +116,19 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps, o
 }
 
 /** The console's answer to a path it does not have. */
-export function notFoundPage(): string {
+function notFoundPage(): string {
   return page({ title: 'Not found', body: messageBody('There is no such page.', { href: '/console/', label: 'Go to the console' }) })
+}
+
+/** The policy of the not-found page sent outside the console's scope: its stylesheet, nothing else. */
+const NOT_FOUND_CSP = "default-src 'none'; style-src 'self'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+
+/**
+ * The not-found page for a console path Fastify's router could not read (`/console/keys/%zz`): it
+ * never reaches the console's scope, so the page brings its own policy.
+ */
+export function sendConsoleNotFound(reply: FastifyReply): void {
+  void send(reply.header('content-security-policy', NOT_FOUND_CSP), 404, notFoundPage())
 }
 
 /** A refusal or a failure as a page: the catalogue's message for a refusal, nothing internal ever. */

@@ -14,7 +14,6 @@ import { num } from './views/format.ts'
 import { editKeyBody, valuesOfKey, type KeySettingsValues } from './views/key-settings.views.ts'
 import { page, type Notice } from './views/layout.ts'
 
-
 /** The settings fields of a posted form, as typed: what the form shows when it is sent back. */
 export function keySettingsValues(f: Form): KeySettingsValues {
   const endpoints = fields(f, 'endpoints').filter((e) => e !== '')

@@ -134,13 +134,14 @@ function counted(value: number | undefined, name: string, rule: PriceRule): numb
   return value
 }
 
+/** What a 404 for a record that does not exist bills, as the price is told: the rule's, never more than one call's price. */
+export const notFoundCredits = (rule: Exclude<PriceRule, { kind: 'free' }>): number => Math.min(rule.notFound, rule.credits)
+
 /**
  * What a call bills when it ends, never more than was held for it: a delivered response (200) its
  * full price, or for a per-found rule the entries `found` with a record; a 404 of a missing record
  * the rule's `notFound`; every other outcome nothing.
  */
-/** What a 404 for a record that does not exist bills, as the price is told: the rule's, never more than one call's price. */
-export const notFoundCredits = (rule: Exclude<PriceRule, { kind: 'free' }>): number => Math.min(rule.notFound, rule.credits)
 
 export function billed(rule: PriceRule, outcome: { status: number; held: number; found?: number | undefined }): number {
   if (rule.kind === 'free') return 0
