@@ -20,6 +20,11 @@
  *    Idempotency-Key of its own, so each claims its key and keeps its answer: what a client that
  *    sends the header on every call costs, beside the same calls without it. Measured last, in rounds
  *    of their own: every answer kept is a row of the store.
+ *  - sqlite, postgres+redis and postgres+redis x3 again at BENCH_SATURATION_CONNECTIONS (default 256;
+ *    0 skips them), in rounds of their own after the first cases. A node on PostgreSQL answers a call
+ *    only once its batch has committed, so with 50 connections it spends part of each batch waiting
+ *    for the database; with enough connections every process has work queued, and the ratios say what
+ *    each arrangement serves at most on this machine rather than at this client's concurrency.
  * Every call is metered in full: rate budget (memory | Redis), hold and settle with the usage line
  * committed before the response (SQLite group commit | PostgreSQL batches).
  *
@@ -55,6 +60,8 @@ const SEED_SMALL = process.env.BENCH_SEED_SMALL !== '0'
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const PROFILES = Number(process.env.BENCH_PROFILES ?? 300)
 const CONNECTIONS = 50
+/** Connections of the saturated cases (0: they are skipped). */
+const SATURATION_CONNECTIONS = Number(process.env.BENCH_SATURATION_CONNECTIONS ?? 256)
 /** A folder: every node runs with --cpu-prof and writes its profile there when it stops. */
 const CPU_PROF = process.env.BENCH_CPU_PROF
 const ADMIN_URL = process.env.PRONET_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -106,8 +113,8 @@ function checked(out: string): Served {
   return { rps, responses }
 }
 
-function wrk(port: number, paths: string[], key: string, keyed = false): Served {
-  return checked(runWrk({ url: `http://127.0.0.1:${port}`, paths, headers: { 'x-api-key': key }, seconds: SECONDS, connections: CONNECTIONS, keyed }))
+function wrk(port: number, paths: string[], key: string, keyed = false, connections = CONNECTIONS): Served {
+  return checked(runWrk({ url: `http://127.0.0.1:${port}`, paths, headers: { 'x-api-key': key }, seconds: SECONDS, connections, keyed }))
 }
 
 /** A run with the key of an account limited to 10 calls a second: all but a few calls are refused. */
@@ -118,9 +125,9 @@ function wrkRefused(port: number, paths: string[], key: string): Served {
   return { rps, responses }
 }
 
-/** The nodes driven together, CONNECTIONS shared between them; the sum of their rates. */
-async function wrkTogether(group: Node[], paths: string[]): Promise<Served> {
-  const each = Math.round(CONNECTIONS / group.length)
+/** The nodes driven together, `connections` shared between them; the sum of their rates. */
+async function wrkTogether(group: Node[], paths: string[], connections = CONNECTIONS): Promise<Served> {
+  const each = Math.round(connections / group.length)
   const outs = await Promise.all(
     group.map((n) => runWrkAsync({ url: `http://127.0.0.1:${n.port}`, paths, headers: { 'x-api-key': n.key }, seconds: SECONDS, connections: each })),
   )
@@ -239,11 +246,20 @@ async function main(): Promise<void> {
       { name: 'sqlite keyed', nodes: [nodes[0]!], run: async () => wrk(nodes[0]!.port, paths, nodes[0]!.key, true) },
       { name: 'postgres+redis keyed', nodes: [first], run: async () => wrk(first.port, paths, first.key, true) },
     ]
+    const sat = SATURATION_CONNECTIONS
+    const saturatedCases: typeof cases =
+      sat > 0
+        ? [
+            { name: `sqlite -c${sat}`, nodes: [nodes[0]!], run: async () => wrk(nodes[0]!.port, paths, nodes[0]!.key, false, sat) },
+            { name: `postgres+redis -c${sat}`, nodes: [first], run: async () => wrk(first.port, paths, first.key, false, sat) },
+            { name: `postgres+redis x3 -c${sat}`, nodes: group, run: () => wrkTogether(group, paths, sat) },
+          ]
+        : []
     for (const n of nodes) wrk(n.port, paths.slice(0, 20), n.key) // warm-up: caches, JIT, pools
-    const all = [...cases, ...refusedCases, ...keyedCases]
+    const all = [...cases, ...saturatedCases, ...refusedCases, ...keyedCases]
     const rps = new Map<string, number[]>(all.map((c) => [c.name, []]))
     const cpu = new Map<string, CpuPerCall[]>(all.map((c) => [c.name, []]))
-    for (const set of [cases, refusedCases, keyedCases]) {
+    for (const set of [cases, saturatedCases, refusedCases, keyedCases]) {
       for (let r = 0; r < ROUNDS; r++) {
         for (const c of r % 2 === 0 ? set : [...set].reverse()) {
           // PostgreSQL's backends come and go with the pools: they are looked up as each run starts and ends.
@@ -254,14 +270,15 @@ async function main(): Promise<void> {
         }
       }
     }
-    console.log(`pronet scale-out benchmark: GET /api/v1/profile metered, ${PROFILES}-profile network, wrk -t1 -c${CONNECTIONS} (x3: three of -c${Math.round(CONNECTIONS / 3)}), ${SECONDS} s × ${ROUNDS} rounds; nodes' Node flags (npm start's): ${startScriptNodeFlags(ROOT).join(' ') || 'none'}`)
+    console.log(`pronet scale-out benchmark: GET /api/v1/profile metered, ${PROFILES}-profile network, wrk -t1 -c${CONNECTIONS} (x3: three of -c${Math.round(CONNECTIONS / 3)}; saturated cases: -c${sat}), ${SECONDS} s × ${ROUNDS} rounds; nodes' Node flags (npm start's): ${startScriptNodeFlags(ROOT).join(' ') || 'none'}`)
     if (small) console.log(`  seeding the small network: PostgreSQL ${small.postgres.toFixed(1)} s, SQLite ${small.sqlite.toFixed(1)} s`)
     const base = median(rps.get('sqlite')!)
     const onePg = median(rps.get('postgres+redis')!)
+    const ratioOf = (a: string, b: string) => median(rps.get(a)!) / median(rps.get(b)!)
     for (const [name, xs] of rps) {
       const spread = `${Math.round(Math.min(...xs)).toLocaleString('en-US')}–${Math.round(Math.max(...xs)).toLocaleString('en-US')}`
       console.log(
-        `  ${name.padEnd(26)} ${xs.map((x) => Math.round(x).toLocaleString('en-US').padStart(8)).join(' ')}   median ${Math.round(median(xs)).toLocaleString('en-US').padStart(8)} req/s (spread ${spread})   ÷ sqlite ${(median(xs) / base).toFixed(2)}${name.startsWith('postgres+redis x3') || name.startsWith('x3') ? `   ÷ one postgres node ${(median(xs) / onePg).toFixed(2)}` : ''}`,
+        `  ${name.padEnd(26)} ${xs.map((x) => Math.round(x).toLocaleString('en-US').padStart(8)).join(' ')}   median ${Math.round(median(xs)).toLocaleString('en-US').padStart(8)} req/s (spread ${spread})   ÷ sqlite ${(median(xs) / base).toFixed(2)}${(name === 'postgres+redis x3' || name.startsWith('x3')) ? `   ÷ one postgres node ${(median(xs) / onePg).toFixed(2)}` : ''}`,
       )
     }
     if ([...cpu.values()].every((xs) => xs.length === ROUNDS)) {
@@ -278,6 +295,13 @@ async function main(): Promise<void> {
       }
     }
     const ratios = (a: string, b: string) => rps.get(a)!.map((x, i) => (x / rps.get(b)![i]!).toFixed(2)).join(' ')
+    if (sat > 0) {
+      const [s1, p1, p3] = saturatedCases.map((c) => c.name) as [string, string, string]
+      console.log(
+        `  at -c${sat}: postgres ÷ sqlite ${ratioOf(p1, s1).toFixed(2)} (per round ${ratios(p1, s1)}); ` +
+          `x3 ÷ one postgres node ${ratioOf(p3, p1).toFixed(2)} (per round ${ratios(p3, p1)})`,
+      )
+    }
     console.log(
       `  per round: postgres ÷ sqlite ${ratios('postgres+redis', 'sqlite')}; x3 ÷ one postgres node ${ratios('postgres+redis x3', 'postgres+redis')}; ` +
         `x3 on one account ÷ one postgres node ${ratios('x3, one account', 'postgres+redis')}; ` +
