@@ -270,7 +270,7 @@ async function main(): Promise<void> {
         }
       }
     }
-    console.log(`pronet scale-out benchmark: GET /api/v1/profile metered, ${PROFILES}-profile network, wrk -t1 -c${CONNECTIONS} (x3: three of -c${Math.round(CONNECTIONS / 3)}; saturated cases: -c${sat}), ${SECONDS} s × ${ROUNDS} rounds; nodes' Node flags (npm start's): ${startScriptNodeFlags(ROOT).join(' ') || 'none'}`)
+    console.log(`pronet scale-out benchmark: GET /api/v1/profile metered, ${PROFILES}-profile network, wrk -t1 -c${CONNECTIONS} (x3: three of -c${Math.round(CONNECTIONS / 3)}${sat > 0 ? `; saturated cases: -c${sat}` : ''}), ${SECONDS} s × ${ROUNDS} rounds; nodes' Node flags (npm start's): ${startScriptNodeFlags(ROOT).join(' ') || 'none'}`)
     if (small) console.log(`  seeding the small network: PostgreSQL ${small.postgres.toFixed(1)} s, SQLite ${small.sqlite.toFixed(1)} s`)
     const base = median(rps.get('sqlite')!)
     const onePg = median(rps.get('postgres+redis')!)
