@@ -142,7 +142,6 @@ export const notFoundCredits = (rule: Exclude<PriceRule, { kind: 'free' }>): num
  * full price, or for a per-found rule the entries `found` with a record; a 404 of a missing record
  * the rule's `notFound`; every other outcome nothing.
  */
-
 export function billed(rule: PriceRule, outcome: { status: number; held: number; found?: number | undefined }): number {
   if (rule.kind === 'free') return 0
   const owed =
