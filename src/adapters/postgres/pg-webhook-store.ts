@@ -82,15 +82,12 @@ export function createPgWebhookStore(pool: PgPool): WebhookStore {
       return r.rowCount === 1
     },
     async claimTest(webhookId, now, intervalMs) {
-      // One statement: its SELECT reads the row as it was before the UPDATE, so a refusal says when the last test was.
-      const { rows } = await pool.query<{ taken: number; last: string }>(
-        `WITH t AS (UPDATE webhooks SET last_test_at = $2 WHERE id = $1 AND last_test_at <= $3 RETURNING 1)
-         SELECT (SELECT count(*) FROM t)::int AS taken, last_test_at AS last FROM webhooks WHERE id = $1`,
-        [webhookId, now, now - intervalMs],
-      )
-      const row = rows[0]
-      if (row?.taken === 1) return null
-      return row ? Number(row.last) : now
+      const taken = await pool.query('UPDATE webhooks SET last_test_at = $2 WHERE id = $1 AND last_test_at <= $3', [webhookId, now, now - intervalMs])
+      if (taken.rowCount === 1) return null
+      // A statement of its own: its snapshot sees the test that won the race, which a SELECT in the
+      // UPDATE's statement (whose snapshot predates the winner's commit) would not.
+      const { rows } = await pool.query<{ last: string }>('SELECT last_test_at AS last FROM webhooks WHERE id = $1', [webhookId])
+      return rows[0] ? Number(rows[0].last) : now
     },
     async delete(accountId, webhookId) {
       return transaction(async (c) => {
