@@ -57,7 +57,14 @@ describe('tools/list', () => {
       expect(d, name).toContain('["*"]')
     }
     expect(byName.get('get_post_engagement')?.description).toContain('Cost: 2 credits per call')
-    expect(byName.get('get_posts')?.description).toContain('1 credit per started block of 50 of `count`')
+    // Tiers only for counts the call accepts: posts stop at 50, company posts are served at 100 at most.
+    expect(byName.get('get_posts')?.description).toContain('Cost: 1 credit per call (`count` 1-50); a record that does not exist: 1 credit.')
+    expect(byName.get('get_profile_reactions')?.description).toContain('Cost: 1 credit per call (`count` 1-50);')
+    expect(byName.get('get_posts')?.description).not.toContain('51-100')
+    expect(byName.get('get_company_posts')?.description).toContain(
+      'Cost: 1 credit per started block of 50 of `count` (count 1-50: 1 credit, 51-100: 2 credits; a larger count is served as 100);',
+    )
+    expect(byName.get('get_profile_articles')?.description).toContain('51-100: 2 credits; a larger count is served as 100)')
     expect(byName.get('get_company_batch')?.description).toContain('1 credit per company found')
     expect(byName.get('get_balance')?.description).toContain('free (0 credits)')
     expect(byName.get('get_profile')?.description).toContain(`texts over ${DEFAULT_TEXT_LIMIT} characters are cut`)

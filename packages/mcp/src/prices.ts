@@ -22,16 +22,21 @@ export interface Price {
   notFound: number
 }
 
-/** The price as a tool's description states it. */
-export function priceText(price: Price): string {
+/** The price as a tool's description states it; `countMax`, the largest `count` the call accepts, keeps its tiers to counts that exist. */
+export function priceText(price: Price, countMax?: number): string {
   const { rule } = price
   const credits = (n: number) => `${n} credit${n === 1 ? '' : 's'}`
   const missing = price.notFound > 0 ? `; a record that does not exist: ${credits(price.notFound)}` : ''
   switch (rule.kind) {
     case 'flat':
       return `${credits(rule.credits)} per call${missing}`
-    case 'perBlock':
-      return `${credits(rule.credits)} per started block of ${rule.block} of \`count\` (count 1-${rule.block}: ${credits(rule.credits)}, ${rule.block + 1}-${rule.block * 2}: ${credits(rule.credits * 2)})${missing}`
+    case 'perBlock': {
+      const top = Math.min(countMax ?? Infinity, rule.clampedAt ?? Infinity)
+      if (top <= rule.block) return `${credits(rule.credits)} per call (\`count\` 1-${top})${missing}`
+      const clamped = rule.clampedAt !== undefined && (countMax === undefined || countMax > rule.clampedAt) ? `; a larger count is served as ${rule.clampedAt}` : ''
+      const upper = Math.min(top, rule.block * 2)
+      return `${credits(rule.credits)} per started block of ${rule.block} of \`count\` (count 1-${rule.block}: ${credits(rule.credits)}, ${rule.block + 1}-${upper}: ${credits(rule.credits * 2)}${clamped})${missing}`
+    }
     case 'perGroup':
       return `${credits(rule.credits)} per started group of ${rule.group} profiles named${missing}`
     case 'perFound':

@@ -139,7 +139,8 @@ export function descriptionOf(spec: ToolSpec): string {
     spec.defaultFields === null
       ? 'Answer: the whole answer unless `fields` names some of it.'
       : `Answer, by default: ${compact(spec.defaultFields)}; texts over ${DEFAULT_TEXT_LIMIT} characters are cut. Pass \`fields\` to choose (dotted paths, such as "${spec.fieldsExample ?? spec.defaultFields.find((f) => f.includes('.'))}"), or ["*"] for the whole answer; fields named are never cut.`
-  return [`${op.summary}.`, spec.hint, `Cost: ${priceText(spec.price)}.`, view].filter(Boolean).join(' ')
+  const countMax = op.query.find((p) => p.name === 'count')?.schema.maximum
+  return [`${op.summary}.`, spec.hint, `Cost: ${priceText(spec.price, typeof countMax === 'number' ? countMax : undefined)}.`, view].filter(Boolean).join(' ')
 }
 
 /** Paths written as a tree, "posts{id, content, profile{name}}, hasMore", to keep descriptions short. */
