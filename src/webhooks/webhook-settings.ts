@@ -38,10 +38,21 @@ export function checkWebhookUrl(url: unknown, allowPrivate: boolean): string {
   if (parsed.protocol !== 'https:' && !(allowPrivate && parsed.protocol === 'http:')) throw invalidParameter('url', 'must be an https address.')
   if (parsed.username !== '' || parsed.password !== '') throw invalidParameter('url', 'must carry no user name or password; deliveries are signed instead.')
   const host = parsed.hostname.replace(/^\[|\]$/g, '')
+  if (isIP(host) === 0 && !dnsName(host)) throw invalidParameter('url', 'must name a host that can exist: labels of at most 63 characters, 253 in all.')
   if (!allowPrivate && (localName(host) || (isIP(host) !== 0 && privateAddress(host)))) {
     throw invalidParameter('url', 'must be an address on the public internet, not a private or local one.')
   }
-  return parsed.toString()
+  // The address is kept as the URL parser writes it (a path of "/" added, characters escaped), which
+  // may be longer than what was given.
+  const written = parsed.toString()
+  if (written.length > MAX_WEBHOOK_URL) throw invalidParameter('url', `must be an https address of at most ${MAX_WEBHOOK_URL} characters.`)
+  return written
+}
+
+/** A host name DNS can carry (as the URL parser writes it, international names in their ASCII form): labels of 1 to 63 characters, 253 in all, a trailing dot aside. */
+function dnsName(host: string): boolean {
+  const name = host.endsWith('.') ? host.slice(0, -1) : host
+  return name.length > 0 && name.length <= 253 && name.split('.').every((label) => label.length > 0 && label.length <= 63)
 }
 
 /** The events an endpoint takes: known names, each once, at least one. */

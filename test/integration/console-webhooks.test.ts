@@ -279,6 +279,9 @@ describe('bad input', () => {
       ['not absolute', endpoint('example.com/x', ['order.paid']), 'The address must be an absolute https address, such as https://example.com/pronet-events.'],
       ['a password in it', endpoint('https://user:pw@example.com/x', ['order.paid']), 'The address must carry no user name or password; deliveries are signed instead.'],
       ['too long', endpoint(`https://example.com/${'x'.repeat(2048)}`, ['order.paid']), 'The address must be an https address of at most 2048 characters.'],
+      // 2048 characters as typed (the field's limit), 2050 once the parser escapes the space.
+      ['too long as kept', endpoint(`https://example.com/${'x'.repeat(2000)} ${'y'.repeat(27)}`, ['order.paid']), 'The address must be an https address of at most 2048 characters.'],
+      ['a host that cannot exist', endpoint(`https://${'a'.repeat(64)}.example.com/x`, ['order.paid']), 'The address must name a host that can exist: labels of at most 63 characters, 253 in all.'],
       ['no event ticked', endpoint('https://example.com/x', []), NO_EVENT],
       ['an event that does not exist', endpoint('https://example.com/x', ['order.paid', 'order.refunded']), '“order.refunded” is not an event; tick the events in the list.'],
     ]

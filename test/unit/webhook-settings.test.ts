@@ -19,6 +19,24 @@ describe('a webhook address', () => {
     expect(() => checkWebhookUrl(`https://example.com/${'x'.repeat(2048)}`, false)).toThrow(/at most 2048/)
   })
 
+  it('is at most 2048 characters as it is kept, and names a host DNS can carry', () => {
+    // 2048 characters as given; kept with the path the URL parser adds, it would be 2049.
+    const given = `https://${'a'.repeat(63)}.${'b'.repeat(63)}.example.com${'?q'.padEnd(2048 - 'https://'.length - 63 - 1 - 63 - '.example.com'.length, 'x')}`
+    expect(given.length).toBe(2048)
+    expect(() => checkWebhookUrl(given, false)).toThrow(/at most 2048 characters/)
+    const shorter = given.slice(0, -1)
+    expect(checkWebhookUrl(shorter, false)).toBe(shorter.replace('.com?', '.com/?'))
+    expect(checkWebhookUrl(shorter, false)).toHaveLength(2048)
+    const noPath = `https://${Array.from({ length: 3 }, () => 'a'.repeat(63)).join('.')}.example.com`
+    expect(checkWebhookUrl(noPath, false)).toBe(`${noPath}/`)
+    expect(() => checkWebhookUrl(`https://example.com${'/x'.repeat(1014)}`, false)).not.toThrow()
+    expect(() => checkWebhookUrl(`https://example.com/${'é'.repeat(1000)}`, false)).toThrow(/at most 2048 characters/)
+    expect(checkWebhookUrl('https://example.com./hook', false)).toBe('https://example.com./hook')
+    for (const bad of [`https://${'a'.repeat(64)}.example.com/`, `https://${Array.from({ length: 4 }, () => 'a'.repeat(63)).join('.')}.com/`, 'https://a..example.com/']) {
+      expect(() => checkWebhookUrl(bad, false), bad).toThrow(/must name a host that can exist/)
+    }
+  })
+
   it('may be private or plain http only where the operator allows it', () => {
     expect(checkWebhookUrl('http://127.0.0.1:8080/hook', true)).toBe('http://127.0.0.1:8080/hook')
     expect(() => checkWebhookUrl('https://u:p@127.0.0.1/', true)).toThrow(/user name or password/)
