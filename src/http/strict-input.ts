@@ -31,8 +31,8 @@ export function strictQuery(schema: TSchema | undefined): ((request: FastifyRequ
     }
     for (const name of integers) {
       const raw = query[name]
-      // Absent and empty parameters keep the validator's own answers.
-      if (typeof raw !== 'string' || raw === '') continue
+      // An absent one keeps the validator's own answer; an empty one is refused as any other text.
+      if (typeof raw !== 'string') continue
       if (!/^-?\d+$/.test(raw)) throw invalidParameter(name, 'must be a whole number written in decimal digits.')
       const digits = raw.replace(/^-0*|^0+(?=\d)/, '')
       if (digits.length > HUGE_DIGITS.length) query[name] = raw.startsWith('-') ? `-${HUGE_DIGITS}` : HUGE_DIGITS

@@ -65,6 +65,15 @@ describe('integer query parameters', () => {
     expect(await debits()).toBe(0)
   })
 
+  it('refuse an empty value as any other text, in the same words', async () => {
+    for (const [path, param] of PARAMS) {
+      const body = expectError(await t.get(`${path}&${param}=`, key), 400, 'INVALID_PARAMETER')
+      expect(body.error, `${path} ${param}=`).toBe(`Invalid parameter '${param}': must be a whole number written in decimal digits.`)
+      expect(body.details).toEqual({ parameter: param })
+    }
+    expect(await debits()).toBe(0)
+  })
+
   it('offsets with more digits than an integer holds give an empty page, never a 500', async () => {
     for (const value of ['10000000000000000000', '9223372036854775807', '123456789012345678901234567890']) {
       const comments = await t.get(`/api/v1/post/comments?postUrlOrUrn=${q(PERSON_POST_ID)}&start=${value}`, key)
