@@ -378,6 +378,19 @@ describe('admin API: fields read as sent (no coercion; null is omitted, never 0 
       expect(err.error).toContain("'credits'")
     }
   })
+
+  it('a pack\'s size is refused by the smallest and largest there are', async () => {
+    const { id } = (await admin('POST', '/admin/v1/accounts', { name: 'packs', plan: 'free' })).json().account
+    const before = (await admin('GET', `/admin/v1/accounts/${id}`)).json()
+    for (const [credits, bound] of [[0, 'must be >= 50000'], [1, 'must be >= 50000'], [50_000_250, 'must be <= 50000000']] as const) {
+      const added = expectError(await admin('POST', `/admin/v1/accounts/${id}/packs`, { credits }), 400, 'INVALID_PARAMETER')
+      expect(added.error, String(credits)).toBe(`Invalid parameter 'credits': ${bound}.`)
+      const quoted = expectError(await admin('GET', `/admin/v1/packs/quote?credits=${credits}`), 400, 'INVALID_PARAMETER')
+      expect(quoted.error, String(credits)).toBe(`Invalid parameter 'credits': ${bound}.`)
+    }
+    expect(expectError(await admin('POST', `/admin/v1/accounts/${id}/packs`, { credits: 60_000 }), 400, 'INVALID_PARAMETER').error).toContain('steps of 50,000')
+    expect((await admin('GET', `/admin/v1/accounts/${id}`)).json()).toEqual(before)
+  })
 })
 
 describe('admin API: a new creditsLimit within the period keeps what was used', () => {

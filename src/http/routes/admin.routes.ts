@@ -23,6 +23,7 @@ import {
   QuoteSchema,
 } from '../../contract/admin.schemas.ts'
 import { SubscriptionSchema } from '../../contract/resources.schemas.ts'
+import { PACK_MAX, PACK_MIN } from '../../domain/billing/pack-pricing.ts'
 import { described } from '../../contract/responses.schemas.ts'
 import { ApiError } from '../../domain/errors.ts'
 import { strictBodyFields, strictQuery, withNulls } from '../strict-input.ts'
@@ -105,14 +106,16 @@ const KeyPatchBody = Type.Object(KeyFields, { additionalProperties: false, descr
 /** Calls that take no fields (suspend, resume): a body may be left out, and one sent is held to that. */
 const NoFields = Type.Object({}, { additionalProperties: false, description: 'No fields; the body may be left out' })
 
+/** A pack's size; the steps between sizes are checked with the price (its answer names them). */
+const PackCredits = Type.Integer({ minimum: PACK_MIN, maximum: PACK_MAX })
 const PackBody = Type.Object(
   {
-    credits: Type.Integer({ minimum: 1 }),
+    credits: PackCredits,
     purchasedAt: Type.Optional(Instant('within the last 12 months (a pack lasts 12), not in the future; default now')),
   },
   { additionalProperties: false },
 )
-const QuoteQuery = Type.Object({ credits: Type.Integer({ minimum: 1 }) })
+const QuoteQuery = Type.Object({ credits: PackCredits })
 
 /** An ISO 8601 instant or epoch milliseconds, or a 400 naming the field. */
 function instant(given: string | number, field: string): number {
