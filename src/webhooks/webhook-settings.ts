@@ -26,9 +26,8 @@ function localName(host: string): boolean {
 
 /** A webhook address as given, checked: absolute, https (http too when private ones are allowed), no credentials, not a private host. */
 export function checkWebhookUrl(url: unknown, allowPrivate: boolean): string {
-  if (typeof url !== 'string' || url.length === 0 || url.length > MAX_WEBHOOK_URL) {
-    throw invalidParameter('url', `must be an https address of at most ${MAX_WEBHOOK_URL} characters.`)
-  }
+  const tooLong = () => invalidParameter('url', `must be an https address of at most ${MAX_WEBHOOK_URL} characters.`)
+  if (typeof url !== 'string' || url.length === 0 || url.length > MAX_WEBHOOK_URL) throw tooLong()
   let parsed: URL
   try {
     parsed = new URL(url)
@@ -45,7 +44,7 @@ export function checkWebhookUrl(url: unknown, allowPrivate: boolean): string {
   // The address is kept as the URL parser writes it (a path of "/" added, characters escaped), which
   // may be longer than what was given.
   const written = parsed.toString()
-  if (written.length > MAX_WEBHOOK_URL) throw invalidParameter('url', `must be an https address of at most ${MAX_WEBHOOK_URL} characters.`)
+  if (written.length > MAX_WEBHOOK_URL) throw tooLong()
   return written
 }
 
