@@ -79,6 +79,71 @@ describe.skipIf(!up)('PostgreSQL ledger', () => {
     }
   })
 
+  describe('ledger entries and the lots they name', () => {
+    const T0 = Date.UTC(2027, 2, 10, 12)
+    let pool: PgPool
+    beforeAll(() => {
+      pool = openPostgres(url(), { max: 2 })
+    })
+    afterAll(async () => pool.end())
+
+    /** An account with one pack lot of 100 credits and its grant entry. */
+    async function accountWithLot(): Promise<{ id: string; lot: string }> {
+      const id = await addAccount(pool, { createdAt: T0 })
+      const lot = newLotId()
+      await pool.query(
+        `INSERT INTO credit_lots (id, account_id, kind, credits, remaining, starts_at, expires_at, price_cents, seq)
+         VALUES ($1, $2, 'pack', 100, 100, $3, $4, 0, 1)`,
+        [lot, id, T0, T0 + 86_400_000],
+      )
+      await pool.query(`INSERT INTO ledger_entries (account_id, lot_id, at, kind, delta) VALUES ($1, $2, $3, 'grant', 100)`, [id, lot, T0])
+      return { id, lot }
+    }
+    const entries = async (id: string) =>
+      (await pool.query<{ kind: string; delta: number }>('SELECT kind, delta FROM ledger_entries WHERE account_id = $1 ORDER BY id', [id])).rows
+    const remaining = async (lot: string) => (await pool.query<{ remaining: number }>('SELECT remaining FROM credit_lots WHERE id = $1', [lot])).rows[0]?.remaining
+    const refusal = { code: '23503', message: expect.stringMatching(/lot_nowhere|ledger names its lots/) as unknown }
+
+    it('an insert naming a lot that does not exist is refused whole, with the lot named', async () => {
+      const { id, lot } = await accountWithLot()
+      await expect(
+        pool.query(
+          `INSERT INTO ledger_entries (account_id, lot_id, at, kind, delta, request_id, endpoint)
+           VALUES ($1, $2, $3, 'debit', -1, 'r-ok', '/api/v1/profile'), ($1, 'lot_nowhere', $3, 'debit', -1, 'r-bad', '/api/v1/profile')`,
+          [id, lot, T0],
+        ),
+      ).rejects.toMatchObject(refusal)
+      expect(await entries(id)).toEqual([{ kind: 'grant', delta: 100 }])
+    })
+
+    it("a batch's debits go through the batch function, and one naming no lot undoes the batch", async () => {
+      const { id, lot } = await accountWithLot()
+      const debit = (lots: string[]) =>
+        pool.query('SELECT pronet_debit_many($1::text[], $2::text[], $3::int[], $4::bigint[], $5::text[], $6::text[])', [
+          lots.map(() => id),
+          lots,
+          lots.map(() => 1),
+          lots.map(() => T0 + 1),
+          lots.map(() => `req-${randomBytes(4).toString('hex')}`),
+          lots.map(() => '/api/v1/profile'),
+        ])
+      await debit([lot, lot, lot])
+      expect(await remaining(lot)).toBe(97)
+      await expect(debit([lot, 'lot_nowhere', lot])).rejects.toMatchObject(refusal)
+      expect(await remaining(lot)).toBe(97)
+      expect(await entries(id)).toEqual([{ kind: 'grant', delta: 100 }, ...Array(3).fill({ kind: 'debit', delta: -1 })])
+    })
+
+    it('a lot is never deleted nor renamed; its balance still changes', async () => {
+      const { id, lot } = await accountWithLot()
+      await expect(pool.query('DELETE FROM credit_lots WHERE id = $1', [lot])).rejects.toMatchObject(refusal)
+      await expect(pool.query(`UPDATE credit_lots SET id = 'lot_renamed' WHERE id = $1`, [lot])).rejects.toMatchObject(refusal)
+      await pool.query('UPDATE credit_lots SET remaining = 90 WHERE id = $1', [lot])
+      expect(await remaining(lot)).toBe(90)
+      expect((await pool.query('SELECT 1 FROM credit_lots WHERE account_id = $1', [id])).rowCount).toBe(1)
+    })
+  })
+
   describe('several nodes on one database', () => {
     const T0 = Date.UTC(2027, 2, 10, 12)
     const NODES = 3
