@@ -41,6 +41,9 @@
  * Beside the rates, each case's processor time per call is read from /proc (Linux): the nodes', and
  * PostgreSQL's and Redis's processes on this machine; the rest of the machine's busy time (wrk, the
  * kernel); and the machine's busy share, which says whether the case saturated the machine.
+ * For the cases on PostgreSQL, the time PostgreSQL spent in each of the ledger's functions per call
+ * of it (track_functions, set on the bench's database when the bench's role may): a batch calls each
+ * about once, so it says where a batch's time goes inside the database.
  */
 import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -143,6 +146,25 @@ interface CpuPerCall {
   rest: number
 }
 
+/** Calls and total ms of each of the ledger's functions in this database, as PostgreSQL last recorded them. */
+type FunctionTimes = Map<string, { calls: number; ms: number }>
+
+async function functionTimes(sql: pg.Client): Promise<FunctionTimes> {
+  const r = await sql.query<{ funcname: string; calls: string; total_time: number }>(
+    `SELECT funcname, calls, total_time FROM pg_stat_user_functions WHERE funcname LIKE 'pronet\\_%'`,
+  )
+  return new Map(r.rows.map((x) => [x.funcname, { calls: Number(x.calls), ms: x.total_time }]))
+}
+
+/** Adds what each function did between two readings to `into`. */
+function addTimes(into: FunctionTimes, before: FunctionTimes, after: FunctionTimes): void {
+  for (const [name, a] of after) {
+    const b = before.get(name) ?? { calls: 0, ms: 0 }
+    const sum = into.get(name) ?? { calls: 0, ms: 0 }
+    into.set(name, { calls: sum.calls + a.calls - b.calls, ms: sum.ms + a.ms - b.ms })
+  }
+}
+
 function perCall(cpu: CpuAccount, responses: number): CpuPerCall {
   const us = (ms: number) => (ms * 1000) / responses
   return { busy: cpu.busy, nodes: us(cpu.groups.nodes ?? 0), postgres: us(cpu.groups.postgres ?? 0), redis: us(cpu.groups.redis ?? 0), rest: us(cpu.rest) }
@@ -184,6 +206,11 @@ async function main(): Promise<void> {
   const admin = new pg.Client({ connectionString: ADMIN_URL })
   await admin.connect()
   await admin.query(`CREATE DATABASE ${dbName}`)
+  // Before any connection: a session takes the setting when it starts. Only a superuser may set it.
+  const timed = await admin.query(`ALTER DATABASE ${dbName} SET track_functions = 'pl'`).then(
+    () => '',
+    (e: Error) => e.message,
+  )
   const url = new URL(ADMIN_URL)
   url.pathname = `/${dbName}`
   const databaseUrl = url.toString()
@@ -191,6 +218,8 @@ async function main(): Promise<void> {
   const nodes: Node[] = []
   /** The embedded store's copies, one for each of the embedded nodes that share nothing. */
   const copies: string[] = []
+  /** A connection to the bench's database, open for the whole run: it also reads the function times. */
+  let sql: pg.Client | undefined
   try {
     // The same network (seed 1, same anchor) in both stores.
     const anchorMs = Date.UTC(2026, 10, 1)
@@ -201,10 +230,9 @@ async function main(): Promise<void> {
       process.stderr.write(`seeded ${PROFILES} profiles into ${'DATABASE_URL' in env ? 'PostgreSQL' : 'SQLite'} in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`)
       await c.close()
     }
-    const sql = new pg.Client({ connectionString: databaseUrl })
+    sql = new pg.Client({ connectionString: databaseUrl })
     await sql.connect()
     const slugs = (await sql.query<{ slug: string }>('SELECT slug FROM profiles ORDER BY profile_id LIMIT 200')).rows.map((r) => r.slug)
-    await sql.end()
     const paths = slugs.map((s) => `/api/v1/profile?profileUrlOrUrn=${encodeURIComponent(s)}`)
 
     const small = SEED_SMALL ? await seedSmall(ADMIN_URL) : undefined
@@ -259,12 +287,17 @@ async function main(): Promise<void> {
     const all = [...cases, ...saturatedCases, ...refusedCases, ...keyedCases]
     const rps = new Map<string, number[]>(all.map((c) => [c.name, []]))
     const cpu = new Map<string, CpuPerCall[]>(all.map((c) => [c.name, []]))
+    const onPostgres = (c: (typeof all)[number]) => c.nodes.some((n) => n.name.startsWith('postgres'))
+    const fnTimes = new Map<string, FunctionTimes>(timed === '' ? all.filter(onPostgres).map((c) => [c.name, new Map()]) : [])
     for (const set of [cases, saturatedCases, refusedCases, keyedCases]) {
       for (let r = 0; r < ROUNDS; r++) {
         for (const c of r % 2 === 0 ? set : [...set].reverse()) {
           // PostgreSQL's backends come and go with the pools: they are looked up as each run starts and ends.
           const groups = { nodes: c.nodes.map((n) => n.child.pid as number), postgres: () => processesNamed('postgres'), redis: () => processesNamed('redis-server') }
+          const times = fnTimes.get(c.name)
+          const before = times && (await functionTimes(sql))
           const { result, cpu: account } = await measure(groups, c.run)
+          if (times && before) addTimes(times, before, await functionTimes(sql))
           rps.get(c.name)!.push(result.rps)
           if (account && result.responses > 0) cpu.get(c.name)!.push(perCall(account, result.responses))
         }
@@ -294,6 +327,17 @@ async function main(): Promise<void> {
         )
       }
     }
+    if (timed !== '') console.log(`  PostgreSQL's time in the ledger's functions: not measured (${timed})`)
+    else {
+      // Each reading holds what the backends had reported by then (they report at most once a second),
+      // so the calls and the time of one function always come from the same transactions.
+      console.log("  PostgreSQL's time in the ledger's functions, µs per call of each, most time first (a batch calls most of them once; all rounds):")
+      for (const [name, times] of fnTimes) {
+        const cells = [...times].filter(([, t]) => t.calls > 0).sort((a, b) => b[1].ms - a[1].ms)
+        const each = ([fn, t]: (typeof cells)[number]) => `${fn.replace(/^pronet_/, '')} ${((t.ms * 1000) / t.calls).toFixed(0)} (${t.calls.toLocaleString('en-US')} call${t.calls === 1 ? '' : 's'})`
+        console.log(`  ${name.padEnd(26)} ${cells.map(each).join(', ')}`)
+      }
+    }
     const ratios = (a: string, b: string) => rps.get(a)!.map((x, i) => (x / rps.get(b)![i]!).toFixed(2)).join(' ')
     if (sat > 0) {
       const [s1, p1, p3] = saturatedCases.map((c) => c.name) as [string, string, string]
@@ -318,6 +362,7 @@ async function main(): Promise<void> {
         await Promise.race([exited, new Promise((r) => setTimeout(r, CPU_PROF ? 15_000 : 500))])
       }),
     )
+    await sql?.end()
     await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
     await admin.end()
     for (const dir of [dataDir, ...copies]) rmSync(dir, { recursive: true, force: true })
