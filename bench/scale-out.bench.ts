@@ -218,6 +218,8 @@ async function main(): Promise<void> {
   const nodes: Node[] = []
   /** The embedded store's copies, one for each of the embedded nodes that share nothing. */
   const copies: string[] = []
+  /** The data folders given to the nodes on PostgreSQL, removed with the others at the end. */
+  const pgDirs: string[] = []
   /** A connection to the bench's database, open for the whole run: it also reads the function times. */
   let sql: pg.Client | undefined
   try {
@@ -237,7 +239,11 @@ async function main(): Promise<void> {
 
     const small = SEED_SMALL ? await seedSmall(ADMIN_URL) : undefined
 
-    const pgEnv = () => ({ DATABASE_URL: databaseUrl, REDIS_URL, PRONET_DATA_DIR: mkdtempSync(join(tmpdir(), 'pronet-scale-out-pg-')) })
+    const pgEnv = () => {
+      const dir = mkdtempSync(join(tmpdir(), 'pronet-scale-out-pg-'))
+      pgDirs.push(dir)
+      return { DATABASE_URL: databaseUrl, REDIS_URL, PRONET_DATA_DIR: dir }
+    }
     // Copies of the seeded store for the embedded nodes that share nothing, made before any node claims it.
     for (const i of [2, 3]) {
       const dir = mkdtempSync(join(tmpdir(), `pronet-scale-out-sqlite-${i}-`))
@@ -365,7 +371,7 @@ async function main(): Promise<void> {
     await sql?.end()
     await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
     await admin.end()
-    for (const dir of [dataDir, ...copies]) rmSync(dir, { recursive: true, force: true })
+    for (const dir of [dataDir, ...copies, ...pgDirs]) rmSync(dir, { recursive: true, force: true })
   }
 }
 

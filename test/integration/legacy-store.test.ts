@@ -86,8 +86,9 @@ async function postgresLegacy(): Promise<Legacy> {
       articleAuthors: await column('SELECT DISTINCT author_profile_id FROM public.articles'),
       videoAuthors: await column(VIDEO_AUTHORS_SQL.replace('FROM posts', 'FROM public.posts').replace('JOIN post_docs', 'JOIN public.post_docs')),
     }
+    const dir = mkdtempSync(join(tmpdir(), 'pronet-legacy-pg-'))
     return {
-      env: { DATABASE_URL: db.url, PRONET_DATA_DIR: mkdtempSync(join(tmpdir(), 'pronet-legacy-pg-')) },
+      env: { DATABASE_URL: db.url, PRONET_DATA_DIR: dir },
       contents,
       async migrations() {
         const c = new pg.Client({ connectionString: db.url })
@@ -98,7 +99,10 @@ async function postgresLegacy(): Promise<Legacy> {
           await c.end()
         }
       },
-      drop: db.drop,
+      async drop() {
+        await db.drop()
+        rmSync(dir, { recursive: true, force: true })
+      },
     }
   } finally {
     await client.end()
