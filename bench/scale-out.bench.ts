@@ -9,6 +9,11 @@
  *    each, an account per node (shared database, shared Redis); the sum of the three;
  *  - x3, one account: the same, all three calling for one account, so the nodes coordinate on every
  *    call (one rate budget in Redis, one balance in PostgreSQL);
+ *  - x3, own databases: three nodes driven as the x3 case, each on a database of its own (copies of the
+ *    seeded one, on the same PostgreSQL server) and a Redis database of its own: the same processes
+ *    and the same work, but no table, row or key in common. Its ratio to the x3 case is what sharing
+ *    the data costs the nodes (their coordination); its ratio to one node, what splitting the load
+ *    over three processes, each with batches of its own, costs on this machine.
  *  - sqlite x3, nothing shared: three embedded nodes, each on a copy of the store, driven as the x3
  *    case. Nothing is coordinated between them, so its ratio to one embedded node is what splitting
  *    the same load over three processes costs on this machine alone: the yardstick for the x3 case.
@@ -149,11 +154,19 @@ interface CpuPerCall {
 /** Calls and total ms of each of the ledger's functions in this database, as PostgreSQL last recorded them. */
 type FunctionTimes = Map<string, { calls: number; ms: number }>
 
-async function functionTimes(sql: pg.Client): Promise<FunctionTimes> {
-  const r = await sql.query<{ funcname: string; calls: string; total_time: number }>(
-    `SELECT funcname, calls, total_time FROM pg_stat_user_functions WHERE funcname LIKE 'pronet\\_%'`,
-  )
-  return new Map(r.rows.map((x) => [x.funcname, { calls: Number(x.calls), ms: x.total_time }]))
+/** The functions' figures summed over the databases `clients` are connected to. */
+async function functionTimes(clients: readonly pg.Client[]): Promise<FunctionTimes> {
+  const sum: FunctionTimes = new Map()
+  for (const sql of clients) {
+    const r = await sql.query<{ funcname: string; calls: string; total_time: number }>(
+      `SELECT funcname, calls, total_time FROM pg_stat_user_functions WHERE funcname LIKE 'pronet\\_%'`,
+    )
+    for (const x of r.rows) {
+      const t = sum.get(x.funcname) ?? { calls: 0, ms: 0 }
+      sum.set(x.funcname, { calls: t.calls + Number(x.calls), ms: t.ms + x.total_time })
+    }
+  }
+  return sum
 }
 
 /** Adds what each function did between two readings to `into`. */
@@ -214,6 +227,11 @@ async function main(): Promise<void> {
   const url = new URL(ADMIN_URL)
   url.pathname = `/${dbName}`
   const databaseUrl = url.toString()
+  const urlOf = (name: string) => Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString()
+  /** Copies of the seeded database, one for each of the nodes on databases of their own but the first. */
+  const copyDbs: string[] = []
+  /** Connections to the copies, for their function times. */
+  const copyClients: pg.Client[] = []
   const dataDir = mkdtempSync(join(tmpdir(), 'pronet-scale-out-'))
   const nodes: Node[] = []
   /** The embedded store's copies, one for each of the embedded nodes that share nothing. */
@@ -232,17 +250,35 @@ async function main(): Promise<void> {
       process.stderr.write(`seeded ${PROFILES} profiles into ${'DATABASE_URL' in env ? 'PostgreSQL' : 'SQLite'} in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`)
       await c.close()
     }
+    // Before anything connects to the seeded database: a template may have no other sessions.
+    for (const i of [2, 3]) {
+      const name = `${dbName}_${i}`
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${dbName}`)
+      copyDbs.push(name)
+      if (timed === '') await admin.query(`ALTER DATABASE ${name} SET track_functions = 'pl'`)
+    }
     sql = new pg.Client({ connectionString: databaseUrl })
     await sql.connect()
+    for (const name of copyDbs) {
+      const client = new pg.Client({ connectionString: urlOf(name) })
+      await client.connect()
+      copyClients.push(client)
+    }
     const slugs = (await sql.query<{ slug: string }>('SELECT slug FROM profiles ORDER BY profile_id LIMIT 200')).rows.map((r) => r.slug)
     const paths = slugs.map((s) => `/api/v1/profile?profileUrlOrUrn=${encodeURIComponent(s)}`)
 
     const small = SEED_SMALL ? await seedSmall(ADMIN_URL) : undefined
 
-    const pgEnv = () => {
+    const pgEnv = (database = databaseUrl, redis = REDIS_URL) => {
       const dir = mkdtempSync(join(tmpdir(), 'pronet-scale-out-pg-'))
       pgDirs.push(dir)
-      return { DATABASE_URL: databaseUrl, REDIS_URL, PRONET_DATA_DIR: dir }
+      return { DATABASE_URL: database, REDIS_URL: redis, PRONET_DATA_DIR: dir }
+    }
+    /** REDIS_URL with its database number moved on by `offset`. */
+    const redisDb = (offset: number) => {
+      const u = new URL(REDIS_URL)
+      u.pathname = `/${(Number(u.pathname.slice(1) || 0) + offset) % 16}`
+      return u.toString()
     }
     // Copies of the seeded store for the embedded nodes that share nothing, made before any node claims it.
     for (const i of [2, 3]) {
@@ -259,6 +295,9 @@ async function main(): Promise<void> {
     const group = [first, ...others]
     // The same three nodes all calling with the first one's key: one account for all three.
     const sharedGroup = group.map((n) => ({ ...n, key: first.key, accountId: first.accountId }))
+    // The first node, and two more on the copies and Redis databases of their own: no data in common.
+    const apartGroup = [first, ...(await Promise.all(copyDbs.map((name, i) => startNode(`postgres+redis own database ${i + 2}`, pgEnv(urlOf(name), redisDb(i + 1))))))]
+    nodes.push(...apartGroup.slice(1))
     const sqliteGroup = [nodes[0]!, ...(await Promise.all(copies.map((dir, i) => startNode(`sqlite ${i + 2}`, { PRONET_DATA_DIR: dir }))))]
     // Accounts limited to 10 calls a second, for the refused cases.
     const limited = [await newAccount(nodes[0]!.port, 10), await newAccount(first.port, 10)] as const
@@ -268,6 +307,7 @@ async function main(): Promise<void> {
       { name: 'postgres+redis', nodes: [first], run: async () => wrk(first.port, paths, first.key) },
       { name: 'postgres+redis x3', nodes: group, run: () => wrkTogether(group, paths) },
       { name: 'x3, one account', nodes: group, run: () => wrkTogether(sharedGroup, paths) },
+      { name: 'x3, own databases', nodes: apartGroup, run: () => wrkTogether(apartGroup, paths) },
       { name: 'sqlite x3, nothing shared', nodes: sqliteGroup, run: () => wrkTogether(sqliteGroup, paths) },
     ]
     // Measured after every round of the cases above: each refused call leaves a row in PostgreSQL,
@@ -301,9 +341,10 @@ async function main(): Promise<void> {
           // PostgreSQL's backends come and go with the pools: they are looked up as each run starts and ends.
           const groups = { nodes: c.nodes.map((n) => n.child.pid as number), postgres: () => processesNamed('postgres'), redis: () => processesNamed('redis-server') }
           const times = fnTimes.get(c.name)
-          const before = times && (await functionTimes(sql))
+          const databases = c.nodes === apartGroup ? [sql, ...copyClients] : [sql]
+          const before = times && (await functionTimes(databases))
           const { result, cpu: account } = await measure(groups, c.run)
-          if (times && before) addTimes(times, before, await functionTimes(sql))
+          if (times && before) addTimes(times, before, await functionTimes(databases))
           rps.get(c.name)!.push(result.rps)
           if (account && result.responses > 0) cpu.get(c.name)!.push(perCall(account, result.responses))
         }
@@ -355,6 +396,8 @@ async function main(): Promise<void> {
     console.log(
       `  per round: postgres ÷ sqlite ${ratios('postgres+redis', 'sqlite')}; x3 ÷ one postgres node ${ratios('postgres+redis x3', 'postgres+redis')}; ` +
         `x3 on one account ÷ one postgres node ${ratios('x3, one account', 'postgres+redis')}; ` +
+        `x3 ÷ x3 on databases of their own ${ratios('postgres+redis x3', 'x3, own databases')}; ` +
+        `x3 on databases of their own ÷ one postgres node ${ratios('x3, own databases', 'postgres+redis')}; ` +
         `three embedded nodes sharing nothing ÷ one embedded node ${ratios('sqlite x3, nothing shared', 'sqlite')}; ` +
         `refused ÷ billed calls: sqlite ${ratios('sqlite refused', 'sqlite')}, postgres+redis ${ratios('postgres+redis refused', 'postgres+redis')}; ` +
         `keyed ÷ billed calls: sqlite ${ratios('sqlite keyed', 'sqlite')}, postgres+redis ${ratios('postgres+redis keyed', 'postgres+redis')}`,
@@ -369,7 +412,8 @@ async function main(): Promise<void> {
       }),
     )
     await sql?.end()
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
+    for (const client of copyClients) await client.end()
+    for (const name of [dbName, ...copyDbs]) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
     await admin.end()
     for (const dir of [dataDir, ...copies, ...pgDirs]) rmSync(dir, { recursive: true, force: true })
   }
