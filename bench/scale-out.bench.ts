@@ -10,7 +10,8 @@
  *  - x3, one account: the same, all three calling for one account, so the nodes coordinate on every
  *    call (one rate budget in Redis, one balance in PostgreSQL);
  *  - x3, own databases: three nodes driven as the x3 case, each on a database of its own (copies of the
- *    seeded one, on the same PostgreSQL server) and a Redis database of its own: the same processes
+ *    seeded one, on the same PostgreSQL server) and a Redis database of its own (the two numbered
+ *    after PRONET_BENCH_REDIS_URL's, the first node keeping that one): the same processes
  *    and the same work, but no table, row or key in common. Its ratio to the x3 case is what sharing
  *    the data costs the nodes (their coordination); its ratio to one node, what splitting the load
  *    over three processes, each with batches of its own, costs on this machine.
@@ -183,19 +184,21 @@ function perCall(cpu: CpuAccount, responses: number): CpuPerCall {
   return { busy: cpu.busy, nodes: us(cpu.groups.nodes ?? 0), postgres: us(cpu.groups.postgres ?? 0), redis: us(cpu.groups.redis ?? 0), rest: us(cpu.rest) }
 }
 
+/** The URL of database `name` on the server `adminUrl` reaches. */
+const databaseUrlOf = (adminUrl: string, name: string): string => Object.assign(new URL(adminUrl), { pathname: `/${name}` }).toString()
+
 /** Seconds to seed the `small` network into a fresh store of each kind. */
 async function seedSmall(adminUrl: string): Promise<{ postgres: number; sqlite: number }> {
   const name = `pronet_bench_seed_${randomBytes(4).toString('hex')}`
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
   await admin.query(`CREATE DATABASE ${name}`)
-  const url = new URL(adminUrl)
-  url.pathname = `/${name}`
+  const url = databaseUrlOf(adminUrl, name)
   const dir = mkdtempSync(join(tmpdir(), 'pronet-seed-small-'))
   const seconds: Record<string, number> = {}
   try {
     for (const [kind, env] of [
-      ['postgres', { DATABASE_URL: url.toString(), PRONET_DATA_DIR: dir }],
+      ['postgres', { DATABASE_URL: url, PRONET_DATA_DIR: dir }],
       ['sqlite', { PRONET_DATA_DIR: dir }],
     ] as const) {
       const c = await createContainer(loadConfig({ ...env, PRONET_SEED: 'small', LOG_LEVEL: 'silent' }))
@@ -224,10 +227,7 @@ async function main(): Promise<void> {
     () => '',
     (e: Error) => e.message,
   )
-  const url = new URL(ADMIN_URL)
-  url.pathname = `/${dbName}`
-  const databaseUrl = url.toString()
-  const urlOf = (name: string) => Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString()
+  const databaseUrl = databaseUrlOf(ADMIN_URL, dbName)
   /** Copies of the seeded database, one for each of the nodes on databases of their own but the first. */
   const copyDbs: string[] = []
   /** Connections to the copies, for their function times. */
@@ -260,7 +260,7 @@ async function main(): Promise<void> {
     sql = new pg.Client({ connectionString: databaseUrl })
     await sql.connect()
     for (const name of copyDbs) {
-      const client = new pg.Client({ connectionString: urlOf(name) })
+      const client = new pg.Client({ connectionString: databaseUrlOf(ADMIN_URL, name) })
       await client.connect()
       copyClients.push(client)
     }
@@ -296,7 +296,7 @@ async function main(): Promise<void> {
     // The same three nodes all calling with the first one's key: one account for all three.
     const sharedGroup = group.map((n) => ({ ...n, key: first.key, accountId: first.accountId }))
     // The first node, and two more on the copies and Redis databases of their own: no data in common.
-    const apartGroup = [first, ...(await Promise.all(copyDbs.map((name, i) => startNode(`postgres+redis own database ${i + 2}`, pgEnv(urlOf(name), redisDb(i + 1))))))]
+    const apartGroup = [first, ...(await Promise.all(copyDbs.map((name, i) => startNode(`postgres+redis own database ${i + 2}`, pgEnv(databaseUrlOf(ADMIN_URL, name), redisDb(i + 1))))))]
     nodes.push(...apartGroup.slice(1))
     const sqliteGroup = [nodes[0]!, ...(await Promise.all(copies.map((dir, i) => startNode(`sqlite ${i + 2}`, { PRONET_DATA_DIR: dir }))))]
     // Accounts limited to 10 calls a second, for the refused cases.
