@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migratePostgres, openPostgres, type PgPool } from '../../src/adapters/postgres/database.ts'
 import { HOLD_TTL_MS, createPgLedger } from '../../src/adapters/postgres/pg-ledger.ts'
 import type { AccountRecord } from '../../src/ports/account-store.ts'
-import type { HoldResult, Ledger, UsageLine } from '../../src/ports/ledger.ts'
+import { KEY_LEASE_MS, type HoldResult, type Ledger, type UsageLine } from '../../src/ports/ledger.ts'
+import { KEY_RENEW_MS } from '../../src/adapters/postgres/pg-ledger-keys.ts'
 import { createTestDatabase, postgresAvailable } from '../helpers/postgres.ts'
 import { runLedgerContract } from './ledger.contract.ts'
 
@@ -284,6 +285,33 @@ describe.skipIf(!up)('PostgreSQL ledger', () => {
       const debits = (await survivor.entries(id)).filter((e) => e.kind === 'debit')
       expect(debits.map((d) => d.delta)).toEqual([-1, -4])
       expect((await survivor.state(id, T0 + HOLD_TTL_MS))!.lots[0]!.remaining).toBe(0)
+      await rowsBalance(id)
+    })
+
+    it("a dead node's Idempotency-Key claim lapses only after its holds, so the retry of its cut-off call finds the credits", async () => {
+      const id = await addAccount(pools[0] as PgPool, { plan: 'custom', status: 'active', creditsLimit: 5, createdAt: T0 })
+      const use = (at: number) => ({ accountId: id, key: 'cut-off', fingerprint: 'fp', at })
+      const doomedPool = openPostgres(url(), { max: 2 })
+      // Renewing nothing: a live node would have renewed its claim by the time it takes this hold.
+      const doomed = createPgLedger(doomedPool, { newLotId, holdRenewMs: 0, keyRenewMs: 0 })
+      expect((await doomed.claimKey(use(T0))).state).toBe('claimed')
+      // The call takes its hold, the whole balance, as late as it can before its claim's next renewal; then its node dies.
+      const heldAt = T0 + KEY_RENEW_MS - 1
+      expect((await doomed.hold(id, 5, heldAt)).ok).toBe(true)
+      await doomedPool.end()
+      await doomed.close()
+
+      const survivor = nodes[1] as Ledger
+      // The client's retry waits while the claim stands.
+      expect(await survivor.claimKey(use(T0 + KEY_LEASE_MS - 1))).toEqual({ state: 'running' })
+      // Once the claim has lapsed the retry takes the key, and the credits its first try held are free.
+      const retry = await survivor.claimKey(use(T0 + KEY_LEASE_MS + 1))
+      if (retry.state !== 'claimed') throw new Error(`the key is still ${retry.state}`)
+      const held = await survivor.hold(id, 5, T0 + KEY_LEASE_MS + 1)
+      if (!held.ok) throw new Error(`the retry was refused with ${held.held} credits held`)
+      const answer = { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: Buffer.from('{}') }
+      expect(await survivor.settle(held.hold, line(id, T0 + KEY_LEASE_MS + 1, 5), { claim: retry.claim, answer })).toEqual({ ok: true, charged: 5 })
+      expect((await survivor.entries(id)).filter((e) => e.kind === 'debit').map((d) => d.delta)).toEqual([-5])
       await rowsBalance(id)
     })
 

@@ -52,13 +52,15 @@ export type { PgLedgerLogger } from './pg-ledger-transactions.ts'
  * A hold stops counting this long after its request's arrival, or after the node that took it last
  * renewed it (every HOLD_RENEW_MS while its call runs, however long: a batch waits up to 90 s). So a
  * node that dies holding credits blocks them, and has every other node refuse the account's calls
- * with 402 for want of them, for at most this long.
+ * with 402 for want of them, for at most this long. It is shorter than an Idempotency-Key claim's
+ * lease less the claims' renewal period, so the claims of a node that died lapse only after its
+ * holds: a client that retries a cut-off call with its key finds the credits that call held free.
  */
-export const HOLD_TTL_MS = 30_000
+export const HOLD_TTL_MS = 15_000
 /** How long after a failed write of a node's row of holds it is tried again, ms. */
 const RENEW_RETRY_MS = 500
-/** Period of the renewal of this node's holds (real time). */
-export const HOLD_RENEW_MS = 10_000
+/** Period of the renewal of this node's holds (real time): a live node renews three times within a ttl. */
+export const HOLD_RENEW_MS = 5_000
 
 /** How long a settle whose transaction lost its connection keeps trying to learn or apply its outcome. */
 export const SETTLE_DEADLINE_MS = 15_000
