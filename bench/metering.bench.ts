@@ -38,6 +38,7 @@
 import autocannon from 'autocannon'
 import { median, membersWithPosts, runWrk, startScriptNodeFlags, wrkFigures } from './bench-helpers.ts'
 import { floorWork, runFloor, serveFloor, type FloorKind } from './machine-floor.ts'
+import { keepTickObjectShape } from '../src/runtime/tick-object-shape.ts'
 import { execFileSync, fork, type ChildProcess } from 'node:child_process'
 import { closeSync, copyFileSync, existsSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
@@ -115,6 +116,8 @@ interface ProfileSummary {
 // ---------------------------------------------------------------------------------------------
 
 async function serveChild(kind: Kind): Promise<void> {
+  // As serve() does for `npm start`; every server here, bare ones included, so they compare like for like.
+  await keepTickObjectShape()
   if (kind === 'bare' || kind === 'framework' || kind === 'headers') return serveBare(kind)
   const { loadConfig } = await import('../src/config/config.ts')
   const { createContainer } = await import('../src/container.ts')

@@ -15,6 +15,7 @@ import { claimDataDir } from './config/serving-claim.ts'
 import { dataDirFailure, listenFailure, StartupError } from './config/startup-failure.ts'
 import { collectDefaultMetrics } from 'prom-client'
 import { openContainer } from './container.ts'
+import { keepTickObjectShape } from './runtime/tick-object-shape.ts'
 import { seedSynthetic } from './seed.ts'
 import { prepareStore } from './startup.ts'
 import { weakSecretNotes } from './config/weak-secrets.ts'
@@ -25,6 +26,7 @@ const HOUSEKEEPING_MS = 60 * 60 * 1000
 
 export async function serve(config: Config): Promise<void> {
   const say = (line: string) => process.stdout.write(`${line}\n`)
+  await keepTickObjectShape()
   // Both checked before the first start, which may take minutes, rather than failing after it.
   if (!config.databaseUrl) checkDataDir(config.dataDir)
   await checkBindable(config.host, config.port)
