@@ -116,8 +116,9 @@ interface ProfileSummary {
 // ---------------------------------------------------------------------------------------------
 
 async function serveChild(kind: Kind): Promise<void> {
-  // As serve() does for `npm start`; every server here, bare ones included, so they compare like for like.
-  await keepTickObjectShape()
+  // As serve() does for `npm start`; every server here, bare ones included, so they compare like for
+  // like. BENCH_TICK_SHAPE=0 leaves it out, to measure what it saves.
+  if (process.env.BENCH_TICK_SHAPE !== '0') await keepTickObjectShape()
   if (kind === 'bare' || kind === 'framework' || kind === 'headers') return serveBare(kind)
   const { loadConfig } = await import('../src/config/config.ts')
   const { createContainer } = await import('../src/container.ts')
