@@ -1,10 +1,10 @@
 /**
  * The automatic wait of the PostgreSQL ledger's batches: none while the machine's processors have
- * time to spare, a millisecond once they are nearly all busy, and none again only once they are
+ * time to spare, BUSY_WAIT_MS once they are nearly all busy, and none again only once they are
  * clearly less busy (no flapping around one threshold).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { adaptiveBatchWait, machineTimes } from '../../src/adapters/postgres/batch-wait.ts'
+import { adaptiveBatchWait, BUSY_WAIT_MS, machineTimes } from '../../src/adapters/postgres/batch-wait.ts'
 
 describe('adaptiveBatchWait', () => {
   beforeEach(() => vi.useFakeTimers())
@@ -22,14 +22,15 @@ describe('adaptiveBatchWait', () => {
     }
     expect(wait()).toBe(0)
     // Each sample's busy share, and the wait after it: between the thresholds it keeps its state.
-    const steps: [number, number][] = [[0.6, 0], [0.84, 0], [0.9, 1], [0.78, 1], [0.7, 0], [0.8, 0], [1, 1]]
+    const B = BUSY_WAIT_MS
+    const steps: [number, number][] = [[0.6, 0], [0.84, 0], [0.9, B], [0.78, B], [0.7, 0], [0.8, 0], [1, B]]
     expect(steps.map(([share]) => (sample(share), wait()))).toEqual(steps.map(([, ms]) => ms))
     // No processor time passed (a counter read twice in a row): no change.
     vi.advanceTimersByTime(100)
-    expect(wait()).toBe(1)
+    expect(wait()).toBe(B)
     wait.stop()
     sample(0)
-    expect(wait()).toBe(1)
+    expect(wait()).toBe(B)
   })
 
   it('takes its wait and thresholds as given', () => {

@@ -108,7 +108,7 @@ export interface PgLedgerOptions {
   keyRenewMs?: number
   /**
    * How long a batch of holds and settles waits for more after its first, ms (default 0: it starts
-   * when it can), 'auto': a millisecond only while the machine's processors are nearly all busy
+   * when it can), 'auto': a short wait only while the machine's processors are nearly all busy
    * (batch-wait.ts), or what says so each time a batch could start.
    */
   batchWaitMs?: number | 'auto' | (() => number)
