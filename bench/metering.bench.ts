@@ -992,7 +992,7 @@ async function main(): Promise<void> {
     out(`  ${goal(goals[0]!)}  metered / unmetered throughput ≥ ${GOALS.vsUnmetered}: ${vsUnmetered.toFixed(3)} (${int(meteredRps)} / ${int(unmeteredRps)} req/s)`)
     out(`  ${goal(goals[1]!)}  metered / bare throughput ≥ ${GOALS.vsBare}: ${vsBare.toFixed(3)} (${int(meteredRps)} / ${int(bareRps)} req/s)`)
     // The unmetered server is the metered one with metering taken out: the most metering could reach were
-    // it free, unless the metered one served more in this run (its answers leave together, after each
+    // it free, unless the metered one served more in this run (its answers can leave together, after each
     // group commit), where that reading would be wrong.
     const unmeteredShare = (unmeteredRps / bareRps).toFixed(3)
     out(
