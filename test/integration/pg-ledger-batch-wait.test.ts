@@ -2,6 +2,7 @@
  * A wait of the PostgreSQL ledger's batches that changes while the node runs (as the automatic one
  * does): with no wait, calls a few milliseconds apart go in batches of their own; with one, they go
  * together; and a batch held back by a wait that ends meanwhile goes with the next call, at once.
+ * A wait may also depend on the accounts waiting: only batches with such an account wait.
  */
 import { randomBytes } from 'node:crypto'
 import { Registry } from 'prom-client'
@@ -20,6 +21,8 @@ describe.skipIf(!up)('PostgreSQL ledger: a batch wait that changes at run time',
   let pool: PgPool
   let ledger: Ledger
   let waitMs = 0
+  /** Accounts whose batches wait 300 ms whatever waitMs says (as the automatic wait does for contended ones). */
+  const slow = new Set<string>()
   const registry = new Registry()
   const commits = () => ledgerCommits(registry)
 
@@ -28,7 +31,7 @@ describe.skipIf(!up)('PostgreSQL ledger: a batch wait that changes at run time',
     pool = openPostgres(db.url, { max: 4 })
     await migratePostgres(pool)
     // Holds decided in the database (not from the node's view), so each one travels in a batch.
-    ledger = createPgLedger(pool, { newLotId: () => `lot_${randomBytes(6).toString('hex')}`, now: () => T0, registry, localViews: false, batchWaitMs: () => waitMs })
+    ledger = createPgLedger(pool, { newLotId: () => `lot_${randomBytes(6).toString('hex')}`, now: () => T0, registry, localViews: false, batchWaitMs: (accounts) => ([...accounts].some((a) => slow.has(a)) ? 300 : waitMs) })
   })
   afterAll(async () => {
     await ledger?.close()
@@ -77,5 +80,26 @@ describe.skipIf(!up)('PostgreSQL ledger: a batch wait that changes at run time',
     expect(Date.now() - started).toBeLessThan(2_000)
     const after = await commits()
     expect({ batches: after.batches - before.batches, requests: after.requests - before.requests }).toEqual({ batches: 1, requests: 2 })
+  })
+
+  it('a wait for some accounts only: their calls go together, even just after a batch with nothing waiting', async () => {
+    waitMs = 0
+    const shared = await account()
+    const alone = await account()
+    slow.add(shared)
+    try {
+      // The first batch of `shared` may go at once (the one before it had no wait); then each waits.
+      // Each pair starts once every batch has ended (the rows of holds a hold leaves to write
+      // included), with nothing waiting: the wait still holds for the pair's first call.
+      await ledger.hold(shared, 1, T0)
+      await sleep(500)
+      expect(await twoHolds(shared, 30)).toEqual({ batches: 1, requests: 2 })
+      await sleep(500)
+      expect(await twoHolds(shared, 30)).toEqual({ batches: 1, requests: 2 })
+      await ledger.hold(alone, 1, T0)
+      expect(await twoHolds(alone, 30)).toEqual({ batches: 2, requests: 2 })
+    } finally {
+      slow.delete(shared)
+    }
   })
 })

@@ -1,10 +1,11 @@
 /**
  * The automatic wait of the PostgreSQL ledger's batches: none while the machine's processors have
  * time to spare, 2 ms (the operating guide's figure) once they are nearly all busy, and none again
- * only once they are clearly less busy (no flapping around one threshold).
+ * only once they are clearly less busy (no flapping around one threshold); and 2 ms however idle the
+ * machine, while an account waiting is one other nodes serve too.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { adaptiveBatchWait, BUSY_WAIT_MS, machineTimes } from '../../src/adapters/postgres/batch-wait.ts'
+import { adaptiveBatchWait, AUTO_WAIT_MS, machineTimes } from '../../src/adapters/postgres/batch-wait.ts'
 
 describe('adaptiveBatchWait', () => {
   beforeEach(() => vi.useFakeTimers())
@@ -20,19 +21,19 @@ describe('adaptiveBatchWait', () => {
       total += 1_000
       vi.advanceTimersByTime(100)
     }
-    expect(wait()).toBe(0)
+    expect(wait([])).toBe(0)
     // Each sample's busy share, and the wait after it: between the thresholds it keeps its state.
     // The wait the operating guide documents.
     const B = 2
-    expect(BUSY_WAIT_MS).toBe(B)
+    expect(AUTO_WAIT_MS).toBe(B)
     const steps: [number, number][] = [[0.6, 0], [0.84, 0], [0.9, B], [0.78, B], [0.7, 0], [0.8, 0], [1, B]]
-    expect(steps.map(([share]) => (sample(share), wait()))).toEqual(steps.map(([, ms]) => ms))
+    expect(steps.map(([share]) => (sample(share), wait([])))).toEqual(steps.map(([, ms]) => ms))
     // No processor time passed (a counter read twice in a row): no change.
     vi.advanceTimersByTime(100)
-    expect(wait()).toBe(B)
+    expect(wait([])).toBe(B)
     wait.stop()
     sample(0)
-    expect(wait()).toBe(B)
+    expect(wait([])).toBe(B)
   })
 
   it('takes its wait and thresholds as given', () => {
@@ -42,7 +43,7 @@ describe('adaptiveBatchWait', () => {
     busy += 500
     total += 1_000
     vi.advanceTimersByTime(50)
-    expect(wait()).toBe(3)
+    expect(wait([])).toBe(3)
     wait.stop()
   })
 
@@ -51,5 +52,23 @@ describe('adaptiveBatchWait', () => {
     expect(a.total).toBeGreaterThan(0)
     expect(a.busy).toBeGreaterThanOrEqual(0)
     expect(a.busy).toBeLessThanOrEqual(a.total)
+  })
+
+  it('waits for a batch with a contended account among those waiting, however idle the machine', () => {
+    let total = 0
+    const contended = new Set(['acc_shared'])
+    const wait = adaptiveBatchWait({ times: () => ({ busy: 0, total: (total += 1_000) }), sampleMs: 100, contended: (id) => contended.has(id) })
+    vi.advanceTimersByTime(300)
+    expect(wait([])).toBe(0)
+    expect(wait(['acc_a', 'acc_b'])).toBe(0)
+    expect(wait(['acc_a', 'acc_shared'])).toBe(2)
+    // The accounts as the batcher gives them: the keys of its waiting requests, read now.
+    const waiting = new Map([['acc_a', 1]])
+    expect(wait(waiting.keys())).toBe(0)
+    waiting.set('acc_shared', 1)
+    expect(wait(waiting.keys())).toBe(2)
+    contended.clear()
+    expect(wait(waiting.keys())).toBe(0)
+    wait.stop()
   })
 })

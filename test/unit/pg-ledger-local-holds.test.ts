@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { BillingState } from '../../src/domain/billing/billing-rules.ts'
-import { createLocalHolds, LOCAL_FLOOR_CREDITS, LOCAL_VIEW_MS } from '../../src/adapters/postgres/pg-ledger-local-holds.ts'
+import { CONTENTION_MS, createLocalHolds, LOCAL_FLOOR_CREDITS, LOCAL_VIEW_MS } from '../../src/adapters/postgres/pg-ledger-local-holds.ts'
 import { createNodeHolds } from '../../src/adapters/postgres/pg-ledger-node-holds.ts'
 
 const T0 = Date.UTC(2027, 5, 1, 12)
@@ -102,6 +102,27 @@ describe('PostgreSQL ledger: holds from the node\'s view', () => {
     advance(1_001)
     local.seen('acc', state(100_000), [], T0 + 2)
     expect(local.forSettles('acc')).toMatchObject({ state: { accountId: 'acc' } })
+  })
+
+  it('an account counts as served by other nodes for three seconds after a guard found it changed', () => {
+    const { local, advance } = setup()
+    expect(CONTENTION_MS).toBe(3_000)
+    local.seen('acc', state(100_000), [], T0)
+    expect(local.contended('acc')).toBe(false)
+    local.guardFailed('acc')
+    expect(local.contended('acc')).toBe(true)
+    expect(local.contended('other')).toBe(false)
+    // Past the second of settles under the lock, and read again: still contended.
+    advance(CONTENTION_MS - 1)
+    local.seen('acc', state(100_000), [], T0 + 1)
+    expect(local.forSettles('acc')).toBeDefined()
+    expect(local.contended('acc')).toBe(true)
+    // A later failure starts the three seconds again.
+    local.guardFailed('acc')
+    advance(CONTENTION_MS)
+    expect(local.contended('acc')).toBe(true)
+    advance(1)
+    expect(local.contended('acc')).toBe(false)
   })
 
   it('a change outside the batches forgets the view', () => {

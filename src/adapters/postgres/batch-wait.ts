@@ -1,26 +1,30 @@
 /**
  * How long a ledger batch waits for more calls after its first (PRONET_LEDGER_BATCH_MS=auto): not at
- * all while the machine has processor time to spare, where waiting would only add latency;
- * BUSY_WAIT_MS while its processors are nearly all busy. There, what limits a node is the processor
- * time each call costs, and a batch costs about the same however many calls it carries: larger
- * batches serve more calls with the same processors. The share of busy time is read from the
- * machine's processor counters (os.cpus()) every `sampleMs`, with a gap between the two thresholds
- * so the wait does not flap.
+ * all while this node alone serves the accounts waiting and the machine has processor time to spare,
+ * where waiting would only add latency; AUTO_WAIT_MS otherwise:
+ *  - while one of the accounts waiting is served by other nodes too (`contended`: a batch found it
+ *    changed by another node lately). Nodes serving one account take turns at its lock, a batch at a
+ *    time, so that account's calls go only as fast as its batches are large;
+ *  - while the machine's processors are nearly all busy. There, what limits a node is the processor
+ *    time each call costs, and a batch costs about the same however many calls it carries: larger
+ *    batches serve more calls with the same processors. The share of busy time is read from the
+ *    machine's processor counters (os.cpus()) every `sampleMs`, with a gap between the two thresholds
+ *    so the wait does not flap.
  */
 import { cpus } from 'node:os'
 
 /**
- * The wait while busy. Nodes serving one account together take turns at its lock, a batch at a time,
- * so that account's calls go as fast as their batches are large; with one millisecond its batches
- * stayed small, and two served more of its calls for less processor time each.
+ * The wait. Nodes serving one account together take turns at its lock, a batch at a time, so that
+ * account's calls go as fast as their batches are large; with one millisecond its batches stayed
+ * small, and two served more of its calls for less processor time each.
  */
-export const BUSY_WAIT_MS = 2
+export const AUTO_WAIT_MS = 2
 
 /** Busy and total processor time of the machine since it started, in ms, summed over its processors. */
 export type ProcessorTimes = () => { busy: number; total: number }
 
 export interface AdaptiveWaitOptions {
-  /** The wait while busy, ms (default BUSY_WAIT_MS). */
+  /** The wait, when batches wait, ms (default AUTO_WAIT_MS). */
   waitMs?: number
   /** The share of busy time at or above which batches wait (default 0.85). */
   busyAbove?: number
@@ -30,11 +34,13 @@ export interface AdaptiveWaitOptions {
   sampleMs?: number
   /** The machine's counters (default: os.cpus()). */
   times?: ProcessorTimes
+  /** Whether other nodes serve the account too: its batches wait however busy the machine is (default: none does). */
+  contended?: (accountId: string) => boolean
 }
 
 export interface AdaptiveWait {
-  /** The wait now, ms. */
-  (): number
+  /** The wait now for a batch of the accounts waiting, ms. */
+  (accounts: Iterable<string>): number
   /** Stops reading the counters. */
   stop(): void
 }
@@ -51,7 +57,7 @@ export const machineTimes: ProcessorTimes = () => {
 }
 
 export function adaptiveBatchWait(opts: AdaptiveWaitOptions = {}): AdaptiveWait {
-  const waitMs = opts.waitMs ?? BUSY_WAIT_MS
+  const waitMs = opts.waitMs ?? AUTO_WAIT_MS
   const busyAbove = opts.busyAbove ?? 0.85
   const idleBelow = opts.idleBelow ?? 0.7
   const times = opts.times ?? machineTimes
@@ -68,7 +74,15 @@ export function adaptiveBatchWait(opts: AdaptiveWaitOptions = {}): AdaptiveWait 
     last = now
   }, opts.sampleMs ?? 250)
   timer.unref()
-  const wait = (() => (waiting ? waitMs : 0)) as AdaptiveWait
+  const contended = opts.contended
+  const wait = ((accounts: Iterable<string>) => {
+    if (waiting) return waitMs
+    if (contended) for (const accountId of accounts) if (contended(accountId)) return waitMs
+    return 0
+  }) as AdaptiveWait
   wait.stop = () => clearInterval(timer)
   return wait
 }
+
+/** The wait for a batch of the accounts waiting, ms. */
+export type BatchWait = (accounts: Iterable<string>) => number

@@ -18,6 +18,7 @@ import { isPgUnavailable } from './pg-errors.ts'
 import { rowRefused, type TransactionRunner } from './pg-ledger-transactions.ts'
 import { guardable, guardedTransaction } from './pg-ledger-guarded.ts'
 import type { LocalView } from './pg-ledger-local-holds.ts'
+import type { BatchWait } from './batch-wait.ts'
 
 export interface BatcherOptions {
   runner: TransactionRunner
@@ -26,8 +27,11 @@ export interface BatcherOptions {
   connectionLost(lost: LostGroup): void
   /** A batch committed: how many requests it carried and how long it took (metrics). */
   observeCommit?(requests: number, seconds: number): void
-  /** How long a batch waits for more requests after its first, ms (0: it starts when a slot is free), or what says so each time. */
-  waitMs?: number | (() => number)
+  /**
+   * How long a batch waits for more requests after its first, ms (0: it starts when a slot is free),
+   * or what says so each time from the accounts whose requests are waiting.
+   */
+  waitMs?: number | BatchWait
   /** Requests in one batch at most; a full batch starts without waiting. */
   maxRequests?: number
   /** Batches of this node in the database at once. */
@@ -47,7 +51,7 @@ export const BATCH_CONCURRENCY = 2
 export function createBatcher(opts: BatcherOptions): Batcher {
   const { runner, rules, connectionLost, observeCommit } = opts
   const given = opts.waitMs ?? 0
-  const waitOf = typeof given === 'function' ? () => Math.max(0, given()) : () => Math.max(0, given)
+  const waitOf = typeof given === 'function' ? () => Math.max(0, given(waiting.keys())) : () => Math.max(0, given)
   const maxRequests = Math.max(1, opts.maxRequests ?? BATCH_MAX_REQUESTS)
   const concurrency = Math.max(1, opts.concurrency ?? BATCH_CONCURRENCY)
   /** Requests waiting for a batch, by account, in arrival order. */
@@ -97,6 +101,8 @@ export function createBatcher(opts: BatcherOptions): Batcher {
   }
 
   function pump(): void {
+    // Nothing waiting, nothing to decide: the wait may depend on the accounts waiting.
+    if (count === 0) return
     const waitMs = waitOf()
     if (waitMs === 0) due = true
     while (running < concurrency && count > 0 && (due || count >= maxRequests)) {

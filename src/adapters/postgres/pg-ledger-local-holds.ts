@@ -47,12 +47,20 @@ export interface LocalHolds {
   guardPassed(): void
   /** A guard found the account changed: settles are decided under the lock for a while. */
   guardFailed(accountId: string): void
+  /** Whether another node changed the account lately (a guard found it changed in the last CONTENTION_MS). */
+  contended(accountId: string): boolean
   /** A hold granted in memory, or undefined: the database decides. */
   grant(accountId: string, credits: number, at: number): HoldResult | undefined
 }
 
 /** After a failed guard, how long (real ms) the account's settles are decided under the lock. */
 const GUARD_BACKOFF_MS = 1_000
+/**
+ * How long (real ms) an account counts as served by other nodes too after a guard found it changed.
+ * Longer than the backoff, so an account that keeps changing under this node, whose guard is tried
+ * again once each backoff has passed, counts as contended throughout.
+ */
+export const CONTENTION_MS = 3 * GUARD_BACKOFF_MS
 /** Views kept at most: past it, the one written longest ago goes (a node serving many accounts keeps the busy ones'). */
 const MAX_VIEWS = 10_000
 
@@ -85,6 +93,8 @@ export function createLocalHolds(opts: { holds: NodeHolds; newHoldId: () => stri
   const views = new Map<string, View>()
   /** Accounts whose guard failed lately: real ms until which their settles go under the lock. */
   const contended = new Map<string, number>()
+  /** Accounts whose guard failed lately: real ms of the last failure (for contended()). */
+  const changedAt = new Map<string, number>()
   const realNow = opts.realNow ?? Date.now
   const fresh = (accountId: string): View | undefined => {
     const view = views.get(accountId)
@@ -122,6 +132,16 @@ export function createLocalHolds(opts: { holds: NodeHolds; newHoldId: () => stri
       contended.delete(accountId)
       contended.set(accountId, realNow() + GUARD_BACKOFF_MS)
       dropOldest(contended)
+      changedAt.delete(accountId)
+      changedAt.set(accountId, realNow())
+      dropOldest(changedAt)
+    },
+    contended(accountId) {
+      const at = changedAt.get(accountId)
+      if (at === undefined) return false
+      if (realNow() - at <= CONTENTION_MS) return true
+      changedAt.delete(accountId)
+      return false
     },
     grant(accountId, credits, at) {
       const view = fresh(accountId)

@@ -34,7 +34,7 @@ import { addPack as addPackRule, changeSubscription as changeRule, renew, type B
 import { KEY_LEASE_MS, type AnswerToKeep, type Hold, type HoldResult, type Ledger, type SettleResult, type UsageLine } from '../../ports/ledger.ts'
 import { metric } from '../metrics.ts'
 import type { PgPool } from './database.ts'
-import { adaptiveBatchWait } from './batch-wait.ts'
+import { adaptiveBatchWait, type AdaptiveWaitOptions, type BatchWait } from './batch-wait.ts'
 import { createBatcher } from './pg-ledger-batcher.ts'
 import { createLocalHolds } from './pg-ledger-local-holds.ts'
 import { createNodeHolds } from './pg-ledger-node-holds.ts'
@@ -108,10 +108,13 @@ export interface PgLedgerOptions {
   keyRenewMs?: number
   /**
    * How long a batch of holds and settles waits for more after its first, ms (default 0: it starts
-   * when it can), 'auto': a short wait only while the machine's processors are nearly all busy
-   * (batch-wait.ts), or what says so each time a batch could start.
+   * when it can), 'auto': a short wait only while an account waiting is served by other nodes too
+   * (known from the node's views) or the machine's processors are nearly all busy (batch-wait.ts),
+   * or what says so each time a batch could start.
    */
-  batchWaitMs?: number | 'auto' | (() => number)
+  batchWaitMs?: number | 'auto' | BatchWait
+  /** How 'auto' decides, where not by default (its wait, thresholds, the machine's counters). */
+  autoWait?: Omit<AdaptiveWaitOptions, 'contended'>
   /** Requests in one batch at most (default BATCH_MAX_REQUESTS). */
   batchMaxRequests?: number
   /** Batches of this node in the database at once (default BATCH_CONCURRENCY). */
@@ -180,12 +183,12 @@ export function createPgLedger(pool: PgPool, opts: PgLedgerOptions): Ledger {
   const release = (hold: Hold & { id: string }): void => {
     if (holds.remove(hold.accountId, hold.id)) holds.stale(hold.accountId)
   }
-  const adaptiveWait = opts.batchWaitMs === 'auto' ? adaptiveBatchWait() : undefined
-  const batchWait = opts.batchWaitMs === 'auto' ? adaptiveWait : opts.batchWaitMs
   const runner = createTransactionRunner({ pool, attempts, runTimeoutMs })
   const inDoubt = createInDoubtCheck({ runner, logger, registry: opts.registry, inDoubtCheckMs, retentionMs, isClosed })
   const now = opts.now ?? (() => Number.NEGATIVE_INFINITY)
   const local = opts.localViews === false ? undefined : createLocalHolds({ holds, newHoldId, now, registry: opts.registry })
+  const adaptiveWait = opts.batchWaitMs === 'auto' ? adaptiveBatchWait({ ...opts.autoWait, contended: local?.contended }) : undefined
+  const batchWait = opts.batchWaitMs === 'auto' ? adaptiveWait : opts.batchWaitMs
   const rules = { newLotId: opts.newLotId, newHoldId, holds, now, local, bodies: answerBodies(pool, opts.answerBodies) }
   const recovery = createRecovery({ runner, rules, settleDeadlineMs, runTimeoutMs, inDoubt })
   // Observed once per group transaction, never per request; the same series as the embedded ledger's.
