@@ -14,9 +14,8 @@
 import { cpus } from 'node:os'
 
 /**
- * The wait. Nodes serving one account together take turns at its lock, a batch at a time, so that
- * account's calls go as fast as their batches are large; with one millisecond its batches stayed
- * small, and two served more of its calls for less processor time each.
+ * The wait. With one millisecond, batches of an account several nodes serve stayed small; two served
+ * more of its calls for less processor time each.
  */
 export const AUTO_WAIT_MS = 2
 
@@ -38,9 +37,10 @@ export interface AdaptiveWaitOptions {
   contended?: (accountId: string) => boolean
 }
 
-export interface AdaptiveWait {
-  /** The wait now for a batch of the accounts waiting, ms. */
-  (accounts: Iterable<string>): number
+/** The wait for a batch of the accounts waiting, ms. */
+export type BatchWait = (accounts: Iterable<string>) => number
+
+export interface AdaptiveWait extends BatchWait {
   /** Stops reading the counters. */
   stop(): void
 }
@@ -83,6 +83,3 @@ export function adaptiveBatchWait(opts: AdaptiveWaitOptions = {}): AdaptiveWait 
   wait.stop = () => clearInterval(timer)
   return wait
 }
-
-/** The wait for a batch of the accounts waiting, ms. */
-export type BatchWait = (accounts: Iterable<string>) => number

@@ -50,12 +50,12 @@ export const BATCH_CONCURRENCY = 2
 
 export function createBatcher(opts: BatcherOptions): Batcher {
   const { runner, rules, connectionLost, observeCommit } = opts
-  const given = opts.waitMs ?? 0
-  const waitOf = typeof given === 'function' ? () => Math.max(0, given(waiting.keys())) : () => Math.max(0, given)
   const maxRequests = Math.max(1, opts.maxRequests ?? BATCH_MAX_REQUESTS)
   const concurrency = Math.max(1, opts.concurrency ?? BATCH_CONCURRENCY)
   /** Requests waiting for a batch, by account, in arrival order. */
   const waiting = new Map<string, Request[]>()
+  const given = opts.waitMs ?? 0
+  const waitOf = typeof given === 'function' ? () => Math.max(0, given(waiting.keys())) : () => Math.max(0, given)
   /** Accounts with a batch of this node in the database, and how many. */
   const inFlight = new Map<string, number>()
   /**

@@ -91,11 +91,21 @@ export function createLocalHolds(opts: { holds: NodeHolds; newHoldId: () => stri
     }),
   )
   const views = new Map<string, View>()
-  /** Accounts whose guard failed lately: real ms until which their settles go under the lock. */
-  const contended = new Map<string, number>()
-  /** Accounts whose guard failed lately: real ms of the last failure (for contended()). */
-  const changedAt = new Map<string, number>()
+  /**
+   * Accounts whose guard failed lately: real ms of the last failure. Their settles go under the lock
+   * for GUARD_BACKOFF_MS after it, and they count as contended for CONTENTION_MS.
+   */
+  const failedAt = new Map<string, number>()
   const realNow = opts.realNow ?? Date.now
+  /** Real ms since the account's last guard failure (Infinity: none lately; one past CONTENTION_MS is forgotten). */
+  const sinceFailure = (accountId: string): number => {
+    const at = failedAt.get(accountId)
+    if (at === undefined) return Number.POSITIVE_INFINITY
+    const age = realNow() - at
+    if (age <= CONTENTION_MS) return age
+    failedAt.delete(accountId)
+    return Number.POSITIVE_INFINITY
+  }
   const fresh = (accountId: string): View | undefined => {
     const view = views.get(accountId)
     if (view && realNow() - view.seenAt <= LOCAL_VIEW_MS) return view
@@ -116,11 +126,7 @@ export function createLocalHolds(opts: { holds: NodeHolds; newHoldId: () => stri
       views.delete(accountId)
     },
     forSettles(accountId) {
-      const until = contended.get(accountId)
-      if (until !== undefined) {
-        if (realNow() < until) return undefined
-        contended.delete(accountId)
-      }
+      if (sinceFailure(accountId) < GUARD_BACKOFF_MS) return undefined
       return fresh(accountId)
     },
     guardPassed() {
@@ -129,19 +135,12 @@ export function createLocalHolds(opts: { holds: NodeHolds; newHoldId: () => stri
     guardFailed(accountId) {
       fromView.inc({ outcome: 'changed' })
       views.delete(accountId)
-      contended.delete(accountId)
-      contended.set(accountId, realNow() + GUARD_BACKOFF_MS)
-      dropOldest(contended)
-      changedAt.delete(accountId)
-      changedAt.set(accountId, realNow())
-      dropOldest(changedAt)
+      failedAt.delete(accountId)
+      failedAt.set(accountId, realNow())
+      dropOldest(failedAt)
     },
     contended(accountId) {
-      const at = changedAt.get(accountId)
-      if (at === undefined) return false
-      if (realNow() - at <= CONTENTION_MS) return true
-      changedAt.delete(accountId)
-      return false
+      return sinceFailure(accountId) <= CONTENTION_MS
     },
     grant(accountId, credits, at) {
       const view = fresh(accountId)
