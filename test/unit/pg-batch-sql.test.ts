@@ -29,9 +29,9 @@ describe('batch writes', () => {
     const usage = batchSql(lines.map(group), TEXT).find((s) => s.startsWith('SELECT pronet_add_usage('))
     expect(usage).toBe(
       'SELECT pronet_add_usage(' +
-        "ARRAY['acc_a', 'acc_a', 'acc_a', 'acc_b', 'acc_b']::text[], ARRAY['2027-05-03', '2027-05-03', '2027-05-03', '2027-05-03', '2027-05-03']::text[], " +
-        "ARRAY['/api/v1/profile', '/api/v1/profile', '/api/v1/search/posts', '/api/v1/company', '/api/v1/profile']::text[], " +
-        'ARRAY[402, 429, 200, 402, 429]::int[], ARRAY[1, 1, 1, 1, 2]::bigint[], ARRAY[0, 0, 0, 0, 0]::bigint[], ARRAY[0, 0, 0, 0, 0]::bigint[])',
+        `'{"acc_a","acc_a","acc_a","acc_b","acc_b"}'::text[]::text[], '{"2027-05-03","2027-05-03","2027-05-03","2027-05-03","2027-05-03"}'::text[]::text[], ` +
+        `'{"/api/v1/profile","/api/v1/profile","/api/v1/search/posts","/api/v1/company","/api/v1/profile"}'::text[]::text[], ` +
+        `'{402,429,200,402,429}'::int[]::int[], '{1,1,1,1,2}'::int[]::bigint[], '{0,0,0,0,0}'::int[]::bigint[], '{0,0,0,0,0}'::int[]::bigint[])`,
     )
   })
 
@@ -52,7 +52,7 @@ describe('batch writes', () => {
     })
     const statements = batchSql(groups, TEXT).filter((s) => s.startsWith('SELECT pronet_keep_answers('))
     expect(statements).toHaveLength(1)
-    const [accounts, keys] = [...(statements[0] as string).matchAll(/ARRAY\[([^\]]*)\]::text\[\]/g)].map((m) => m[1]!.split(', ').map((x) => x.slice(1, -1)))
+    const [accounts, keys] = [...(statements[0] as string).matchAll(/'\{"([^}]*)"\}'::text\[\]/g)].map((m) => m[1]!.split('","'))
     const order = accounts!.map((a, i) => `${a}/${keys![i]}`)
     expect(order).toEqual(['acc_a/k10', 'acc_a/k9', 'acc_b/k0', 'acc_b/k1'])
   })
@@ -66,14 +66,17 @@ describe('batch writes', () => {
       keep: { claim: { accountId: 'acc_a', key: `k${n}`, fingerprint: 'f', token: `t${n}`, at: T0 }, answer: { status: 200, headers: {}, body } },
     }))
     const sql = keepAnswersSql(kept, TEXT)
-    const arrays = (s: string) => s.slice(s.lastIndexOf('ARRAY[', s.lastIndexOf('ARRAY[') - 1))
-    expect(arrays(sql)).toBe(
+    // The last two arrays: the bodies (JSON, with its double quotes, as one constant each) and their encodings.
+    const ending = (statement: string, expected: string) => expect(statement.slice(-expected.length)).toBe(expected)
+    ending(
+      sql,
       `ARRAY[ E'${json.toString('utf8').replaceAll("'", "''").replaceAll('\\', '\\\\')}', 'ewB9', '//5B', '']::text[], ` +
-        "ARRAY['utf8', 'base64', 'base64', 'utf8']::text[])",
+        `'{"utf8","base64","base64","utf8"}'::text[]::text[])`,
     )
     // Until the database's encodings are known to be UTF-8, every body goes in base64.
-    expect(arrays(keepAnswersSql(kept, { text: false, deciding: () => undefined }))).toBe(
-      `ARRAY['${json.toString('base64')}', 'ewB9', '//5B', '']::text[], ARRAY['base64', 'base64', 'base64', 'base64']::text[])`,
+    ending(
+      keepAnswersSql(kept, { text: false, deciding: () => undefined }),
+      `'{"${json.toString('base64')}","ewB9","//5B",""}'::text[]::text[], '{"base64","base64","base64","base64"}'::text[]::text[])`,
     )
   })
 

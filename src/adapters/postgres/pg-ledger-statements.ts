@@ -79,8 +79,36 @@ function literal(v: SqlValue | undefined): string {
     return v < 0 ? `(${v})` : String(v)
   }
   if (typeof v === 'string') return quoted(v)
-  if (Array.isArray(v)) return `ARRAY[${v.map((x: string | number) => literal(x)).join(', ')}]`
+  if (Array.isArray(v)) return arrayLiteral(v)
   throw new Error('missing SQL value')
+}
+
+const INT_MIN = -(2 ** 31)
+const INT_MAX = 2 ** 31 - 1
+
+/**
+ * An array as one literal in PostgreSQL's array syntax, cast to the type ARRAY[…] of the same values
+ * has (text, int, or bigint when a value needs it). A batch's arrays hold a value per call: written
+ * as ARRAY[…], each value is a constant of its own for the server to parse, type and fold, while one
+ * literal is read by the array type's input function in a single pass. Strings with a double quote
+ * or a backslash would need escaping inside such a literal (the JSON of kept answers: longer text for
+ * nothing), so their arrays stay ARRAY[…].
+ */
+function arrayLiteral(v: readonly string[] | readonly number[]): string {
+  if (v.length === 0) return 'ARRAY[]'
+  if (v.every((x: string | number) => typeof x === 'number')) {
+    const numbers = v as readonly number[]
+    let wide = false
+    for (const x of numbers) {
+      if (!Number.isSafeInteger(x)) throw new Error(`not an integer: ${x}`)
+      if (x < INT_MIN || x > INT_MAX) wide = true
+    }
+    return `'{${numbers.join(',')}}'::${wide ? 'bigint' : 'int'}[]`
+  }
+  if (!v.every((x: string | number) => typeof x === 'string')) throw new Error('an array of strings and numbers together')
+  const strings = v as readonly string[]
+  if (strings.some((x) => x.includes('"') || x.includes('\\'))) return `ARRAY[${strings.map(quoted).join(', ')}]`
+  return `${quoted(`{"${strings.join('","')}"}`)}::text[]`
 }
 
 /**
