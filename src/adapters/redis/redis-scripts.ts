@@ -18,7 +18,13 @@ local function server_now()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
-local function num(x) return string.format('%.17g', x) end
+-- The takes of one call mostly share an instant (Redis's clock is read once per call): its text is
+-- formatted once. Zero is formatted each time, so that -0 keeps its sign.
+local num_x, num_s
+local function num(x)
+  if x ~= num_x or x == 0 then num_x, num_s = x, string.format('%.17g', x) end
+  return num_s
+end
 `
 
 /**
