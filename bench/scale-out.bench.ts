@@ -18,6 +18,11 @@
  *  - sqlite x3, nothing shared: three embedded nodes, each on a copy of the store, driven as the x3
  *    case. Nothing is coordinated between them, so its ratio to one embedded node is what splitting
  *    the same load over three processes costs on this machine alone: the yardstick for the x3 case.
+ *  - one postgres node at a third: the first node alone with the 17 connections each node of the x3
+ *    case has. A node answers a call only once its batch commits, so its rate follows the calls it
+ *    has in hand; this is what one node serves at the x3 case's load per node.
+ *  - x3, 50 connections each: the x3 nodes, each driven as the one node is (three wrk processes of
+ *    50 connections): what three nodes serve when each has the load one node had.
  *  - sqlite refused, postgres+redis refused: one node of each, 50 connections, with the key of an
  *    account limited to 10 calls a second, so nearly every call is a free 429 whose usage line is
  *    still recorded: what a client far past its rate limit costs a node, beside what a billed call does.
@@ -309,6 +314,8 @@ async function main(): Promise<void> {
       { name: 'x3, one account', nodes: group, run: () => wrkTogether(sharedGroup, paths) },
       { name: 'x3, own databases', nodes: apartGroup, run: () => wrkTogether(apartGroup, paths) },
       { name: 'sqlite x3, nothing shared', nodes: sqliteGroup, run: () => wrkTogether(sqliteGroup, paths) },
+      { name: 'one postgres node at a third', nodes: [first], run: async () => wrk(first.port, paths, first.key, false, Math.round(CONNECTIONS / group.length)) },
+      { name: 'x3, 50 connections each', nodes: group, run: () => wrkTogether(group, paths, CONNECTIONS * group.length) },
     ]
     // Measured after every round of the cases above: each refused call leaves a row in PostgreSQL,
     // and the vacuum that follows such a run would weigh on the cases measured after it.
@@ -358,19 +365,19 @@ async function main(): Promise<void> {
     for (const [name, xs] of rps) {
       const spread = `${Math.round(Math.min(...xs)).toLocaleString('en-US')}–${Math.round(Math.max(...xs)).toLocaleString('en-US')}`
       console.log(
-        `  ${name.padEnd(26)} ${xs.map((x) => Math.round(x).toLocaleString('en-US').padStart(8)).join(' ')}   median ${Math.round(median(xs)).toLocaleString('en-US').padStart(8)} req/s (spread ${spread})   ÷ sqlite ${(median(xs) / base).toFixed(2)}${(name === 'postgres+redis x3' || name.startsWith('x3')) ? `   ÷ one postgres node ${(median(xs) / onePg).toFixed(2)}` : ''}`,
+        `  ${name.padEnd(30)} ${xs.map((x) => Math.round(x).toLocaleString('en-US').padStart(8)).join(' ')}   median ${Math.round(median(xs)).toLocaleString('en-US').padStart(8)} req/s (spread ${spread})   ÷ sqlite ${(median(xs) / base).toFixed(2)}${(name === 'postgres+redis x3' || name.startsWith('x3') || name === 'one postgres node at a third') ? `   ÷ one postgres node ${(median(xs) / onePg).toFixed(2)}` : ''}`,
       )
     }
     if ([...cpu.values()].every((xs) => xs.length === ROUNDS)) {
       // Where the processor time went: on two CPUs the three nodes, PostgreSQL, Redis and the load
       // generators share the same processors, so a saturated machine caps every case.
       console.log('  processor time per call, µs (medians over rounds; PostgreSQL and Redis: their processes on this machine; rest: wrk, the kernel, anything else):')
-      console.log(`  ${'case'.padEnd(26)} ${'machine busy'.padStart(12)} ${'nodes'.padStart(7)} ${'PostgreSQL'.padStart(11)} ${'Redis'.padStart(7)} ${'rest'.padStart(7)} ${'all'.padStart(7)}`)
+      console.log(`  ${'case'.padEnd(30)} ${'machine busy'.padStart(12)} ${'nodes'.padStart(7)} ${'PostgreSQL'.padStart(11)} ${'Redis'.padStart(7)} ${'rest'.padStart(7)} ${'all'.padStart(7)}`)
       for (const [name, xs] of cpu) {
         const m = (f: (x: CpuPerCall) => number) => median(xs.map(f))
         const cell = (v: number, w: number) => v.toFixed(1).padStart(w)
         console.log(
-          `  ${name.padEnd(26)} ${`${Math.round(m((x) => x.busy) * 100)}%`.padStart(12)} ${cell(m((x) => x.nodes), 7)} ${cell(m((x) => x.postgres), 11)} ${cell(m((x) => x.redis), 7)} ${cell(m((x) => x.rest), 7)} ${cell(m((x) => x.nodes + x.postgres + x.redis + x.rest), 7)}`,
+          `  ${name.padEnd(30)} ${`${Math.round(m((x) => x.busy) * 100)}%`.padStart(12)} ${cell(m((x) => x.nodes), 7)} ${cell(m((x) => x.postgres), 11)} ${cell(m((x) => x.redis), 7)} ${cell(m((x) => x.rest), 7)} ${cell(m((x) => x.nodes + x.postgres + x.redis + x.rest), 7)}`,
         )
       }
     }
@@ -382,7 +389,7 @@ async function main(): Promise<void> {
       for (const [name, times] of fnTimes) {
         const cells = [...times].filter(([, t]) => t.calls > 0).sort((a, b) => b[1].ms - a[1].ms)
         const each = ([fn, t]: (typeof cells)[number]) => `${fn.replace(/^pronet_/, '')} ${((t.ms * 1000) / t.calls).toFixed(0)} (${t.calls.toLocaleString('en-US')} call${t.calls === 1 ? '' : 's'})`
-        console.log(`  ${name.padEnd(26)} ${cells.map(each).join(', ')}`)
+        console.log(`  ${name.padEnd(30)} ${cells.map(each).join(', ')}`)
       }
     }
     const ratios = (a: string, b: string) => rps.get(a)!.map((x, i) => (x / rps.get(b)![i]!).toFixed(2)).join(' ')
@@ -399,6 +406,8 @@ async function main(): Promise<void> {
         `x3 ÷ x3 on databases of their own ${ratios('postgres+redis x3', 'x3, own databases')}; ` +
         `x3 on databases of their own ÷ one postgres node ${ratios('x3, own databases', 'postgres+redis')}; ` +
         `three embedded nodes sharing nothing ÷ one embedded node ${ratios('sqlite x3, nothing shared', 'sqlite')}; ` +
+        `x3 ÷ one postgres node at a third of the connections ${ratios('postgres+redis x3', 'one postgres node at a third')}; ` +
+        `x3 with 50 connections each ÷ one postgres node ${ratios('x3, 50 connections each', 'postgres+redis')}; ` +
         `refused ÷ billed calls: sqlite ${ratios('sqlite refused', 'sqlite')}, postgres+redis ${ratios('postgres+redis refused', 'postgres+redis')}; ` +
         `keyed ÷ billed calls: sqlite ${ratios('sqlite keyed', 'sqlite')}, postgres+redis ${ratios('postgres+redis keyed', 'postgres+redis')}`,
     )
