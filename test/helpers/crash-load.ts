@@ -140,8 +140,11 @@ export function createCrashLoad(opts: CrashLoadOptions) {
     return c
   }
 
-  /** Load from the loops; after a random 300–1500 ms the server is SIGKILLed mid-flight. */
-  async function loadAndKill(index: number): Promise<Cycle> {
+  /**
+   * Load from the loops; after a random 300–1500 ms, and once `beforeKill` (if any) has resolved, the
+   * server is SIGKILLed mid-flight.
+   */
+  async function loadAndKill(index: number, beforeKill?: () => Promise<void>): Promise<Cycle> {
     const counters: Counters = { awaiting: 0, failed: 0, truncated: 0 }
     const before = received.length
     // One answered call before the storm: the process serves and its request-id prefix is known.
@@ -160,6 +163,7 @@ export function createCrashLoad(opts: CrashLoadOptions) {
       }
     })
     await new Promise((r) => setTimeout(r, 300 + Math.floor(Math.random() * 1200)))
+    await beforeKill?.()
     stop = true
     const awaitingAtKill = counters.awaiting
     const exit = await server().kill()
@@ -234,6 +238,8 @@ export interface KillCycles {
   verify(): Promise<{ debitedCredits: number }>
   /** The account's remaining credits as the store holds them (SUM of its lots' remaining). */
   remaining(): Promise<number>
+  /** Resolves when the loaded server may be killed (after the random part of the load phase). */
+  beforeKill?(): Promise<void>
   /** After the restarted server reported its balance, before the cut-off calls are sent again. */
   afterRestart?(cycle: Cycle): Promise<void>
   /** Once the cut-off calls are answered, the server still running and idle. */
@@ -250,7 +256,7 @@ export interface KillCycles {
 export async function runKillCycles(load: CrashLoad, k: KillCycles): Promise<void> {
   const t0 = performance.now()
   for (let i = 0; i < k.kills; i++) {
-    const cycle = await load.loadAndKill(i)
+    const cycle = await load.loadAndKill(i, k.beforeKill)
     await k.verify()
     const restartAt = performance.now()
     await k.restart()
